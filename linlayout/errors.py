@@ -1,0 +1,59 @@
+"""The exception family of linlayout.
+
+Every error linlayout raises on bad input is a :class:`LinLayoutError`, which
+is a subclass of :class:`ValueError`; callers can catch either.  Each subclass
+names one kind of mistake, and each message says what is wrong and how to fix
+it (which dimension, which basis, which size).
+
+>>> from linlayout import LinearLayout, LinLayoutError
+>>> try:
+...     LinearLayout({"lane": [[3]]}, {"dim0": 6})
+... except LinLayoutError as e:
+...     print(type(e).__name__, isinstance(e, ValueError))
+SizeError True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LinLayoutError",
+    "SizeError",
+    "DimensionError",
+    "BasisError",
+    "NotInvertibleError",
+    "NoSolutionError",
+    "DivisionError",
+    "LayoutJSONError",
+]
+
+
+class LinLayoutError(ValueError):
+    """Base class of every error linlayout raises on bad input."""
+
+
+class SizeError(LinLayoutError):
+    """A size is not a positive power of two, or sizes do not agree."""
+
+
+class DimensionError(LinLayoutError):
+    """A dimension name is unknown, duplicated or does not match another layout."""
+
+
+class BasisError(LinLayoutError):
+    """A basis vector has the wrong length, a negative entry or is out of range."""
+
+
+class NotInvertibleError(LinLayoutError):
+    """A map that must be invertible (or surjective, or injective) is not."""
+
+
+class NoSolutionError(LinLayoutError):
+    """A linear system over F2 has no solution (the target is not in the image)."""
+
+
+class DivisionError(LinLayoutError):
+    """A layout is not divisible by another (paper Def. 4.4)."""
+
+
+class LayoutJSONError(LinLayoutError):
+    """A JSON document does not describe a layout or a query."""
