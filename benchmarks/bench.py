@@ -1,0 +1,156 @@
+"""linlayout benchmarks against its peers, in one run.
+
+Usage::
+
+    pip install -e '.[bench]'
+    python benchmarks/bench.py [--quick] [--only SECTION ...]
+
+Every row is the median of several repeats of a timed loop (per call, in
+microseconds), measured in this process, with the peer measured in the same
+run on the same inputs.  ``ratio`` is linlayout / peer: below 1.0 means
+linlayout is faster.  A peer that is not installed is reported as skipped.
+
+Sections:
+
+* ``import``: ``import linlayout`` in a fresh interpreter (wall time, minus an
+  empty interpreter's start-up).
+* ``layout``: Triton's Python binding ``triton.tools.LinearLayout`` on 14-bit
+  layouts (a 128x128 fp16 blocked layout, an mma-like layout and a swizzled
+  shared layout): construction from bases, apply, compose, invert,
+  invert_and_compose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import subprocess
+import sys
+import timeit
+from collections.abc import Callable
+
+ROWS: list[tuple[str, str, float | None, float | None, str]] = []
+
+
+def median_us(fn: Callable[[], object], quick: bool) -> float:
+    """Median time per call in microseconds."""
+    t = timeit.Timer(fn)
+    number, _ = t.autorange()
+    number = max(1, number // (4 if quick else 1))
+    reps = t.repeat(repeat=5 if quick else 9, number=number)
+    return statistics.median(reps) / number * 1e6
+
+
+def record(section: str, name: str, ours: float | None, peer: float | None, peer_name: str) -> None:
+    ROWS.append((section, name, ours, peer, peer_name))
+    r = f"{ours / peer:.2f}" if ours is not None and peer else "-"
+    o = f"{ours:.2f}" if ours is not None else "-"
+    p = f"{peer:.2f}" if peer is not None else "-"
+    print(f"| {section} | {name} | {o} | {p} | {peer_name} | {r} |", flush=True)
+
+
+# --------------------------------------------------------------------------- import
+
+
+def bench_import(quick: bool) -> None:
+    def run(code: str) -> float:
+        ts = []
+        for _ in range(5 if quick else 15):
+            t0 = timeit.default_timer()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            ts.append(timeit.default_timer() - t0)
+        return statistics.median(ts) * 1e6
+
+    base = run("pass")
+    ours = run("import linlayout") - base
+    record("import", "import linlayout (us, minus bare interpreter)", ours, None, "goal < 150000")
+
+
+# --------------------------------------------------------------------------- layout
+
+
+BLOCKED = {  # 128x128 fp16 blocked: 8 elements per thread along dim1, 4x8 threads, 4x1 warps (14 bits)
+    "register": [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0], [64, 0]],
+    "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]],
+    "warp": [[4, 0], [8, 0], [0, 64]],
+}
+MMA = {  # mma.sync-like accumulator tiled over 128x128 with 4 warps (14 bits)
+    "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [0, 64], [64, 0]],
+    "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+    "warp": [[16, 0], [32, 0]],
+}
+SHARED = {  # a 128B-swizzled 128x128 fp16 shared layout (14 bits)
+    "offset": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], [2, 16], [4, 32], [8, 0], [16, 0], [32, 0], [64, 0], [0, 64]],
+}
+OUT = {"dim0": 128, "dim1": 128}
+
+
+def bench_layout(quick: bool) -> None:
+    from linlayout import LinearLayout as LL
+
+    try:
+        from triton.tools import LinearLayout as TL
+    except Exception as e:  # pragma: no cover - optional peer
+        TL = None
+        print(f"(triton not available: {type(e).__name__}: {e}; peer columns skipped)")
+
+    ours = {k: LL(v, OUT) for k, v in (("blocked", BLOCKED), ("mma", MMA), ("shared", SHARED))}
+    theirs = {}
+    if TL is not None:
+        theirs = {k: TL.from_bases(list(v.items()), list(OUT)) for k, v in (("blocked", BLOCKED), ("mma", MMA), ("shared", SHARED))}
+        # Same answers before timing anything.
+        x = {"register": 5, "lane": 17, "warp": 3}
+        assert ours["blocked"].apply(x) == theirs["blocked"].apply(x)
+        ic = ours["blocked"].invert_and_compose(ours["shared"])
+        tic = theirs["blocked"].invert_and_compose(theirs["shared"])
+        assert [list(b) for b in ic.bases["register"]] == dict(tic.bases)["register"]
+
+    def peer(fn):
+        return median_us(fn, quick) if TL is not None else None
+
+    for name in ("blocked", "mma"):
+        bases = BLOCKED if name == "blocked" else MMA
+        items = list(bases.items())
+        record("layout", f"construct {name} from bases", median_us(lambda: LL(bases, OUT), quick),
+               peer(lambda: TL.from_bases(items, ["dim0", "dim1"])), "triton.tools")
+    x = {"register": 5, "lane": 17, "warp": 3}
+    a, ta = ours["blocked"], theirs.get("blocked")
+    record("layout", "apply", median_us(lambda: a.apply(x), quick), peer(lambda: ta.apply(x)), "triton.tools")
+    inv, tinv = ours["shared"].invert(), (theirs["shared"].invert() if TL else None)
+    record("layout", "compose (blocked then shared^-1)", median_us(lambda: a.compose(inv), quick),
+           peer(lambda: ta.compose(tinv)), "triton.tools")
+    s, ts = ours["shared"], theirs.get("shared")
+    record("layout", "invert (swizzled shared)", median_us(lambda: s.invert(), quick), peer(lambda: ts.invert()), "triton.tools")
+    record("layout", "invert_and_compose (blocked, shared)", median_us(lambda: a.invert_and_compose(s), quick),
+           peer(lambda: ta.invert_and_compose(ts)), "triton.tools")
+    m, tm = ours["mma"], theirs.get("mma")
+    record("layout", "invert_and_compose (blocked, mma)", median_us(lambda: a.invert_and_compose(m), quick),
+           peer(lambda: ta.invert_and_compose(tm)), "triton.tools")
+
+
+SECTIONS = {"import": bench_import, "layout": bench_layout}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke run)")
+    ap.add_argument("--only", nargs="+", choices=sorted(SECTIONS), help="run only these sections")
+    args = ap.parse_args(argv)
+    try:
+        import triton
+
+        tv = triton.__version__
+    except Exception:
+        tv = "not installed"
+    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
+          f"triton {tv}")
+    print("| section | operation | linlayout (us) | peer (us) | peer | ratio |")
+    print("|---|---|---|---|---|---|")
+    for name in args.only or list(SECTIONS):
+        SECTIONS[name](args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
