@@ -4,6 +4,7 @@ Every error on bad input prints one line to standard error and exits with
 status 2; success exits 0.
 
     linlayout show LAYOUT.json [--json] [--no-grid]
+    linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
 """
 
 from __future__ import annotations
@@ -65,6 +66,67 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _access_report(res) -> dict:
+    """Report keys for an address-level simulation (one instruction)."""
+    d = res.to_dict()
+    d.update(
+        {
+            "instructions": 1,
+            "wavefronts_per_instruction": res.wavefronts,
+            "passes_per_instruction": len(res.passes),
+            "ideal_wavefronts": len(res.passes),
+            "vector_bits": res.access_bytes * 8,
+            "method": "simulation",
+        }
+    )
+    return d
+
+
+def _cmd_conflicts(args: argparse.Namespace) -> int:
+    from .conflicts import access_wavefronts, lane_byte_offsets, simulate_wavefronts, wavefronts
+    from .jsonio import conflicts_query_from_json, load_file
+    from .render import bank_grid_text, pass_map_text
+    from .simulate import simulate_access
+
+    q = conflicts_query_from_json(load_file(args.query, "query file"))
+    kind = q.pop("kind")
+    if kind == "access":
+        if args.simulate:
+            res = simulate_access(**q)
+            if args.json:
+                print(json.dumps(_access_report(res)))
+                return 0
+            print(f"{res.instruction} ({res.op}), {res.access_bytes} bytes per lane: {res.wavefronts} wavefronts "
+                  f"in {len(res.passes)} pass(es){' (merged)' if res.merged else ''} (simulation)")
+        else:
+            rep = access_wavefronts(**q)
+            if args.json:
+                print(json.dumps(rep.to_dict()))
+                return 0
+            print(rep.explain())
+            res = simulate_access(**q)
+        print()
+        print(pass_map_text(res, only_conflicts=not args.all_banks))
+        return 0
+    rep = (simulate_wavefronts if args.simulate else wavefronts)(**q)
+    if args.json:
+        print(json.dumps(rep.to_dict()))
+        return 0
+    print(rep.explain())
+    mem = q["memory"]
+    sizes = list(mem.out_sizes.values())
+    if 1 <= len(sizes) <= 2 and max(sizes) <= 64:
+        print()
+        print(f"bank of each element ({q['element_bits']}-bit elements):")
+        print(bank_grid_text(mem, q["element_bits"], q["hardware"]))
+    first = lane_byte_offsets(**q)[0]
+    res = simulate_access(rep.instruction, rep.op, rep.access_bytes, first, q["hardware"])
+    print()
+    print("first instruction, banks per pass" + ("" if args.all_banks else " (conflicting banks only; --all-banks for all)") + ":")
+    print(pass_map_text(res, only_conflicts=not args.all_banks))
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -78,6 +140,13 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     s.add_argument("--no-grid", action="store_true", help="do not print the tensor grid")
     s.set_defaults(func=_cmd_show)
+
+    c = sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, sm90 rules)")
+    c.add_argument("query", metavar="QUERY.json", help="layout-level or address-level query ('-' for stdin)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    c.add_argument("--simulate", action="store_true", help="count with the address-level simulator instead of the closed form")
+    c.add_argument("--all-banks", action="store_true", help="list every bank in the pass map, not only conflicting ones")
+    c.set_defaults(func=_cmd_conflicts)
     return p
 
 

@@ -24,6 +24,11 @@ __all__ = [
     "NoSolutionError",
     "DivisionError",
     "LayoutJSONError",
+    "HardwareError",
+    "InstructionError",
+    "AccessError",
+    "LoweringError",
+    "NotLinearError",
 ]
 
 
@@ -57,3 +62,23 @@ class DivisionError(LinLayoutError):
 
 class LayoutJSONError(LinLayoutError):
     """A JSON document does not describe a layout or a query."""
+
+
+class HardwareError(LinLayoutError):
+    """An unknown hardware preset or an inconsistent hardware description."""
+
+
+class InstructionError(LinLayoutError):
+    """An unknown instruction name, or an instruction that does not match the op."""
+
+
+class AccessError(LinLayoutError):
+    """Lane offsets that do not describe a valid access (misaligned, negative, wrong count)."""
+
+
+class LoweringError(LinLayoutError):
+    """A layout cannot be accessed with the requested instruction or vector width (paper Thm. 5.1)."""
+
+
+class NotLinearError(LinLayoutError):
+    """A pattern is not linear over F2 (padding, non-power-of-two strides): use the simulator."""

@@ -31,7 +31,7 @@ from typing import Any
 from .errors import LayoutJSONError
 from .layout import LinearLayout
 
-__all__ = ["decode", "load_file", "layout_from_json", "layout_to_json"]
+__all__ = ["decode", "load_file", "layout_from_json", "layout_to_json", "memory_from_json", "conflicts_query_from_json"]
 
 _LAYOUT_KEYS = {"bases", "out_dims"}
 
@@ -133,3 +133,102 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
 def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
     """The JSON text of a layout (object form); inverse of :func:`layout_from_json`."""
     return layout.to_json(indent=indent)
+
+
+def memory_from_json(source: Any, what: str = "memory"):
+    """A memory layout: a layout object, or ``{"padded": {"shape": [32, 32], "pad": 1}}`` (simulator only).
+
+    >>> memory_from_json({"padded": {"shape": [32, 32], "pad": 1}}).pitch
+    33
+    """
+    from .swizzles import padded
+
+    obj = decode(source, what)
+    if isinstance(obj, Mapping) and "padded" in obj:
+        if len(obj) != 1:
+            raise LayoutJSONError(f"a padded {what} has only the key \"padded\"")
+        p = obj["padded"]
+        if not isinstance(p, Mapping) or set(p) != {"shape", "pad"}:
+            raise LayoutJSONError(f"\"padded\" must be {{\"shape\": [rows, cols], \"pad\": elements}}, got {p!r}")
+        shape = p["shape"]
+        if not isinstance(shape, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in shape):
+            raise LayoutJSONError(f"padded shape must be a list of integers, got {shape!r}")
+        return padded(shape, p["pad"])
+    return layout_from_json(obj, what)
+
+
+_LAYOUT_QUERY = {"layout", "memory", "element_bits", "op", "instruction", "vector_bits", "hardware"}
+_ACCESS_QUERY = {"instruction", "op", "access_bytes", "lane_byte_offsets", "hardware"}
+
+
+def _opt_int(obj: Mapping[str, Any], key: str, required: bool = False) -> int | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise LayoutJSONError(f"the query needs \"{key}\" (an integer)")
+        return None
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise LayoutJSONError(f"\"{key}\" must be an integer, got {v!r}")
+    return v
+
+
+def _opt_str(obj: Mapping[str, Any], key: str) -> str | None:
+    v = obj.get(key)
+    if v is not None and not isinstance(v, str):
+        raise LayoutJSONError(f"\"{key}\" must be a string, got {v!r}")
+    return v
+
+
+def conflicts_query_from_json(source: Any) -> dict[str, Any]:
+    """Parse a ``linlayout conflicts`` query into keyword arguments.
+
+    Layout-level query: ``{"layout": LAYOUT, "memory": LAYOUT, "element_bits": 16,
+    "op": "load", "instruction": "ld.shared", "vector_bits": 64, "hardware": "sm90"}``
+    (``instruction``, ``vector_bits``, ``hardware`` optional; ``memory`` may be
+    ``{"padded": ...}``).  Returns ``{"kind": "layout", ...}`` with the
+    arguments of :func:`linlayout.conflicts.wavefronts`.
+
+    Address-level query: ``{"instruction": "ld.shared", "op": "load",
+    "access_bytes": 8, "lane_byte_offsets": [32 ints]}``.  Returns
+    ``{"kind": "access", ...}`` with the arguments of
+    :func:`linlayout.simulate.simulate_access`.
+    """
+    obj = decode(source, "query")
+    if not isinstance(obj, Mapping):
+        raise LayoutJSONError(f"a query must be a JSON object, got {type(obj).__name__}")
+    if "layout" in obj or "memory" in obj:
+        unknown = [k for k in obj if k not in _LAYOUT_QUERY]
+        if unknown:
+            raise LayoutJSONError(f"unknown key {unknown[0]!r} in a layout query; allowed: {sorted(_LAYOUT_QUERY)}")
+        for k in ("layout", "memory"):
+            if k not in obj:
+                raise LayoutJSONError(f"a layout query needs \"{k}\"")
+        return {
+            "kind": "layout",
+            "layout": layout_from_json(obj["layout"], "layout"),
+            "memory": memory_from_json(obj["memory"], "memory"),
+            "element_bits": _opt_int(obj, "element_bits", required=True),
+            "op": _opt_str(obj, "op"),
+            "instruction": _opt_str(obj, "instruction"),
+            "vector_bits": _opt_int(obj, "vector_bits"),
+            "hardware": _opt_str(obj, "hardware") or "sm90",
+        }
+    if "lane_byte_offsets" in obj:
+        unknown = [k for k in obj if k not in _ACCESS_QUERY]
+        if unknown:
+            raise LayoutJSONError(f"unknown key {unknown[0]!r} in an address query; allowed: {sorted(_ACCESS_QUERY)}")
+        offs = obj["lane_byte_offsets"]
+        if not isinstance(offs, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in offs):
+            raise LayoutJSONError("\"lane_byte_offsets\" must be a list of integers (one per lane)")
+        return {
+            "kind": "access",
+            "instruction": _opt_str(obj, "instruction"),
+            "op": _opt_str(obj, "op"),
+            "access_bytes": _opt_int(obj, "access_bytes", required=True),
+            "lane_byte_offsets": offs,
+            "hardware": _opt_str(obj, "hardware") or "sm90",
+        }
+    raise LayoutJSONError(
+        "a conflicts query has either \"layout\" and \"memory\" (layout-level) or \"lane_byte_offsets\" "
+        "(address-level)"
+    )

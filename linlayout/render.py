@@ -21,7 +21,7 @@ from . import f2
 from .errors import SizeError
 from .layout import LinearLayout, _offsets
 
-__all__ = ["layout_text", "grid_text", "owner_labels"]
+__all__ = ["layout_text", "grid_text", "owner_labels", "bank_grid_text", "pass_map_text"]
 
 _ABBR = {"register": "r", "lane": "t", "warp": "w", "block": "b", "offset": "o"}
 
@@ -121,4 +121,91 @@ def grid_text(layout: LinearLayout, max_side: int = 64) -> str:
                 y = c
             cells.append(labels.get(y, ".").rjust(w))
         lines.append(str(r).rjust(lw) + " " + " ".join(cells))
+    return "\n".join(lines)
+
+
+def bank_grid_text(memory, element_bits: int, hardware=None, max_side: int = 64) -> str:
+    """The tensor grid with each element's bank (the bank of its first word).
+
+    ``memory`` is a memory layout (``offset`` → 1 or 2 tensor dims) or a
+    padded layout.  Elements narrower than a word share its bank.
+
+    >>> from linlayout.swizzles import unswizzled
+    >>> print(bank_grid_text(unswizzled([2, 4]), 32))
+    dim0\\dim1 0 1 2 3
+            0 0 1 2 3
+            1 4 5 6 7
+    """
+    from .hardware import get_hardware
+    from .swizzles import PaddedLayout
+
+    hw = get_hardware(hardware)
+    outs = list(memory.out_sizes.items())
+    if len(outs) not in (1, 2):
+        raise SizeError(f"a bank grid needs 1 or 2 tensor dimensions, the memory has {len(outs)}")
+    if isinstance(memory, PaddedLayout):
+        def offset(c):
+            return memory.offset(c)
+    else:
+        inv = memory.invert()
+
+        def offset(c):
+            return inv.apply(c)["offset"]
+
+    if len(outs) == 1:
+        (cn, cs), (rn, rs) = outs[0], ("-", 1)
+    else:
+        (rn, rs), (cn, cs) = outs
+    if max(rs, cs) > max_side:
+        raise SizeError(f"the tensor is {rs}x{cs}; bank grids are drawn up to {max_side} per side")
+    cells = {}
+    for r in range(rs):
+        for c in range(cs):
+            coords = {cn: c} if len(outs) == 1 else {rn: r, cn: c}
+            cells[r, c] = str(hw.bank_of((offset(coords) * element_bits) >> 3))
+    w = max(len(v) for v in cells.values())
+    w = max(w, len(str(cs - 1)))
+    head = f"{rn}\\{cn}"
+    lw = max(len(head), len(str(rs - 1)))
+    lines = [head.rjust(lw) + " " + " ".join(str(c).rjust(w) for c in range(cs))]
+    for r in range(rs):
+        lines.append(str(r).rjust(lw) + " " + " ".join(cells[r, c].rjust(w) for c in range(cs)))
+    return "\n".join(lines)
+
+
+def _ranges(xs) -> str:
+    xs = sorted(xs)
+    out = []
+    i = 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
+            j += 1
+        out.append(str(xs[i]) if i == j else f"{xs[i]}-{xs[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def pass_map_text(result, only_conflicts: bool = False) -> str:
+    """Per pass of one simulated instruction: which lanes hit which bank, conflicts marked.
+
+    ``result`` is a :class:`linlayout.simulate.AccessResult`.  Each line is
+    one bank: its words (word = byte address // 4) and the lanes reading
+    each word; ``<-- N words`` marks a bank that must serve N distinct words.
+
+    >>> from linlayout.simulate import simulate_access
+    >>> r = simulate_access("ld.shared", "load", 4, [0] * 16 + [128] * 16)
+    >>> print(pass_map_text(r))
+    pass 0 (lanes 0-31): 2 wavefronts
+      bank  0: word 0 [lanes 0-15], word 32 [lanes 16-31]  <-- 2 words
+    """
+    lines = []
+    for i, p in enumerate(result.passes):
+        lines.append(f"pass {i} (lanes {_ranges(p.lanes)}): {p.wavefronts} wavefront{'s' if p.wavefronts != 1 else ''}")
+        for bank, words in p.words_per_bank.items():
+            if only_conflicts and len(words) < 2:
+                continue
+            parts = [f"word {w} [lanes {_ranges(p.lanes_per_word.get(w, ()))}]" for w in words]
+            mark = f"  <-- {len(words)} words" if len(words) > 1 else ""
+            lines.append(f"  bank {bank:2d}: " + ", ".join(parts) + mark)
     return "\n".join(lines)

@@ -26,12 +26,13 @@ Def. 4.11 with ``vec = 1, per_phase = 1, max_phase = 4`` stores it at
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from .errors import DimensionError, SizeError
+from .errors import DimensionError, NotLinearError, SizeError
 from .layout import LinearLayout, _log2_size
 
-__all__ = ["unswizzled", "mma_swizzle"]
+__all__ = ["unswizzled", "mma_swizzle", "cute_layout", "cute_swizzle", "PaddedLayout", "padded"]
 
 
 def unswizzled(shape: Sequence[int], order: Sequence[int] | None = None) -> LinearLayout:
@@ -91,3 +92,155 @@ def mma_swizzle(rows: int, cols: int, vec: int, per_phase: int, max_phase: int) 
         c = (vec * (((1 << i) // per_phase) % max_phase)) % cols
         bases.append([1 << i, c])
     return LinearLayout({"offset": bases}, {"dim0": rows, "dim1": cols})
+
+
+def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
+    """A CuTe ``shape:stride`` layout as a linear map from coordinates to an offset.
+
+    The result has input dimensions ``dim0, dim1, ...`` (the coordinates)
+    and one output ``offset``: ``offset = sum(c_i * stride_i)``.  This is
+    linear over F2 only when shapes and strides are powers of two (or the
+    stride is 0, a broadcast) and no two modes share an offset bit (then the
+    sum has no carries and equals a XOR).  Otherwise :class:`NotLinearError`.
+    A memory layout (``offset`` → coordinates) is ``cute_layout(...).invert()``.
+
+    >>> cute_layout((8, 8), (1, 8)).bases        # column-major 8x8
+    {'dim0': [(1,), (2,), (4,)], 'dim1': [(8,), (16,), (32,)]}
+    """
+    shape = list(shape)
+    stride = list(stride)
+    if len(shape) != len(stride):
+        raise DimensionError(f"shape {shape} and stride {stride} must have the same length")
+    bases: dict[str, list[int]] = {}
+    used = 0
+    top = 1
+    for i, (n, st) in enumerate(zip(shape, stride)):
+        b = _log2_size(n, f"shape[{i}]")
+        if isinstance(st, bool) or not isinstance(st, int) or st < 0:
+            raise SizeError(f"stride[{i}] must be a non-negative int, got {st!r}")
+        if st and st & (st - 1):
+            raise NotLinearError(
+                f"stride[{i}] = {st} is not a power of two, so the layout is not linear over F2"
+            )
+        col = [st << k for k in range(b)]
+        mask = sum(col)
+        if mask & used:
+            raise NotLinearError(
+                f"mode {i} ({n}:{st}) overlaps the offset bits of earlier modes; the integer sum has carries "
+                f"and is not a XOR"
+            )
+        used |= mask
+        top = max(top, (st << b) if st else 1)
+        bases[f"dim{i}"] = col
+    size = 1 << max(0, (top - 1).bit_length())
+    return LinearLayout(bases, {"offset": size})
+
+
+def cute_swizzle(bits: int, base: int, shift: int, layout: LinearLayout | tuple | None = None) -> LinearLayout:
+    """CuTe ``Swizzle<B, M, S>`` composed with a layout, as a memory layout (``offset`` → coordinates).
+
+    ``Swizzle<B,M,S>`` maps an offset ``x`` to ``x ^ ((x >> S) & (2^B - 1) << M)``
+    for ``S > 0``: the ``B`` bits starting at ``M + S`` are XORed into the
+    ``B`` bits starting at ``M``.  Units are those of the offset it is applied
+    to (elements when composed with an element layout).  ``layout`` is the
+    coordinate → offset map (a :func:`cute_layout` result or a ``(shape,
+    stride)`` pair); the result is ``(swizzle ∘ layout)⁻¹``, the memory
+    layout of ``composition(Swizzle<B,M,S>{}, layout)``.
+
+    >>> M = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))
+    >>> M.invert().apply(dim0=1, dim1=4)["offset"]   # plain offset 33 -> 33 ^ 4
+    37
+    """
+    for name, v in (("B", bits), ("M", base)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise SizeError(f"Swizzle {name} must be a non-negative int, got {v!r}")
+    if isinstance(shift, bool) or not isinstance(shift, int):
+        raise SizeError(f"Swizzle S must be an int, got {shift!r}")
+    if bits and shift == 0:
+        raise NotLinearError("Swizzle with S = 0 XORs bits into themselves, which is not invertible")
+    if layout is None:
+        raise DimensionError("give the coordinate -> offset layout the swizzle is composed with (cute_layout(shape, stride))")
+    if isinstance(layout, tuple):
+        layout = cute_layout(*layout)
+    if layout.out_dims != ("offset",):
+        raise DimensionError(f"the layout must map coordinates to 'offset', got outputs {list(layout.out_dims)}")
+    n = layout.out_size("offset").bit_length() - 1
+    # The B bits at src are XORed into the B bits at dst (S > 0: src above dst).
+    src, dst = (base + shift, base) if shift > 0 else (base, base + shift)
+    if bits and dst < 0:
+        raise SizeError(f"Swizzle<{bits},{base},{shift}> would move bits below bit 0")
+    # Source bits above the tile are always 0 there (CuTe XORs in nothing); a
+    # target bit above the tile would move elements outside it.
+    if bits and dst + min(bits, max(0, n - src)) > n:
+        raise SizeError(
+            f"Swizzle<{bits},{base},{shift}> moves offset bits into bit {dst + bits - 1}, but the layout has "
+            f"only {n} offset bits ({1 << n} elements)"
+        )
+    sw = []
+    for i in range(n):
+        v = 1 << i
+        if bits and src <= i < src + bits:
+            v |= 1 << (i - src + dst)
+        sw.append(v)
+    # Overlapping source and target bits (|S| < B) still give a unipotent, invertible map.
+    swizzle = LinearLayout({"offset": sw}, {"offset": 1 << n})
+    return layout.compose(swizzle).invert()
+
+
+@dataclass(frozen=True)
+class PaddedLayout:
+    """A row-major tile whose rows are padded: ``tile[rows][cols + pad]``.
+
+    Not a linear layout (``cols + pad`` is not a power of two), so only the
+    simulator can count its wavefronts; the closed form raises
+    :class:`~linlayout.errors.NotLinearError`.  Offsets are in elements.
+
+    >>> p = padded([32, 32], 1)
+    >>> p.offset({"dim0": 2, "dim1": 5})
+    71
+    """
+
+    shape: tuple[int, ...]
+    pad: int
+
+    @property
+    def out_sizes(self) -> dict[str, int]:
+        """The tensor dimensions, as for a :class:`LinearLayout`."""
+        return {f"dim{i}": s for i, s in enumerate(self.shape)}
+
+    @property
+    def pitch(self) -> int:
+        """Row length in memory (elements): ``cols + pad``."""
+        return self.shape[-1] + self.pad
+
+    def offset(self, coords: Mapping[str, int]) -> int:
+        """Element offset of one tensor element."""
+        off = 0
+        stride = 1
+        for i in range(len(self.shape) - 1, -1, -1):
+            off += coords.get(f"dim{i}", 0) * stride
+            stride *= self.pitch if i == len(self.shape) - 1 else self.shape[i]
+        return off
+
+    def reference(self) -> LinearLayout:
+        """The unpadded row-major layout with the same element order within rows."""
+        return unswizzled(self.shape)
+
+    def to_dict(self) -> dict:
+        return {"padded": {"shape": list(self.shape), "pad": self.pad}}
+
+
+def padded(shape: Sequence[int], pad: int) -> PaddedLayout:
+    """A padded row-major tile (see :class:`PaddedLayout`); sizes must be powers of two.
+
+    >>> padded([128, 8], 4).pitch
+    12
+    """
+    shape = tuple(shape)
+    if not shape:
+        raise SizeError("a padded tile needs at least one dimension")
+    for i, s in enumerate(shape):
+        _log2_size(s, f"size of dim{i}")
+    if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
+        raise SizeError(f"pad must be a non-negative int (elements per row), got {pad!r}")
+    return PaddedLayout(shape, pad)

@@ -78,3 +78,67 @@ def test_import_is_light():
     code = "import sys, linlayout; print(sorted({m.split('.')[0] for m in sys.modules} & {'galois', 'networkx', 'matplotlib', 'numpy'}))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- conflicts
+
+
+EX = ROOT / "examples"
+
+
+def test_conflicts_json_closed_form_and_simulation(capsys):
+    assert main(["conflicts", str(EX / "transpose_16x32_read_xor_m.json"), "--json"]) == 0
+    cf = json.loads(capsys.readouterr().out)
+    for key in ("wavefronts", "instructions", "wavefronts_per_instruction", "ideal_wavefronts", "vector_bits"):
+        assert key in cf
+    assert (cf["wavefronts"], cf["instructions"], cf["wavefronts_per_instruction"], cf["ideal_wavefronts"]) == (32, 16, 2, 16)
+    assert cf["conflict_directions"][0]["tensor"] == {"dim0": 1, "dim1": 1}
+    assert main(["conflicts", str(EX / "transpose_16x32_read_xor_m.json"), "--json", "--simulate"]) == 0
+    sim = json.loads(capsys.readouterr().out)
+    assert sim["wavefronts"] == 32 and sim["method"] == "simulation"
+
+
+def test_conflicts_text_report_has_bank_map_and_passes(capsys):
+    assert main(["conflicts", str(EX / "transpose_16x32_read_xor_m.json")]) == 0
+    out = capsys.readouterr().out
+    assert "2-way bank conflict" in out and "lane bit 0 ^ lane bit 4" in out
+    assert "bank of each element" in out
+    assert "<-- 2 words" in out
+
+
+def test_conflicts_padded_needs_simulate(capsys):
+    q = str(EX / "transpose_32x32_padded_read.json")
+    assert main(["conflicts", q]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--simulate" in err
+    assert main(["conflicts", q, "--simulate", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wavefronts_per_instruction"] == 1
+
+
+def test_conflicts_address_query(capsys):
+    q = str(EX / "float4_store_ld128_access.json")
+    assert main(["conflicts", q, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wavefronts"] == 32
+    assert main(["conflicts", q, "--json", "--simulate"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["wavefronts"], d["instructions"], d["ideal_wavefronts"], d["vector_bits"]) == (32, 1, 4, 128)
+
+
+@pytest.mark.parametrize(
+    "query, fragment",
+    [
+        ({"layout": LAYOUT}, 'needs "memory"'),
+        ({"layout": LAYOUT, "memory": LAYOUT, "element_bits": 16, "colour": 1}, "unknown key 'colour'"),
+        ({"layout": LAYOUT, "memory": LAYOUT}, 'needs "element_bits"'),
+        ({"instruction": "ld.shared", "op": "load", "access_bytes": 8, "lane_byte_offsets": [4] * 32}, "not aligned"),
+        ({"instruction": "ld.shared", "op": "load", "access_bytes": 4, "lane_byte_offsets": [0, 3, 6] + [0] * 29}, "not aligned"),
+        ({"instruction": "ld.shared", "op": "load", "access_bytes": 4, "lane_byte_offsets": [4 * i * i for i in range(32)]}, "--simulate" ),
+        ({"nothing": 1}, "either"),
+    ],
+)
+def test_conflicts_bad_queries(tmp_path, capsys, query, fragment):
+    p = tmp_path / "q.json"
+    p.write_text(json.dumps(query))
+    assert main(["conflicts", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err

@@ -1,0 +1,432 @@
+"""Wavefront counting: measured H100 truth, seeds' examples, paper cases, Triton's cases,
+and the closed form against brute-force simulation on thousands of random layouts."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from linlayout import LinearLayout, LinLayoutError, f2
+from linlayout.conflicts import access_wavefronts, fit_affine, lane_byte_offsets, simulate_wavefronts, wavefronts
+from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError
+from linlayout.hardware import SharedMemory, sm90
+from linlayout.simulate import simulate_access, simulate_batch
+from linlayout.swizzles import padded, unswizzled
+
+from .conftest import DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = json.loads((DATA / "h100_smem_wavefronts.json").read_text())["cases"]
+
+
+# --------------------------------------------------------------------------- measured hardware truth
+
+
+def test_simulator_reproduces_all_626_measured_cases():
+    assert len(MEASURED) == 626
+    for c in MEASURED:
+        r = simulate_access(c["instruction"], c["op"], c["access_bytes"], c["lane_byte_offsets"])
+        assert r.wavefronts == c["wavefronts"], c["id"]
+
+
+def test_batch_simulator_reproduces_measured_cases():
+    groups: dict = {}
+    for c in MEASURED:
+        groups.setdefault((c["instruction"], c["op"], c["access_bytes"]), []).append(c)
+    for (ins, op, ab), cs in groups.items():
+        got = simulate_batch(ins, op, ab, np.array([c["lane_byte_offsets"] for c in cs]))
+        assert got.tolist() == [c["wavefronts"] for c in cs], ins
+
+
+def test_closed_form_reproduces_every_affine_measured_case():
+    """Every measured case whose lane offsets are XOR-affine: the closed form equals the measurement."""
+    affine = 0
+    for c in MEASURED:
+        try:
+            r = access_wavefronts(c["instruction"], c["op"], c["access_bytes"], c["lane_byte_offsets"])
+        except NotLinearError:
+            assert "lane_bases_units" not in c, c["id"]  # cases generated from an affine map must fit
+            continue
+        affine += 1
+        assert r.wavefronts == c["wavefronts"], c["id"]
+    assert affine >= 540
+
+
+def test_measured_affine_maps_fit():
+    for c in MEASURED:
+        if "lane_bases_units" not in c:
+            continue
+        unit = c["unit_bytes"]
+        const, basis = fit_affine(c["lane_byte_offsets"][: 8 * int(c["instruction"][-1])] if "matrix" in c["instruction"] else c["lane_byte_offsets"])
+        assert const == c["constant_units"] * unit
+        assert basis == [b * unit for b in c["lane_bases_units"][: len(basis)]]
+
+
+# --------------------------------------------------------------------------- seeds' examples (scripts)
+
+
+def run_example(name):
+    return runpy.run_path(str(ROOT / "examples" / f"{name}.py"))["results"]()
+
+
+def test_example_transpose_32x32():
+    r = run_example("transpose_32x32")
+    assert r["column read"].wavefronts_per_instruction == 32
+    assert r["column read, padded to 33"].wavefronts_per_instruction == 1
+    assert r["row store"].wavefronts_per_instruction == 1
+
+
+def test_example_swizzle_8x8():
+    r = run_example("swizzle_8x8")
+    assert r["column-major"].wavefronts_per_instruction == 2
+    assert r["Swizzle<3,2,3>"].wavefronts_per_instruction == 1
+
+
+def test_example_transpose_16x32_sixteen_two_one():
+    r = run_example("transpose_16x32")
+    assert [v["read"].wavefronts_per_instruction for v in r.values()] == [16, 2, 1]
+    assert [v["store"].wavefronts_per_instruction for v in r.values()] == [1, 1, 1]
+    # Full pass (16 stores + 16 reads): 16 + 256, 16 + 32, 16 + 16.
+    assert [(v["store"].wavefronts, v["read"].wavefronts) for v in r.values()] == [(16, 256), (16, 32), (16, 16)]
+
+
+def test_example_float4_transposed_a():
+    r = run_example("float4_transposed_a")
+    assert r["ld = 128 (closed form)"].wavefronts_per_instruction == 32
+    assert r["ld = 128 (simulator)"].wavefronts_per_instruction == 32
+    assert r["ld = 132 (simulator)"].wavefronts_per_instruction == 4
+
+
+def test_seed_examples_match_measured_offsets():
+    """The examples' first instructions generate exactly the measured lane offsets."""
+    by_id = {c["id"]: c for c in MEASURED}
+    ex = runpy.run_path(str(ROOT / "examples" / "transpose_16x32.py"))
+    for mem_name, tag in (("32m + n", "plain"), ("32m + (n ^ m)", "xor_m"), ("32m + (n ^ 2m)", "xor_2m")):
+        offs = lane_byte_offsets(ex["read"], ex["MEMORIES"][mem_name], 32, "load")
+        assert offs[0] == by_id[f"seed_t16x32_{tag}_read_r0"]["lane_byte_offsets"]
+        assert offs[3] == by_id[f"seed_t16x32_{tag}_read_r3"]["lane_byte_offsets"]
+    ex = runpy.run_path(str(ROOT / "examples" / "float4_transposed_a.py"))
+    assert lane_byte_offsets(ex["store"], padded([8, 128], 4), 32, "store")[0] == by_id["seed_float4_transA_ld132_store"]["lane_byte_offsets"]
+
+
+# --------------------------------------------------------------------------- paper cases (notes §11)
+
+TOY = SharedMemory(name="toy", banks=4, lanes=4, merge_broadcast_loads=False, matrix_rows=0)
+
+
+def test_tc9_paper_fig5_toy():
+    # 4x4 fp32 tensor, element id 4r + c: dim0 = r, dim1 = c. 4 lanes, 4 banks.
+    shape = {"dim0": 4, "dim1": 4}
+    A = LinearLayout({"register": [[1, 0], [0, 1]], "lane": [[0, 2], [2, 0]]}, shape)  # Reg [r0, c0], Thr [c1, r1]
+    B = LinearLayout({"register": [[1, 0], [2, 0]], "lane": [[0, 1], [0, 2]]}, shape)  # Reg [r0, r1], Thr [c0, c1]
+    M = LinearLayout({"offset": [[1, 0], [0, 2], [2, 0], [0, 3]]}, shape)  # Vec r0 | Bank c1 | Seg r1, c0^c1
+    inv = M.invert()
+    rows = [[inv.apply(dim0=r, dim1=c)["offset"] for c in range(4)] for r in range(4)]
+    # Grid: memory row s lists the element ids stored at offsets 4s .. 4s+3.
+    grid = [[4 * M.apply(offset=4 * s + k)["dim0"] + M.apply(offset=4 * s + k)["dim1"] for k in range(4)] for s in range(4)]
+    assert grid == [[0, 4, 2, 6], [8, 12, 10, 14], [3, 7, 1, 5], [11, 15, 9, 13]]
+    assert rows[0][0] == 0
+    for L, op in ((A, "store"), (B, "load")):
+        r = wavefronts(L, M, 32, op, hardware=TOY)
+        assert (r.vector_bits, r.instructions, r.passes_per_instruction, r.wavefronts) == (64, 2, 2, 4)
+        assert r.conflict_free
+        assert simulate_wavefronts(L, M, 32, op, hardware=TOY).wavefronts == 4
+
+
+def test_tc10_paper_fig5_conflict():
+    shape = {"dim0": 2, "dim1": 4}  # c0 = 1, c1 = 2 (dim1), r0 (dim0)
+    L = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [0, 2]]}, shape)
+    good = LinearLayout({"offset": [[0, 1], [0, 2], [1, 0]]}, shape)  # [c0, c1 | seg r0]
+    bad = LinearLayout({"offset": [[1, 0], [0, 2], [0, 1]]}, shape)  # [r0, c1 | seg c0]
+    assert wavefronts(L, good, 32, "load", vector_bits=32, hardware=TOY).wavefronts_per_instruction == 1
+    assert wavefronts(L, bad, 32, "load", vector_bits=32, hardware=TOY).wavefronts_per_instruction == 2
+
+
+SHAPE_8x32 = {"dim0": 8, "dim1": 32}
+
+
+def test_tc11_128bit_vectors_not_overcounted():
+    L = LinearLayout({"register": [[0, 1], [0, 2], [4, 0]], "lane": [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]}, SHAPE_8x32)
+    r = wavefronts(L, unswizzled([8, 32]), 32, "load")
+    assert (r.vector_bits, r.wavefronts_per_instruction, r.passes_per_instruction, r.conflict_ways) == (128, 4, 4, 1)
+    assert r.pass_lane_bits == (3, 4)
+
+
+def test_tc12_64bit_vectors():
+    L = LinearLayout({"register": [[0, 1], [2, 0], [4, 0]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]}, SHAPE_8x32)
+    r = wavefronts(L, unswizzled([8, 32]), 32, "load")
+    assert (r.vector_bits, r.wavefronts_per_instruction, r.passes_per_instruction) == (64, 2, 2)
+
+
+def test_tc13_128bit_real_conflicts():
+    L = LinearLayout({"register": [[0, 1], [0, 2], [0, 16]], "lane": [[1, 0], [2, 0], [4, 0], [0, 4], [0, 8]]}, SHAPE_8x32)
+    r = wavefronts(L, unswizzled([8, 32]), 32, "load")
+    assert (r.wavefronts_per_instruction, r.passes_per_instruction, r.conflict_ways) == (32, 4, 8)
+    assert {d.bits for d in r.directions} == {(("lane", 0),), (("lane", 1),), (("lane", 2),)}
+
+
+def test_tc14_subword_counted_per_word():
+    mem = LinearLayout({"offset": [1 << k for k in range(7)]}, {"dim0": 128})
+    bad = LinearLayout({"register": [1, 32], "lane": [65, 2, 4, 8, 16]}, {"dim0": 128})
+    r = wavefronts(bad, mem, 16, "load", vector_bits=16)
+    assert r.wavefronts_per_instruction == 2
+    assert r.directions[0].bits == (("lane", 0),) and r.directions[0].tensor == {"dim0": 65}
+    ok = LinearLayout({"register": [64, 32], "lane": [1, 2, 4, 8, 16]}, {"dim0": 128})
+    assert wavefronts(ok, mem, 16, "load").wavefronts_per_instruction == 1
+
+
+def test_merged_passes_for_broadcast_wide_loads():
+    # 16-byte loads where lane bit 0 broadcasts: two passes of 16 lanes, not four of 8.
+    L = LinearLayout(
+        {"register": [[0, 1], [0, 2], [0, 4]], "lane": [[0, 0], [0, 8], [0, 16], [1, 0], [2, 0]]}, {"dim0": 4, "dim1": 32}
+    )
+    mem = unswizzled([4, 32])
+    ld = wavefronts(L, mem, 32, "load", vector_bits=128)
+    st_ = wavefronts(L, mem, 32, "store", vector_bits=128)
+    assert ld.merged_passes and ld.passes_per_instruction == 2 and ld.pass_lane_bits == (4,)
+    assert not st_.merged_passes and st_.passes_per_instruction == 4
+    assert ld.wavefronts == simulate_wavefronts(L, mem, 32, "load", vector_bits=128).wavefronts
+
+
+# --------------------------------------------------------------------------- Triton's cases
+
+TRITON = json.loads((DATA / "triton_bank_conflict_cases.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", TRITON, ids=[c["name"] for c in TRITON])
+def test_triton_bank_conflict_cases(case):
+    """Triton's "conflicts" is the extra wavefronts of one pass (ways - 1).
+
+    Where one instruction is one pass (accesses of at most 32 bits), that is
+    also our wavefronts per instruction minus one.  For mmav3_nvmma128_f32
+    (64-bit vectors) Triton reports 1 while an instruction costs 4 wavefronts:
+    two half-warp passes, each 2-way.  Triton counts per pass; we count both.
+    """
+    outs = {f"dim{i}": s for i, s in enumerate(case["shape"])}
+    L = LinearLayout(case["reg"], outs)
+    M = LinearLayout({"offset": case["smem"]["offset"]}, outs)
+    for op in ("load", "store"):
+        r = wavefronts(L, M, case["bitwidth"], op)
+        assert r.conflict_ways - 1 == case["expected"]
+        if r.passes_per_instruction == 1:
+            assert r.wavefronts_per_instruction == case["expected"] + 1
+        else:
+            assert case["name"] == "mmav3_nvmma128_f32" and r.wavefronts_per_instruction == 4
+        assert simulate_wavefronts(L, M, case["bitwidth"], op).wavefronts == r.wavefronts
+
+
+# --------------------------------------------------------------------------- closed form = simulator
+
+
+def _split(v, r0):
+    return [v & ((1 << r0) - 1), v >> r0]
+
+
+@st.composite
+def memories(draw, n):
+    kind = draw(st.sampled_from(["identity", "permutation", "swizzle", "random"]))
+    cols = [1 << i for i in range(n)]
+    if kind in ("permutation", "swizzle", "random"):
+        cols = draw(st.permutations(cols))
+    if kind == "swizzle":  # weight-2 columns: XOR one other bit in (Def. 4.14 memory layout)
+        base = list(cols)
+        for i in range(n):
+            j = draw(st.integers(0, n - 1))
+            if j < i and draw(st.booleans()):
+                cols[i] = base[i] ^ base[j]
+    if kind == "random":
+        for _ in range(draw(st.integers(0, 3 * n))):
+            i, j = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+            if i != j:
+                cols[i] ^= cols[j]
+    return cols
+
+
+def _aligned_value(draw, n, low):
+    """A random offset with the low `low` bits clear: zero, a unit vector, or a mix."""
+    if n <= low:
+        return 0
+    kind = draw(st.sampled_from(["zero", "unit", "unit", "mixed"]))
+    if kind == "zero":
+        return 0
+    if kind == "unit":
+        return 1 << draw(st.integers(low, n - 1))
+    return draw(st.integers(1, (1 << (n - low)) - 1)) << low
+
+
+INSTRUCTIONS = ["ld.shared", "st.shared", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "stmatrix.x1", "stmatrix.x2",
+                "stmatrix.x4", "ldmatrix.x4.trans", "stmatrix.x2.trans"]
+
+
+@st.composite
+def access_cases(draw):
+    # Half the cases are plain ld/st.shared, the other half spread over the matrix instructions.
+    ins = draw(st.sampled_from(INSTRUCTIONS[:2]) if draw(st.booleans()) else st.sampled_from(INSTRUCTIONS[2:]))
+    nwarp = draw(st.integers(0, 2))
+    if "matrix" in ins:
+        trans = ins.endswith("trans")
+        eb = 16 if trans else draw(st.sampled_from([8, 16, 32]))
+        nmat = int(ins.split(".")[1][1:]).bit_length() - 1
+        kv = (32 // eb).bit_length() - 1
+        low = 128 // eb  # elements per 16-byte row
+        lowbits = low.bit_length() - 1
+        n = draw(st.integers(lowbits + 3, 11))
+        nreg = (1 if trans else kv) + nmat + draw(st.integers(0, 2))
+        regs = [0] * nreg
+        lanes = [0] * 5
+        if trans:
+            lanes[2:5] = [1, 2, 4]
+            regs[0] = _aligned_value(draw, n, lowbits)
+            lanes[0] = _aligned_value(draw, n, lowbits)
+            lanes[1] = _aligned_value(draw, n, lowbits)
+            first = 1
+        else:
+            for i in range(kv):
+                regs[i] = 1 << i
+            lanes[0], lanes[1] = 1 << kv, 1 << (kv + 1)
+            for i in (2, 3, 4):
+                lanes[i] = _aligned_value(draw, n, lowbits)
+            first = kv
+        for i in range(first, nreg):
+            regs[i] = _aligned_value(draw, n, lowbits)
+            if i < first + nmat and regs[i] == 0:
+                regs[i] = 1 << draw(st.integers(lowbits, n - 1))
+        warps = [_aligned_value(draw, n, lowbits) for _ in range(nwarp)]
+    else:
+        eb = draw(st.sampled_from([4, 8, 16, 32, 64]))
+        cap = (128 // eb).bit_length() - 1
+        need = max(0, (8 // eb).bit_length() - 1)
+        k = draw(st.integers(need, cap))
+        n = draw(st.integers(k, 11))
+        nreg = k + draw(st.integers(0, 3))
+        regs = [0] * nreg
+        slots = draw(st.permutations(list(range(nreg))))
+        for i in range(k):
+            regs[slots[i]] = 1 << i
+        for s in slots[k:]:
+            regs[s] = _aligned_value(draw, n, k)
+        # Lane offsets: often above the bank bits (where conflicts come from), sometimes anywhere.
+        lanes = [_aligned_value(draw, n, max(k, draw(st.sampled_from([k, 32 // eb if eb < 32 else k])))) for _ in range(5)]
+        warps = [_aligned_value(draw, n, k) for _ in range(nwarp)]
+    r0 = draw(st.integers(0, n))
+    mem_cols = draw(memories(n))
+    M = LinearLayout({"offset": [_split(c, r0) for c in mem_cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})
+    # L = M o C, where C sends hardware bits to the offsets drawn above.
+    C = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, {"offset": 1 << n})
+    L = C.compose(M)
+    return L, M, eb, ins
+
+
+@settings(max_examples=2500)
+@given(access_cases())
+def test_closed_form_equals_simulator(case):
+    L, M, eb, ins = case
+    try:
+        a = wavefronts(L, M, eb, None, ins)
+    except LoweringError:
+        event("cannot lower (both raise)")
+        with pytest.raises(LoweringError):
+            simulate_wavefronts(L, M, eb, None, ins)
+        return
+    b = simulate_wavefronts(L, M, eb, None, ins)
+    event(f"compared {ins}, {'conflict' if a.conflict_ways > 1 else 'conflict-free'}")
+    assert a.wavefronts == b.wavefronts
+    assert a.instructions == b.instructions
+    assert a.passes_per_instruction == b.passes_per_instruction
+    assert set(b.per_instruction) == {a.wavefronts_per_instruction}
+    assert a.ideal_wavefronts == b.ideal_wavefronts
+    assert a.conflict_ways == b.conflict_ways
+    assert a.merged_passes == b.merged_passes
+    # Each direction really collides: same bank, different word.
+    for d in a.directions:
+        assert d.byte_offset & sm90.bank_mask == 0 and d.byte_offset >> 2 != 0
+
+
+@settings(max_examples=300)
+@given(access_cases())
+def test_vector_is_contiguous_and_maximal(case):
+    """The chosen vector's registers address consecutive elements; one more register never would."""
+    L, M, eb, ins = case
+    if "matrix" in ins:
+        return
+    try:
+        r = wavefronts(L, M, eb, None, ins)
+    except LoweringError:
+        return
+    inv = M.invert()
+    Cl = L.compose(inv)
+    regs = Cl.flat_bases("register")
+    vec = r.vector_registers
+    assert [regs[i] for i in vec] == [1 << i for i in range(len(vec))]
+    k = len(vec)
+    others = [v for d in Cl.in_dims for i, v in enumerate(Cl.flat_bases(d)) if not (d == "register" and i in vec)]
+    assert all(v & ((1 << k) - 1) == 0 for v in others)
+    if eb << (k + 1) <= 128:  # a wider vector would need a register at offset 2^k and others clear of bit k
+        cands = [i for i, v in enumerate(regs) if v == 1 << k]
+        wider_ok = len(cands) == 1 and all(
+            v & ((1 << (k + 1)) - 1) == 0
+            for d in Cl.in_dims for i, v in enumerate(Cl.flat_bases(d))
+            if not (d == "register" and (i in vec or i == cands[0]))
+        )
+        assert not wider_ok
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_padded_memory_needs_the_simulator():
+    L = LinearLayout({"lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 32})
+    with pytest.raises(NotLinearError, match="simulate_wavefronts"):
+        wavefronts(L, padded([32, 32], 1), 32, "load")
+
+
+def test_lowering_errors_name_the_obstacle():
+    L = LinearLayout({"register": [[0, 2], [0, 1]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]}, {"dim0": 8, "dim1": 16})
+    with pytest.raises(LoweringError, match="register bit 0 maps to offset 2"):
+        wavefronts(L, unswizzled([8, 16]), 16, None, "ldmatrix.x1")
+    ok = LinearLayout({"register": [[0, 1], [8, 0]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}, {"dim0": 16, "dim1": 8})
+    assert wavefronts(ok, unswizzled([16, 8]), 16, None, "ldmatrix.x2").wavefronts == 2
+    with pytest.raises(LoweringError, match="use .x2"):
+        wavefronts(ok, unswizzled([16, 8]), 16, None, "ldmatrix.x4")
+    with pytest.raises(LoweringError, match="vector_bits=128"):
+        wavefronts(ok, unswizzled([16, 8]), 16, "load", vector_bits=128)
+    four = LinearLayout({"lane": [[1], [2], [4], [8], [16]]}, {"dim0": 32})
+    with pytest.raises(LoweringError, match="addressed in bytes"):
+        wavefronts(four, unswizzled([32]), 4, "load")
+
+
+def test_input_errors():
+    L = LinearLayout({"lane": [[1], [2], [4], [8]]}, {"dim0": 16})
+    with pytest.raises(SizeError, match="16 lanes"):
+        wavefronts(L, unswizzled([16]), 32, "load")
+    full = LinearLayout({"lane": [[1], [2], [4], [8], [16]]}, {"dim0": 32})
+    with pytest.raises(NotInvertibleError, match="invertible"):
+        wavefronts(full, LinearLayout({"offset": [1, 2, 4, 8, 8]}, {"dim0": 32}), 32, "load")
+    with pytest.raises(InstructionError):
+        wavefronts(full, unswizzled([32]), 32, "load", "st.shared")
+    with pytest.raises(InstructionError):
+        wavefronts(full, unswizzled([32]), 32, None, "ldmatrix.x3")
+    with pytest.raises(SizeError, match="element_bits"):
+        wavefronts(full, unswizzled([32]), 24, "load")
+    with pytest.raises(AccessError, match="not aligned"):
+        simulate_access("ld.shared", "load", 8, [4] + [0] * 31)
+    with pytest.raises(AccessError, match="32 lane byte offsets"):
+        simulate_access("ld.shared", "load", 4, [0] * 31)
+    with pytest.raises(LinLayoutError):
+        wavefronts(LinearLayout({"thread": [[1]]}, {"dim0": 2}), unswizzled([2]), 32, "load")
+
+
+@given(st.lists(st.integers(-8, 4200), min_size=0, max_size=40), st.sampled_from([1, 2, 3, 4, 8, 16, 32]),
+       st.sampled_from(["ld.shared", "st.shared", "ldmatrix.x2", "x", None]), st.sampled_from(["load", "store", None, "zz"]))
+def test_random_address_queries_never_crash(offs, ab, ins, op):
+    for fn in (simulate_access, access_wavefronts):
+        try:
+            fn(ins, op, ab, offs)
+        except LinLayoutError:
+            pass
