@@ -10,23 +10,56 @@ multiplication and inversion is Gaussian elimination (:mod:`linlayout.f2`).
 """
 
 from . import f2
+from .conflicts import (
+    ConflictDirection,
+    WavefrontReport,
+    access_wavefronts,
+    lane_byte_offsets,
+    simulate_wavefronts,
+    wavefronts,
+)
 from .errors import (
+    AccessError,
     BasisError,
     DimensionError,
     DivisionError,
+    HardwareError,
+    InstructionError,
     LayoutJSONError,
     LinLayoutError,
+    LoweringError,
     NoSolutionError,
     NotInvertibleError,
+    NotLinearError,
     SizeError,
 )
+from .hardware import SharedMemory, get_hardware, sm90
 from .layout import LinearLayout
+from .simulate import AccessResult, simulate_access, simulate_batch
+from .swizzles import cute_layout, cute_swizzle, mma_swizzle, padded, unswizzled
 
 __version__ = "0.1.0"
 
 __all__ = [
     "LinearLayout",
     "f2",
+    "wavefronts",
+    "simulate_wavefronts",
+    "access_wavefronts",
+    "lane_byte_offsets",
+    "WavefrontReport",
+    "ConflictDirection",
+    "simulate_access",
+    "simulate_batch",
+    "AccessResult",
+    "SharedMemory",
+    "sm90",
+    "get_hardware",
+    "unswizzled",
+    "mma_swizzle",
+    "cute_layout",
+    "cute_swizzle",
+    "padded",
     "LinLayoutError",
     "SizeError",
     "DimensionError",
@@ -35,5 +68,10 @@ __all__ = [
     "NoSolutionError",
     "DivisionError",
     "LayoutJSONError",
+    "AccessError",
+    "LoweringError",
+    "NotLinearError",
+    "InstructionError",
+    "HardwareError",
     "__version__",
 ]

@@ -36,6 +36,7 @@ sizes, so scaled-down models (4 banks, 4 lanes) follow the same logic.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import HardwareError, InstructionError, SizeError
 
@@ -132,6 +133,10 @@ class SharedMemory:
         >>> sm90.access_sizes()
         (1, 2, 4, 8, 16)
         """
+        return self._access_sizes
+
+    @cached_property
+    def _access_sizes(self) -> tuple[int, ...]:
         out = []
         a = 1
         while a <= min(16, self.row_bytes):

@@ -938,6 +938,10 @@ class LinearLayout:
         >>> T.invert().bases
         {'dim0': [(4,), (8,), (1,), (2,)]}
         """
+        cache = self._cached()
+        inv = cache.get("inverse")
+        if inv is not None:
+            return inv
         nin, nout = self.in_bits, self.out_bits
         if nin != nout:
             raise NotInvertibleError(
@@ -950,7 +954,8 @@ class LinearLayout:
             inv = f2.inverse(cols)
         except NotInvertibleError as e:
             raise NotInvertibleError(f"cannot invert: {self._describe_dependency(cols)}") from e
-        return LinearLayout._make(self._outs, self._ins, _split_cols(inv, self._outs))
+        res = cache["inverse"] = LinearLayout._make(self._outs, self._ins, _split_cols(inv, self._outs))
+        return res
 
     def _describe_dependency(self, cols: list[int]) -> str:
         nulls = f2.null_space(cols)
