@@ -5,6 +5,7 @@ status 2; success exits 0.
 
     linlayout show LAYOUT.json [--json] [--no-grid]
     linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
+    linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
 """
 
 from __future__ import annotations
@@ -127,6 +128,59 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_swizzle(args: argparse.Namespace) -> int:
+    from .emit import to_c, to_cute, to_triton
+    from .jsonio import load_file, swizzle_query_from_json
+    from .render import grid_text
+    from .synthesis import optimal_swizzle
+
+    q = swizzle_query_from_json(load_file(args.query, "query file"))
+    res = optimal_swizzle(**q)
+    rows = None
+    if args.compare:
+        from .compare import compare_swizzles
+
+        rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"])
+    if args.emit:
+        if args.emit == "json":
+            print(res.memory.to_json())
+        elif args.emit == "c":
+            print(to_c(res.memory), end="")
+        elif args.emit == "cute":
+            form = to_cute(res.memory)
+            if form.text is None:
+                raise _EmitError(f"cannot emit CuTe: {form.reason}")
+            print(form.text)
+        else:
+            print(to_triton(res.memory, q["element_bits"]).text())
+        return 0
+    if args.json:
+        d = res.to_dict()
+        if rows is not None:
+            d["comparison"] = [r.to_dict() for r in rows]
+        print(json.dumps(d))
+        return 0
+    print(res.explanation)
+    print()
+    print("memory layout (offset bits, lowest first):")
+    print("  " + json.dumps([list(b) for b in res.memory.bases["offset"]]))
+    sizes = list(res.memory.out_sizes.values())
+    if len(sizes) <= 2 and max(sizes) <= 64:
+        print()
+        print("element offset of each tensor element:")
+        print(grid_text(res.memory))
+    if rows is not None:
+        from .compare import comparison_text
+
+        print()
+        print(comparison_text(rows))
+    return 0
+
+
+class _EmitError(LinLayoutError):
+    pass
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -147,6 +201,14 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--simulate", action="store_true", help="count with the address-level simulator instead of the closed form")
     c.add_argument("--all-banks", action="store_true", help="list every bank in the pass map, not only conflicting ones")
     c.set_defaults(func=_cmd_conflicts)
+
+    w = sub.add_parser("swizzle", help="synthesize the optimal shared-memory layout for a write and a read layout")
+    w.add_argument("query", metavar="QUERY.json", help="swizzle query ('-' for stdin)")
+    w.add_argument("--json", action="store_true", help="print one JSON object")
+    w.add_argument("--emit", choices=["json", "c", "cute", "triton"], help="print the layout for code: "
+                   "its JSON, a C offset function, a CuTe Swizzle, or Triton Gluon layouts")
+    w.add_argument("--compare", action="store_true", help="also score the standard swizzles (TMA, CuTe, padding, ...)")
+    w.set_defaults(func=_cmd_swizzle)
     return p
 
 

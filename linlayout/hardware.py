@@ -155,6 +155,11 @@ class SharedMemory:
         >>> sm90.pass_lane_bits(8), sm90.pass_lane_bits(8, broadcast_low_lane=True)
         ((4,), ())
         """
+        key = (access_bytes, op == "load" and broadcast_low_lane)
+        cache = self._pass_cache
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
         if access_bytes not in self.access_sizes():
             raise InstructionError(
                 f"ld/st.shared moves 1, 2, 4, 8 or 16 bytes per lane on {self.name}, not {access_bytes}"
@@ -163,7 +168,12 @@ class SharedMemory:
         if access_bytes > self.bank_bytes and op == "load" and broadcast_low_lane and self.merge_broadcast_loads:
             per_pass = min(self.lanes, per_pass * 2)
         lo = per_pass.bit_length() - 1
-        return tuple(range(lo, self.lane_bits))
+        res = cache[key] = tuple(range(lo, self.lane_bits))
+        return res
+
+    @cached_property
+    def _pass_cache(self) -> dict:
+        return {}
 
     def passes(self, access_bytes: int, op: str = "load", broadcast_low_lane: bool = False) -> int:
         """Number of passes of one ld/st.shared."""

@@ -31,7 +31,15 @@ from typing import Any
 from .errors import LayoutJSONError
 from .layout import LinearLayout
 
-__all__ = ["decode", "load_file", "layout_from_json", "layout_to_json", "memory_from_json", "conflicts_query_from_json"]
+__all__ = [
+    "decode",
+    "load_file",
+    "layout_from_json",
+    "layout_to_json",
+    "memory_from_json",
+    "conflicts_query_from_json",
+    "swizzle_query_from_json",
+]
 
 _LAYOUT_KEYS = {"bases", "out_dims"}
 
@@ -232,3 +240,36 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
         "a conflicts query has either \"layout\" and \"memory\" (layout-level) or \"lane_byte_offsets\" "
         "(address-level)"
     )
+
+
+_SWIZZLE_QUERY = {"write", "read", "element_bits", "hardware", "objective", "vector_bits", "instructions"}
+
+
+def swizzle_query_from_json(source: Any) -> dict[str, Any]:
+    """Parse a ``linlayout swizzle`` query into the arguments of :func:`linlayout.synthesis.optimal_swizzle`.
+
+    ``{"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "hardware": "sm90",
+    "objective": "balanced", "vector_bits": 64, "instructions": ["st.shared", "ldmatrix.x4"]}``
+    (the last four optional).
+    """
+    obj = decode(source, "query")
+    if not isinstance(obj, Mapping):
+        raise LayoutJSONError(f"a swizzle query must be a JSON object, got {type(obj).__name__}")
+    unknown = [k for k in obj if k not in _SWIZZLE_QUERY]
+    if unknown:
+        raise LayoutJSONError(f"unknown key {unknown[0]!r} in a swizzle query; allowed: {sorted(_SWIZZLE_QUERY)}")
+    for k in ("write", "read"):
+        if k not in obj:
+            raise LayoutJSONError(f"a swizzle query needs \"{k}\" (a layout)")
+    ins = obj.get("instructions")
+    if ins is not None and (not isinstance(ins, list) or not all(isinstance(x, str) for x in ins)):
+        raise LayoutJSONError("\"instructions\" must be a list of instruction names")
+    return {
+        "write": layout_from_json(obj["write"], "write layout"),
+        "read": layout_from_json(obj["read"], "read layout"),
+        "element_bits": _opt_int(obj, "element_bits", required=True),
+        "hardware": _opt_str(obj, "hardware") or "sm90",
+        "objective": _opt_str(obj, "objective") or "balanced",
+        "vector_bits": _opt_int(obj, "vector_bits"),
+        "instructions": ins,
+    }

@@ -748,13 +748,19 @@ class LinearLayout:
         >>> LinearLayout({"register": [3], "lane": [1]}).is_distributed()
         False
         """
-        seen = set()
-        for c in self.flat_columns():
-            if c:
-                if c & (c - 1) or c in seen:
-                    return False
-                seen.add(c)
-        return self.is_surjective()
+        cache = self._cached()
+        r = cache.get("distributed")
+        if r is None:
+            r = True
+            seen = set()
+            for c in self.flat_columns():
+                if c:
+                    if c & (c - 1) or c in seen:
+                        r = False
+                        break
+                    seen.add(c)
+            r = cache["distributed"] = r and self.is_surjective()
+        return r
 
     def is_memory_layout(self) -> bool:
         """Paper Def. 4.14: invertible and every basis of weight 1 or 2.
@@ -1126,6 +1132,8 @@ class LinearLayout:
         {'lane': [(0, 1), (1, 0)]}
         """
         order = list(order)
+        if len(order) == len(self._outs) and all(n == o[0] for n, o in zip(order, self._outs)):
+            return self
         if sorted(order) != sorted(self.out_dims) or len(set(order)) != len(order):
             raise DimensionError(
                 f"transpose_outs needs a permutation of {list(self.out_dims)}, got {order}"

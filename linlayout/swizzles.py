@@ -29,10 +29,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from . import f2
 from .errors import DimensionError, NotLinearError, SizeError
 from .layout import LinearLayout, _log2_size
 
-__all__ = ["unswizzled", "mma_swizzle", "cute_layout", "cute_swizzle", "PaddedLayout", "padded"]
+__all__ = [
+    "unswizzled",
+    "mma_swizzle",
+    "cute_layout",
+    "cute_swizzle",
+    "tma_swizzle",
+    "nvmma_layout",
+    "PaddedLayout",
+    "padded",
+]
 
 
 def unswizzled(shape: Sequence[int], order: Sequence[int] | None = None) -> LinearLayout:
@@ -185,6 +195,109 @@ def cute_swizzle(bits: int, base: int, shift: int, layout: LinearLayout | tuple 
     # Overlapping source and target bits (|S| < B) still give a unipotent, invertible map.
     swizzle = LinearLayout({"offset": sw}, {"offset": 1 << n})
     return layout.compose(swizzle).invert()
+
+
+def _byte_swizzle_rows(mode: int, atomicity: int | str) -> list[tuple[int, int]]:
+    """(source byte bit, target byte bit) pairs of a PTX/TMA swizzle mode."""
+    if mode == 96:
+        raise NotLinearError(
+            "the 96-byte swizzle mode swizzles 96-byte rows (six 16-byte chunks): 96 is not a power of two, "
+            "so the mode is not linear over F2"
+        )
+    if mode not in (0, 32, 64, 128):
+        raise SizeError(f"TMA swizzle modes are 0 (none), 32, 64, 96 and 128 bytes, not {mode}")
+    if mode == 0:
+        return []
+    if mode != 128 and atomicity != 16:
+        raise SizeError(f"the {mode}-byte swizzle mode has 16-byte atomicity only (PTX ISA table 14), not {atomicity}")
+    if atomicity == 16:
+        nb = {32: 1, 64: 2, 128: 3}[mode]
+        return [(7 + i, 4 + i) for i in range(nb)]  # 16-byte chunk index ^= 128-byte line index
+    if atomicity == 32:
+        return [(7, 5), (8, 6)]  # 32-byte units ^= line index mod 4
+    if atomicity == "32+8B-flip":
+        return [(7, 5), (8, 6), (7, 3)]  # plus: swap adjacent 8 bytes on every other line
+    if atomicity == 64:
+        return [(7, 6)]  # 64-byte halves swap on odd lines
+    raise SizeError(f"128-byte swizzling has 16, 32, '32+8B-flip' or 64-byte atomicity, not {atomicity!r}")
+
+
+def tma_swizzle(mode: int, shape: Sequence[int], element_bits: int, atomicity: int | str = 16) -> LinearLayout:
+    """The shared-memory layout a TMA copy writes with a PTX swizzle mode (PTX ISA §5.5.7).
+
+    The box is stored row-major (the last dimension contiguous) and the
+    swizzle XORs byte-address bits: for ``mode`` 32/64/128 with 16-byte
+    atomicity, the 16-byte chunk index (address bits 4..) is XORed with the
+    128-byte line index (address bits 7..), over 1, 2 or 3 bits.  The 128-byte
+    mode's sub-modes keep 32 or 64 bytes intact (``atomicity=32`` or ``64``),
+    or flip adjacent 8 bytes on alternate lines (``atomicity="32+8B-flip"``).
+    Units: the result maps element offsets to coordinates.  Requirements: the
+    last dimension spans exactly ``mode`` bytes (for ``mode > 0``; wider tiles
+    are several boxes, see :func:`nvmma_layout`), elements of at most 16
+    bytes, and power-of-two sizes.  The 96-byte mode raises :class:`NotLinearError`.
+
+    >>> M = tma_swizzle(128, [8, 64], 16)           # 8 rows of 64 fp16 = 128 bytes
+    >>> inv = M.invert()
+    >>> [inv.apply(dim0=1, dim1=8 * c)["offset"] // 8 - 8 for c in range(8)]   # row 1: 16-byte chunks
+    [1, 0, 3, 2, 5, 4, 7, 6]
+    """
+    shape = list(shape)
+    rows = _byte_swizzle_rows(mode, atomicity)
+    eb = 1 << _log2_size(element_bits, "element_bits")
+    if eb > 128:
+        raise SizeError(f"elements wider than 16 bytes do not fit a TMA swizzle chunk ({eb} bits)")
+    base = unswizzled(shape)
+    if mode:
+        inner = shape[-1] * eb // 8
+        if inner != mode:
+            raise SizeError(
+                f"the {mode}-byte swizzle expects the last dimension to span {mode} bytes, but {shape[-1]} "
+                f"{eb}-bit elements span {inner}; use a box of {mode * 8 // eb} elements (nvmma_layout splits wider tiles)"
+            )
+    z = eb.bit_length() - 1 - 3  # element offset bit p = byte bit p + z
+    n = base.in_bits
+    cols = list(base.flat_bases("offset"))
+    # Physical offset p holds logical offset sw(p) (the swizzle is an involution).
+    sw = [1 << i for i in range(n)]
+    for src, dst in rows:
+        ps, pd = src - z, dst - z
+        if pd < 0:
+            raise SizeError(f"{eb}-bit elements are wider than the {1 << dst}-byte swizzle atom")
+        if ps < n:
+            sw[ps] |= 1 << pd
+    phys = [f2.apply(cols, v) for v in sw]
+    return LinearLayout._make(base._ins, base._outs, (tuple(phys),))
+
+
+def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int, transposed: bool = False) -> LinearLayout:
+    """Triton's ``NVMMASharedLayout`` of a 2-D tile: TMA-swizzled boxes side by side.
+
+    The contiguous dimension (``dim1``, or ``dim0`` when ``transposed``) is
+    cut into boxes of ``swizzle_bytes`` bytes (the whole row for 0); each box
+    is a :func:`tma_swizzle` tile and boxes follow one another in memory.
+
+    >>> nvmma_layout([64, 128], 16, 128).bases["offset"][6:9]    # rows 1, 2, 4 XOR chunks 1, 2, 4
+    [(1, 8), (2, 16), (4, 32)]
+    """
+    shape = list(shape)
+    if len(shape) != 2:
+        raise SizeError(f"nvmma_layout takes a 2-D tile, got shape {shape}")
+    eb = 1 << _log2_size(element_bits, "element_bits")
+    rows, cols = shape if not transposed else shape[::-1]
+    if swizzle_bytes == 0:
+        box_cols = cols
+    else:
+        box_cols = swizzle_bytes * 8 // eb
+        if box_cols > cols:
+            raise SizeError(
+                f"a {swizzle_bytes}-byte swizzle needs rows of at least {box_cols} {eb}-bit elements, the tile has {cols}"
+            )
+    box = tma_swizzle(swizzle_bytes, [rows, box_cols], eb) if swizzle_bytes else unswizzled([rows, box_cols])
+    nbox = cols // box_cols
+    bases = [list(b) for b in box.bases["offset"]] + [[0, box_cols << k] for k in range(nbox.bit_length() - 1)]
+    if transposed:
+        bases = [[b[1], b[0]] for b in bases]
+    return LinearLayout({"offset": bases}, {"dim0": shape[0], "dim1": shape[1]})
 
 
 @dataclass(frozen=True)
