@@ -51,9 +51,9 @@ the result meets the relaxation's optimum, no memory layout can beat it
 >>> read = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]],
 ...                      "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, SH)
 >>> res = optimal_swizzle(store, read, 32)
->>> res.write_wavefronts, res.read_wavefronts, res.optimal
-(16, 16, True)
->>> res.segment          # offset = 32m + (n ^ 2m)
+>>> res.write_wavefronts, res.read_wavefronts, res.optimal, res.write_instructions   # 128-bit stores
+(16, 16, True, 4)
+>>> optimal_swizzle(store, read, 32, vector_bits=32).segment   # 32-bit accesses: offset = 32m + (n ^ 2m)
 ((1, 2), (2, 4), (4, 8), (8, 16))
 """
 
