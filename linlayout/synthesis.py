@@ -260,6 +260,8 @@ def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: Share
         gens = [side.regs[0], side.lanes[0], side.lanes[1]] if ins.trans else [side.lanes[2], side.lanes[3], side.lanes[4]]
         return [g for g in gens if g]
     access = (geo.eb << k) >> 3
+    if access < 1:  # sub-byte access: this candidate is unusable for the side (scored as None)
+        return []
     pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
     return [x for i, x in enumerate(side.lanes) if x and i not in pb]
 
@@ -408,7 +410,9 @@ class SwizzleResult:
     ``memory`` maps ``offset`` (element offsets, vector bits lowest) to the
     tensor.  ``vector``, ``extension``, ``word_fill``, ``bank`` and
     ``segment`` list its columns by role (tensor coordinates, in offset
-    order).  ``write`` and ``read`` are the exact counter's reports
+    order).  ``vector_bits`` is the width of the memory's contiguous vector
+    block (the widest access either side makes, as Triton reports it) and
+    ``common_vector_bits`` the width both sides use.  ``write`` and ``read`` are the exact counter's reports
     (:class:`~linlayout.conflicts.WavefrontReport`), computed on first use.
     ``lower_bound`` holds each side's best cost over *all* memory layouts
     (each side alone), ``optimal`` is True only when the result is proven
@@ -425,6 +429,7 @@ class SwizzleResult:
     bank: tuple[tuple[int, ...], ...]
     segment: tuple[tuple[int, ...], ...]
     vector_bits: int
+    common_vector_bits: int
     write_instruction: str
     read_instruction: str
     write_wavefronts: int
@@ -462,7 +467,7 @@ class SwizzleResult:
     @cached_property
     def frontier(self) -> tuple[tuple[int, int], ...]:
         """Pareto-optimal (write, read) wavefront pairs among the layouts the synthesizer can build."""
-        pts = sorted(set(self._proof[7]))
+        pts = sorted(set(self._proof[7]()))
         return tuple(p for p in pts if not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in pts))
 
     @cached_property
@@ -505,6 +510,8 @@ class SwizzleResult:
         return {
             "memory": self.memory.to_dict(),
             "vector_bits": self.vector_bits,
+            "common_vector_bits": self.common_vector_bits,
+            "instructions": {"write": self.write_instruction, "read": self.read_instruction},
             "parts": {
                 "vector": [list(v) for v in self.vector],
                 "extension": [list(v) for v in self.extension],
@@ -539,8 +546,17 @@ def _objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
     return (w, r)
 
 
-def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
-    """A lower bound on one side's cost over every memory layout giving it a k-element-bit vector."""
+@dataclass(frozen=True)
+class _Terms:
+    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
+
+    base: int  # instructions x passes
+    tau: frozenset[int]  # directions varying within one pass
+    word: int  # word positions above the vector (can absorb lanes: same word)
+    bank: int  # bank positions above the vector
+
+
+def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> _Terms | None:
     d = geo.d
     if ins.is_matrix:
         kv = (32 // geo.eb).bit_length() - 1
@@ -548,25 +564,55 @@ def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: Share
         rest = side.nregs - (1 if ins.trans else kv)
         if rest < nmat:
             return None
-        instr = 1 << (rest - nmat)
-        passes = ins.matrices
-        t = len(_pass_lanes(side, ins, kv, geo, hw))
+        base = (1 << (rest - nmat)) * ins.matrices
         low = min(d, (128 // geo.eb).bit_length() - 1)  # the 16-byte row
-        free_word = 0
-        banks = max(0, geo.bank_end - max(low, geo.word_end))
-        # Row generators can sit in row bits only if they are not the tile's own bits.
-    else:
-        if geo.eb << k < 8 or k > side.nregs or k > geo.cap:
-            return None
-        access = (geo.eb << k) >> 3
-        instr = 1 << (side.nregs - k)
-        pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
-        passes = 1 << len(pb)
-        t = sum(1 for i, x in enumerate(side.lanes) if x and i not in pb)
-        free_word = max(0, geo.word_end - k)
-        banks = max(0, geo.bank_end - max(k, geo.word_end))
-    c = max(0, t - free_word - banks)
-    return instr * passes << c
+        return _Terms(base, frozenset(_pass_lanes(side, ins, kv, geo, hw)), 0,
+                      max(0, geo.bank_end - max(low, geo.word_end)))
+    if geo.eb << k < 8 or k > side.nregs or k > geo.cap:
+        return None
+    access = (geo.eb << k) >> 3
+    pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
+    base = (1 << (side.nregs - k)) << len(pb)
+    tau = frozenset(x for i, x in enumerate(side.lanes) if x and i not in pb)
+    return _Terms(base, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)))
+
+
+def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
+    """A lower bound on one side's cost over every memory layout giving it a 2^k-element vector.
+
+    Any layout: conflicts (log2) >= lanes per pass - bank positions - word positions (Grassmann).
+    """
+    t = _side_terms(side, ins, k, geo, hw)
+    if t is None:
+        return None
+    return t.base << max(0, len(t.tau) - t.word - t.bank)
+
+
+def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint: bool) -> list[tuple[int, int]]:
+    """Lower-bound pairs (write, read) for one pair of vector widths, one per way to share the word.
+
+    With two ld/st vectors, the word positions above both vectors are shared: a
+    column there absorbs a lane of both sides only if it is a lane of both, so
+    ``absorbed_w + absorbed_r <= m + |tau_w ∩ tau_r|`` over those ``m`` columns.
+    The wider side's own vector columns inside the word may absorb lanes of the
+    narrower side.  Without ``joint`` each side may absorb its whole word.
+    """
+    if not joint:
+        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
+    wide_is_w = kw >= kr
+    tx, ty = (tw, tr) if wide_is_w else (tr, tw)
+    kx, ky = (kw, kr) if wide_is_w else (kr, kw)
+    m = max(0, geo.word_end - kx)
+    ext = max(0, min(geo.word_end, kx) - ky)
+    common = len(tx.tau & ty.tau)
+    out = []
+    for ax in range(0, min(m, len(tx.tau)) + 1):
+        ay = min(len(ty.tau), ext + min(m, m + common - ax))
+        cx = max(0, len(tx.tau) - tx.bank - ax)
+        cy = max(0, len(ty.tau) - ty.bank - ay)
+        px, py = tx.base << cx, ty.base << cy
+        out.append((px, py) if wide_is_w else (py, px))
+    return out
 
 
 def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, fixed: int | None) -> list[int]:
@@ -697,21 +743,32 @@ def optimal_swizzle(
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
     scored.sort(key=lambda x: x[0])
-    _, plan, wi, ri, cw, cr, V, ext = scored[0]
-    B, S = _complete(plan)
-    cols = plan.D + plan.F + tuple(B) + tuple(S)
-    vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
-    ew = _score(cols, sw, wi, geo, hw, vec_arg)
-    er = _score(cols, sr, ri, geo, hw, vec_arg)
-    if (ew, er) != (cw, cr):  # pragma: no cover - the construction always meets its analytic cost
-        raise AssertionError(f"synthesis model mismatch: predicted {cw}, {cr}; built {ew}, {er}")
-    E = plan.D[len(V):] if ext else ()
-    best = _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, cw, cr, plan.taus)
+
+    def built(entry) -> _Candidate:
+        _, plan, wi, ri, _, _, V, ext = entry
+        B, S = _complete(plan)
+        cols = plan.D + plan.F + tuple(B) + tuple(S)
+        vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+        ew = _score(cols, sw, wi, geo, hw, vec_arg)
+        er = _score(cols, sr, ri, geo, hw, vec_arg)
+        E = plan.D[len(V):] if ext else ()
+        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus)
+
+    def exact_key(c: _Candidate, order: int):
+        return _objective_key(objective, c.write_cost.total, c.read_cost.total) + (
+            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
+
+    best = built(scored[0])
+    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
+        # The built layout did better than its analytic score (a bank or fill column happened to
+        # extend a side's vector).  Score every candidate exactly and choose on exact costs.
+        every = [built(e) for e in scored]
+        best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
     outs = sw.layout._outs
     mem = LinearLayout._make((("offset", d),), outs, (tuple(best.cols),))
-    # Narrowest access of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
-    vb = min(32 if c_ins.is_matrix else element_bits << c.vector
-             for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins)))
+    # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
+    widths = [32 if c_ins.is_matrix else element_bits << c.vector
+              for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
     return SwizzleResult(
         memory=mem,
         element_bits=element_bits,
@@ -721,7 +778,8 @@ def optimal_swizzle(
         word_fill=tuple(_unflat(v, outs) for v in best.fill),
         bank=tuple(_unflat(v, outs) for v in best.bank),
         segment=tuple(_unflat(v, outs) for v in best.segment),
-        vector_bits=vb,
+        vector_bits=max(widths),
+        common_vector_bits=min(widths),
         write_instruction=best.write_ins.name,
         read_instruction=best.read_ins.name,
         write_wavefronts=best.write_cost.total,
@@ -730,7 +788,8 @@ def optimal_swizzle(
         read_instructions=best.read_cost.instructions,
         objective=objective,
         hardware=hw.name,
-        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, [(x[4].total, x[5].total) for x in scored], best),
+        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, lambda: [
+            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)], best),
         _hw=hw,
         _layouts=(sw.layout, sr.layout),
         _vector_arg=vector_bits,
@@ -803,31 +862,33 @@ def _low_blocks(sides, ins, common, geo, fixed, problems):
 
 
 def _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
+    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
     sw, sr = sides["write"], sides["read"]
-    wb = {wi: [(k, f) for k in _vector_range(sw, wi, geo, fixed) if (f := _side_bound(sw, wi, k, geo, hw)) is not None]
+    wt = {wi: [(k, t) for k in _vector_range(sw, wi, geo, fixed) if (t := _side_terms(sw, wi, k, geo, hw)) is not None]
           for wi in w_opts}
-    rb = {ri: [(k, f) for k in _vector_range(sr, ri, geo, fixed) if (f := _side_bound(sr, ri, k, geo, hw)) is not None]
+    rt = {ri: [(k, t) for k in _vector_range(sr, ri, geo, fixed) if (t := _side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    allw = [f for v in wb.values() for _, f in v]
-    allr = [f for v in rb.values() for _, f in v]
+    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
         lb["write"] = min(allw)
     if allr:
         lb["read"] = min(allr)
     best_key = None
     best_pair = None
-    for wi, wl in wb.items():
-        for ri, rl in rb.items():
+    for wi, wl in wt.items():
+        for ri, rl in rt.items():
             both_plain = not wi.is_matrix and not ri.is_matrix
-            for kw, fw in wl:
-                for kr, fr in rl:
+            for kw, tw in wl:
+                for kr, tr in rl:
                     # The common prefix of two ld/st vectors holds common registers only.
                     if both_plain and min(kw, kr) > len(common):
                         continue
-                    k = _objective_key(objective, fw, fr)
-                    if best_key is None or k < best_key:
-                        best_key, best_pair = k, (fw, fr)
+                    for fw, fr in _pair_bounds(tw, kw, tr, kr, geo, both_plain):
+                        key = _objective_key(objective, fw, fr)
+                        if best_key is None or key < best_key:
+                            best_key, best_pair = key, (fw, fr)
     return lb, best_pair
 
 
