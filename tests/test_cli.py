@@ -142,3 +142,63 @@ def test_conflicts_bad_queries(tmp_path, capsys, query, fragment):
     assert main(["conflicts", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err
+
+
+# --------------------------------------------------------------------------- swizzle
+
+
+def test_swizzle_json(capsys):
+    assert main(["swizzle", str(EX / "transpose_16x32.json"), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for key in ("memory", "vector_bits", "write", "read", "lower_bound", "optimal"):
+        assert key in d
+    for side in ("write", "read"):
+        assert {"wavefronts", "instructions", "wavefronts_per_instruction"} <= set(d[side])
+    assert (d["write"]["wavefronts"], d["read"]["wavefronts"], d["optimal"]) == (16, 16, True)
+    assert list(d["memory"]["bases"]) == ["offset"]
+
+
+def test_swizzle_text_emit_and_compare(capsys):
+    q = str(EX / "transpose_16x32.json")
+    assert main(["swizzle", q]) == 0
+    out = capsys.readouterr().out
+    assert "proven optimal" in out and "element offset of each tensor element" in out
+    assert main(["swizzle", q, "--emit", "c"]) == 0
+    assert "static inline unsigned offset(unsigned dim0, unsigned dim1)" in capsys.readouterr().out
+    assert main(["swizzle", q, "--emit", "triton"]) == 0
+    assert capsys.readouterr().out.startswith("SharedLinearLayout(offset_bases=")
+    assert main(["swizzle", q, "--emit", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["out_dims"] == {"dim0": 16, "dim1": 32}
+    assert main(["swizzle", q, "--emit", "cute"]) == 2  # not a single CuTe swizzle: one line, exit 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a single CuTe Swizzle" in err
+    assert main(["swizzle", q, "--compare"]) == 0
+    out = capsys.readouterr().out
+    assert "row-major" in out and "TMA / NVMMA 128B swizzle" in out
+    assert main(["swizzle", q, "--compare", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["comparison"][0]["name"] == "optimal (linlayout)"
+
+
+def test_swizzle_examples_run(capsys):
+    for name in ("gemm_fp16_operand_a", "transpose_fp8_128x128"):
+        assert main(["swizzle", str(EX / f"{name}.json"), "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["optimal"]
+
+
+@pytest.mark.parametrize(
+    "query, fragment",
+    [
+        ({"write": LAYOUT}, 'needs "read"'),
+        ({"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "speed": 1}, "unknown key 'speed'"),
+        ({"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "objective": "fast"}, "objective"),
+        ({"write": LAYOUT, "read": LAYOUT, "element_bits": 12}, "power of two"),
+        ({"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "instructions": "ld.shared"}, "list"),
+    ],
+)
+def test_swizzle_bad_queries(tmp_path, capsys, query, fragment):
+    p = tmp_path / "q.json"
+    p.write_text(json.dumps(query))
+    assert main(["swizzle", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err

@@ -471,3 +471,18 @@ def test_cute_and_triton_forms_round_trip():
     res = optimal_swizzle(STORE, READ, 32)
     assert to_cute(res.memory).text is None and "not a single CuTe Swizzle" in to_cute(res.memory).reason
     assert to_triton(res.memory).shared_linear.startswith("SharedLinearLayout(offset_bases=[[1, 0]")
+
+
+def test_example_scripts():
+    import runpy
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    t = runpy.run_path(str(ex / "swizzle_transpose_16x32.py"))["results"]()
+    assert t["32-bit accesses"].memory == mma_swizzle(16, 32, 2, 1, 16)
+    assert (t["default"].write_wavefronts, t["default"].read_wavefronts, t["default"].write_instructions) == (16, 16, 4)
+    g = runpy.run_path(str(ex / "swizzle_gemm_operand.py"))["results"]()
+    assert (g["ld/st.shared only"].write_wavefronts, g["ld/st.shared only"].read_wavefronts) == (32, 32)
+    assert g["with ldmatrix"].read_instruction == "ldmatrix.x4" and g["with ldmatrix"].read_instructions == 8
+    f = runpy.run_path(str(ex / "swizzle_fp8_transpose.py"))["results"]()["optimal"]
+    assert (f.write_wavefronts, f.read_wavefronts, f.vector_bits, f.optimal) == (16, 16, 128, True)
