@@ -36,7 +36,8 @@ from .errors import (
 from .hardware import SharedMemory, get_hardware, sm90
 from .layout import LinearLayout
 from .simulate import AccessResult, simulate_access, simulate_batch
-from .swizzles import cute_layout, cute_swizzle, mma_swizzle, padded, unswizzled
+from .swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, padded, tma_swizzle, unswizzled
+from .synthesis import SwizzleError, SwizzleResult, optimal_swizzle
 
 __version__ = "0.1.0"
 
@@ -60,6 +61,11 @@ __all__ = [
     "cute_layout",
     "cute_swizzle",
     "padded",
+    "tma_swizzle",
+    "nvmma_layout",
+    "optimal_swizzle",
+    "SwizzleResult",
+    "SwizzleError",
     "LinLayoutError",
     "SizeError",
     "DimensionError",

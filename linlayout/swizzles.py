@@ -146,20 +146,37 @@ def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
     return LinearLayout(bases, {"offset": size})
 
 
-def cute_swizzle(bits: int, base: int, shift: int, layout: LinearLayout | tuple | None = None) -> LinearLayout:
-    """CuTe ``Swizzle<B, M, S>`` composed with a layout, as a memory layout (``offset`` → coordinates).
+def cute_swizzle(
+    bits: int,
+    base: int,
+    shift: int,
+    layout: LinearLayout | tuple | None = None,
+    *,
+    size: int | None = None,
+    units: str = "elements",
+    element_bits: int | None = None,
+) -> LinearLayout:
+    """CuTe ``Swizzle<B, M, S>``, alone or composed with a layout, as a memory layout (``offset`` → coordinates).
 
     ``Swizzle<B,M,S>`` maps an offset ``x`` to ``x ^ ((x >> S) & (2^B - 1) << M)``
     for ``S > 0``: the ``B`` bits starting at ``M + S`` are XORed into the
-    ``B`` bits starting at ``M``.  Units are those of the offset it is applied
-    to (elements when composed with an element layout).  ``layout`` is the
-    coordinate → offset map (a :func:`cute_layout` result or a ``(shape,
-    stride)`` pair); the result is ``(swizzle ∘ layout)⁻¹``, the memory
-    layout of ``composition(Swizzle<B,M,S>{}, layout)``.
+    ``B`` bits starting at ``M``.  ``layout`` is the coordinate → offset map
+    it is composed with (a :func:`cute_layout` result or a ``(shape, stride)``
+    pair); the result is ``(swizzle ∘ layout)⁻¹``, the memory layout of
+    ``composition(Swizzle<B,M,S>{}, layout)``.  Alone (``size=n`` instead of
+    a layout), it is the swizzle of a 1-D buffer of ``n`` elements.
+
+    Units: ``units="elements"`` (the default) reads ``M`` and ``S`` in
+    elements, as when the swizzle is composed with an element layout;
+    ``units="bytes"`` reads them as byte-address bits (the ``Swizzle<3,4,3>``
+    of 128-byte TMA tiles) and needs ``element_bits`` to convert; a swizzle
+    that would split an element raises :class:`SizeError`.
 
     >>> M = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))
     >>> M.invert().apply(dim0=1, dim1=4)["offset"]   # plain offset 33 -> 33 ^ 4
     37
+    >>> cute_swizzle(3, 4, 3, ((8, 64), (64, 1)), units="bytes", element_bits=16) == tma_swizzle(128, [8, 64], 16)
+    True
     """
     for name, v in (("B", bits), ("M", base)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
@@ -168,8 +185,29 @@ def cute_swizzle(bits: int, base: int, shift: int, layout: LinearLayout | tuple 
         raise SizeError(f"Swizzle S must be an int, got {shift!r}")
     if bits and shift == 0:
         raise NotLinearError("Swizzle with S = 0 XORs bits into themselves, which is not invertible")
+    if units == "bytes":
+        if element_bits is None:
+            raise SizeError("units='bytes' needs element_bits to convert byte-address bits to element offsets")
+        eb = 1 << _log2_size(element_bits, "element_bits")
+        z = eb.bit_length() - 1 - 3  # element offset bit p is byte bit p + z
+        if z > 0:
+            if bits and base < z:
+                raise SizeError(
+                    f"Swizzle<{bits},{base},{shift}> in bytes moves byte-address bit {base}, inside a "
+                    f"{eb // 8}-byte element; it cannot be expressed on element offsets"
+                )
+            base -= z
+        elif z < 0:
+            base -= z  # sub-byte elements: byte bit b is element bit b - z
+    elif units != "elements":
+        raise SizeError(f"units must be 'elements' or 'bytes', got {units!r}")
     if layout is None:
-        raise DimensionError("give the coordinate -> offset layout the swizzle is composed with (cute_layout(shape, stride))")
+        if size is None:
+            raise DimensionError(
+                "give the coordinate -> offset layout the swizzle is composed with (cute_layout(shape, stride)), "
+                "or size=n for a 1-D buffer"
+            )
+        layout = cute_layout((size,), (1,))
     if isinstance(layout, tuple):
         layout = cute_layout(*layout)
     if layout.out_dims != ("offset",):

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from . import f2
@@ -83,32 +83,34 @@ class SwizzleError(LinLayoutError):
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Side:
-    name: str  # "write" / "read"
-    op: str  # "store" / "load"
-    layout: LinearLayout
-    regs: tuple[int, ...]  # flat tensor image per register bit (0 = broadcast)
-    lanes: tuple[int, ...]  # flat tensor image per lane bit
-    others: tuple[int, ...]  # warps and blocks
-    merged: bool  # a load whose lane bit 0 or 1 broadcasts
+    """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
-    @cached_property
-    def reg_set(self) -> frozenset[int]:
-        return frozenset(r for r in self.regs if r)
+    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "merged", "reg_set", "nregs", "lane_set", "taus")
 
-    @cached_property
-    def nregs(self) -> int:
-        return sum(1 for r in self.regs if r)
-
-    @cached_property
-    def lane_set(self) -> frozenset[int]:
-        return frozenset(x for x in self.lanes if x)
+    def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
+                 others: tuple[int, ...], merged: bool) -> None:
+        self.name = name  # "write" / "read"
+        self.op = op  # "store" / "load"
+        self.layout = layout
+        self.regs = regs  # flat tensor image per register bit (0 = broadcast)
+        self.lanes = lanes  # flat tensor image per lane bit
+        self.others = others  # warps and blocks
+        self.merged = merged  # a load whose lane bit 0 or 1 broadcasts
+        self.reg_set = frozenset(r for r in regs if r)
+        self.nregs = len(self.reg_set)
+        self.lane_set = frozenset(x for x in lanes if x)
+        self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
 
 
 def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> _Side:
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
+    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
+    cache = L._cached()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
     for d in L.in_dims:
         if d not in ("register", "lane", "warp", "block"):
             raise DimensionError(
@@ -124,11 +126,12 @@ def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Seq
             f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
             f"and each basis must be one tensor bit or zero, no two alike); the synthesizer needs one on both sides"
         )
-    L = L.transpose_outs(outs_order)
-    g = {d: L.flat_bases(d) for d in L.in_dims}
+    T = L.transpose_outs(outs_order)
+    g = {d: T.flat_bases(d) for d in T.in_dims}
     lanes = g["lane"]
     merged = op == "load" and (lanes[0] == 0 or lanes[1] == 0)
-    return _Side(name, op, L, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), merged)
+    side = cache[key] = _Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), merged)
+    return side
 
 
 # ---------------------------------------------------------------------------
@@ -147,6 +150,7 @@ class _Geometry:
     cap: int  # max vector elements (log2) per access
 
 
+@lru_cache(maxsize=256)
 def _geometry(d: int, eb: int, hw: SharedMemory) -> _Geometry:
     z = eb.bit_length() - 1 - 3  # offset bit p is byte-address bit p + z
     ws = hw.word_shift
@@ -256,6 +260,14 @@ class _Candidate:
 
 def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
     """Directions that vary within one pass (lanes, or row generators for matrix instructions)."""
+    key = (ins, k, geo.eb, hw)
+    hit = side.taus.get(key)
+    if hit is None:
+        hit = side.taus[key] = _pass_lanes_uncached(side, ins, k, geo, hw)
+    return hit
+
+
+def _pass_lanes_uncached(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
     if ins.is_matrix:
         gens = [side.regs[0], side.lanes[0], side.lanes[1]] if ins.trans else [side.lanes[2], side.lanes[3], side.lanes[4]]
         return [g for g in gens if g]
@@ -422,12 +434,7 @@ class SwizzleResult:
 
     memory: LinearLayout
     element_bits: int
-    vector: tuple[tuple[int, ...], ...]
-    extension: tuple[tuple[int, ...], ...]
     extended_side: str | None
-    word_fill: tuple[tuple[int, ...], ...]
-    bank: tuple[tuple[int, ...], ...]
-    segment: tuple[tuple[int, ...], ...]
     vector_bits: int
     common_vector_bits: int
     write_instruction: str
@@ -442,6 +449,35 @@ class SwizzleResult:
     _proof: tuple = field(repr=False, compare=False)
     _layouts: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)
     _vector_arg: int | None = field(repr=False, compare=False, default=None)
+
+    def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        outs = self.memory._outs
+        return tuple(_unflat(v, outs) for v in cols)
+
+    @cached_property
+    def vector(self) -> tuple[tuple[int, ...], ...]:
+        """Common register directions at the lowest offsets (tensor coordinates)."""
+        return self._part(self._proof[8].vector)
+
+    @cached_property
+    def extension(self) -> tuple[tuple[int, ...], ...]:
+        """Registers of ``extended_side`` that follow the vector."""
+        return self._part(self._proof[8].extension)
+
+    @cached_property
+    def word_fill(self) -> tuple[tuple[int, ...], ...]:
+        """Lane directions filling the rest of a 32-bit word."""
+        return self._part(self._proof[8].fill)
+
+    @cached_property
+    def bank(self) -> tuple[tuple[int, ...], ...]:
+        """Directions at the remaining bank positions."""
+        return self._part(self._proof[8].bank)
+
+    @cached_property
+    def segment(self) -> tuple[tuple[int, ...], ...]:
+        """Directions at the segment positions (128-byte rows)."""
+        return self._part(self._proof[8].segment)
 
     @cached_property
     def _relaxed(self) -> tuple[dict[str, int], tuple[int, int] | None]:
@@ -695,7 +731,7 @@ def optimal_swizzle(
         raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
-    if write.out_sizes != {n: read.out_sizes.get(n) for n in write.out_sizes} or set(write.out_dims) != set(read.out_dims):
+    if write._outs != read._outs and sorted(write._outs) != sorted(read._outs):
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
@@ -772,12 +808,7 @@ def optimal_swizzle(
     return SwizzleResult(
         memory=mem,
         element_bits=element_bits,
-        vector=tuple(_unflat(v, outs) for v in best.vector),
-        extension=tuple(_unflat(v, outs) for v in best.extension),
         extended_side=best.extended,
-        word_fill=tuple(_unflat(v, outs) for v in best.fill),
-        bank=tuple(_unflat(v, outs) for v in best.bank),
-        segment=tuple(_unflat(v, outs) for v in best.segment),
         vector_bits=max(widths),
         common_vector_bits=min(widths),
         write_instruction=best.write_ins.name,

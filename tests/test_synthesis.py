@@ -134,7 +134,9 @@ def test_synthesis_properties(pair, objective):
     # The relaxation is a lower bound of the objective; the result is on the built frontier.
     assert _objective_key(objective, res.write_wavefronts, res.read_wavefronts) >= _objective_key(objective, *res.relaxed_optimum)
     assert any(p[0] <= res.write_wavefronts and p[1] <= res.read_wavefronts for p in res.frontier)
-    event("proven optimal" if res.optimal else "not proven")
+    # On the measured sm90 model the relaxation is tight: every result is proven optimal
+    # (5,000 random pairs checked while developing; paper_notes/synthesis.md §4).
+    assert res.optimal
     assert res.explanation
 
 
