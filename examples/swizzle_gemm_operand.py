@@ -1,35 +1,45 @@
 """fp16 GEMM operand A: from the global-load blocked layout to the mma.sync operand layout.
 
-A 128x64 fp16 tile of A is loaded from global memory with a blocked layout (8
-contiguous fp16 per thread, 128-bit) and read back as the m16n8k16 operand A
-of 4 warps. linlayout chooses the instructions too: plain ld.shared or
-ldmatrix on the read side, and picks the pair with the fewest wavefronts,
-then the fewest instructions.
+A 128x64 fp16 tile of A is loaded from global memory with Triton's usual
+blocked layout (8 contiguous fp16 = 128 bits per thread, 4x8 threads, 4 warps)
+and read back as the m16n8k16 operand A of 4 warps stacked along M. Both
+layouts come from linlayout.constructors (they match Triton's own conversion).
+Without a swizzle the mma read conflicts; the synthesized layout removes the
+conflicts, and with instructions=[...] linlayout also picks ldmatrix.x4.
 
 Run: python examples/swizzle_gemm_operand.py   (or: linlayout swizzle examples/gemm_fp16_operand_a.json)
 """
 
-from pathlib import Path
-
-from linlayout import LinearLayout
-from linlayout.jsonio import load_file
+from linlayout.constructors import blocked, mma
+from linlayout.conflicts import wavefronts
+from linlayout.swizzles import unswizzled
 from linlayout.synthesis import optimal_swizzle
 
-q = load_file(Path(__file__).with_name("gemm_fp16_operand_a.json"))
-blocked, mma_a = LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"])
+SHAPE = (128, 64)
+global_load = blocked(SHAPE, size_per_thread=[1, 8], threads_per_warp=[4, 8], warps_per_cta=[4, 1], order=[1, 0])
+operand_a = mma("A", SHAPE, "m16n8k16", warps_per_cta=(4, 1))
+INSTRUCTIONS = ["st.shared", "ld.shared", "ldmatrix.x4"]
 
 
 def results() -> dict:
+    plain = unswizzled(list(SHAPE))
     return {
-        "ld/st.shared only": optimal_swizzle(blocked, mma_a, 16),
-        "with ldmatrix": optimal_swizzle(blocked, mma_a, 16, instructions=q["instructions"]),
+        "row-major, ld.shared": (wavefronts(global_load, plain, 16, "store"), wavefronts(operand_a, plain, 16, "load")),
+        "row-major, ldmatrix.x4": (wavefronts(global_load, plain, 16, "store"),
+                                   wavefronts(operand_a, plain, 16, None, "ldmatrix.x4")),
+        "optimal, ld/st.shared": optimal_swizzle(global_load, operand_a, 16),
+        "optimal, with ldmatrix": optimal_swizzle(global_load, operand_a, 16, instructions=INSTRUCTIONS),
     }
 
 
 if __name__ == "__main__":
-    for name, res in results().items():
-        print(f"== {name}: {res.write_instruction} + {res.read_instruction}, "
-              f"write {res.write_wavefronts} / read {res.read_wavefronts} wavefronts, "
-              f"{res.write_instructions} + {res.read_instructions} instructions per warp")
-        print(res.explanation)
+    for name, r in results().items():
+        if isinstance(r, tuple):
+            w, rd = r
+            print(f"== {name}: write {w.wavefronts} / read {rd.wavefronts} wavefronts per warp "
+                  f"({rd.conflict_ways}-way read conflicts, {w.instructions} + {rd.instructions} instructions)")
+        else:
+            print(f"== {name}: {r.write_instruction} + {r.read_instruction}, write {r.write_wavefronts} / read "
+                  f"{r.read_wavefronts} wavefronts, {r.write_instructions} + {r.read_instructions} instructions")
+            print(r.explanation)
         print()

@@ -4,6 +4,7 @@ Every error on bad input prints one line to standard error and exits with
 status 2; success exits 0.
 
     linlayout show LAYOUT.json [--json] [--no-grid]
+    linlayout show blocked|mma|wgmma|ldmatrix|stmatrix|mfma|cute [parameters]
     linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
     linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
 """
@@ -43,12 +44,50 @@ def _properties(layout) -> dict:
     }
 
 
+CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")
+
+
+def _need(value, flag: str, name: str):
+    if value is None:
+        raise _EmitError(f"linlayout show {name} needs {flag}")
+    return value
+
+
+def _layout_by_name(args: argparse.Namespace):
+    from . import constructors as c
+
+    name = args.layout
+    if name == "blocked":
+        shape = _need(args.shape, "--shape", name)
+        rank = len(shape)
+        return c.blocked(shape, args.size_per_thread or [1] * rank, _need(args.threads_per_warp, "--threads-per-warp", name),
+                         args.warps_per_cta or [1] * rank, args.order or list(range(rank - 1, -1, -1)))
+    if name == "mma":
+        instr = args.instr or {16: "m16n8k16", 8: "m16n8k32", 32: "m16n8k8"}.get(args.bits or 16)
+        if instr is None:
+            raise _EmitError(f"mma takes --bits 16, 8 or 32 (tf32), not {args.bits}")
+        return c.mma(args.operand or "A", _need(args.shape, "--shape", name), instr, args.warps_per_cta or (1, 1))
+    if name == "wgmma":
+        return c.wgmma(args.operand or "C", _need(args.shape, "--shape", name), n=args.n or 8, element_bits=args.bits or 16,
+                       warps_per_cta=args.warps_per_cta or (4, 1))
+    if name in ("ldmatrix", "stmatrix"):
+        return c.ldmatrix(args.matrices or 4, args.trans)
+    if name == "mfma":
+        return c.mfma(args.operand or "C", args.instr or "32x32x8")
+    if name == "cute":
+        tv = json.loads(_need(args.tv, "--tv '[[thread shape, value shape], [thread stride, value stride]]'", name))
+        return c.cute_tv_layout(tv[0], tv[1], _need(args.shape, "--shape", name))
+    raise _EmitError(f"unknown layout {name!r}")  # pragma: no cover
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     from .jsonio import layout_from_json, load_file
     from .render import grid_text, layout_text
 
-    obj = load_file(args.layout, "layout file")
-    layout = layout_from_json(obj)
+    if args.layout in CONSTRUCTORS:
+        layout = _layout_by_name(args)
+    else:
+        layout = layout_from_json(load_file(args.layout, "layout file"))
     props = _properties(layout)
     if args.json:
         print(json.dumps({"layout": layout.to_dict(), **props}))
@@ -190,9 +229,23 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     s = sub.add_parser("show", help="print a layout, its properties and its grid")
-    s.add_argument("layout", metavar="LAYOUT.json", help="layout JSON file ('-' for stdin)")
+    s.add_argument("layout", metavar="LAYOUT.json|NAME",
+                   help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS))
     s.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     s.add_argument("--no-grid", action="store_true", help="do not print the tensor grid")
+    g = s.add_argument_group("constructor parameters")
+    g.add_argument("--shape", type=int, nargs="+", help="tensor shape (dim0 dim1 ...)")
+    g.add_argument("--operand", help="mma/wgmma/mfma operand: A, B or C")
+    g.add_argument("--bits", type=int, help="element bits (mma: 16, 8 or 32 for tf32; wgmma: 16 or 8)")
+    g.add_argument("--instr", help="mma instruction (m16n8k16, m16n8k32, m16n8k8) or mfma (32x32x8, 16x16x16)")
+    g.add_argument("--n", type=int, help="wgmma instruction N")
+    g.add_argument("--warps-per-cta", type=int, nargs="+", help="warps per CTA per dimension")
+    g.add_argument("--size-per-thread", type=int, nargs="+", help="blocked: elements per thread per dimension")
+    g.add_argument("--threads-per-warp", type=int, nargs="+", help="blocked: threads per warp per dimension")
+    g.add_argument("--order", type=int, nargs="+", help="blocked: dimensions, fastest first")
+    g.add_argument("--matrices", type=int, help="ldmatrix/stmatrix: 1, 2 or 4")
+    g.add_argument("--trans", action="store_true", help="ldmatrix/stmatrix .trans")
+    g.add_argument("--tv", help="cute: JSON [[thread shape, value shape], [thread stride, value stride]]")
     s.set_defaults(func=_cmd_show)
 
     c = sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, sm90 rules)")

@@ -202,3 +202,20 @@ def test_swizzle_bad_queries(tmp_path, capsys, query, fragment):
     assert main(["swizzle", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err
+
+
+def test_show_constructors(capsys):
+    assert main(["show", "mma", "--shape", "16", "16", "--operand", "A", "--bits", "16", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["layout"]["bases"]["register"] == [[0, 1], [8, 0], [0, 8]] and d["distributed"]
+    assert main(["show", "blocked", "--shape", "8", "64", "--size-per-thread", "1", "8", "--threads-per-warp", "4", "8",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["layout"]["bases"]["lane"][0] == [0, 8]
+    for argv in (["show", "ldmatrix", "--matrices", "2", "--trans"], ["show", "wgmma", "--shape", "64", "16", "--n", "16"],
+                 ["show", "mfma", "--operand", "A", "--instr", "16x16x16"]):
+        assert main(argv) == 0
+        assert "distributed True" in capsys.readouterr().out
+    assert main(["show", "mma"]) == 2
+    assert "--shape" in capsys.readouterr().err
+    assert main(["show", "mma", "--shape", "16", "16", "--bits", "12"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

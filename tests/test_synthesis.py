@@ -484,7 +484,10 @@ def test_example_scripts():
     assert t["32-bit accesses"].memory == mma_swizzle(16, 32, 2, 1, 16)
     assert (t["default"].write_wavefronts, t["default"].read_wavefronts, t["default"].write_instructions) == (16, 16, 4)
     g = runpy.run_path(str(ex / "swizzle_gemm_operand.py"))["results"]()
-    assert (g["ld/st.shared only"].write_wavefronts, g["ld/st.shared only"].read_wavefronts) == (32, 32)
-    assert g["with ldmatrix"].read_instruction == "ldmatrix.x4" and g["with ldmatrix"].read_instructions == 8
+    assert [r.wavefronts for r in g["row-major, ld.shared"]] == [32, 256]
+    assert g["row-major, ldmatrix.x4"][1].conflict_ways == 8
+    assert (g["optimal, ld/st.shared"].write_wavefronts, g["optimal, ld/st.shared"].read_wavefronts) == (32, 32)
+    best = g["optimal, with ldmatrix"]
+    assert best.read_instruction == "ldmatrix.x4" and best.read_instructions == 8 and best.optimal
     f = runpy.run_path(str(ex / "swizzle_fp8_transpose.py"))["results"]()["optimal"]
     assert (f.write_wavefronts, f.read_wavefronts, f.vector_bits, f.optimal) == (16, 16, 128, True)
