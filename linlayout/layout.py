@@ -261,8 +261,11 @@ def _parse_slow(bases: Any, out_dims: Any) -> tuple[DimSpec, DimSpec, tuple[tupl
         if isinstance(out_dims, Mapping):
             pairs = list(out_dims.items())
         else:
-            if isinstance(out_dims, (str, bytes)):
-                raise DimensionError("out_dims must be a list of names or (name, size) pairs, not a string")
+            if isinstance(out_dims, (str, bytes)) or not isinstance(out_dims, Iterable):
+                raise DimensionError(
+                    f"out_dims must be a mapping {{name: size}} or a list of names or (name, size) pairs, "
+                    f"got {out_dims!r}"
+                )
             pairs = []
             for p in out_dims:
                 if isinstance(p, str):

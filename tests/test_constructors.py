@@ -235,3 +235,10 @@ def _constructor_for(rec):
     if kind in ("ldmatrix", "stmatrix"):
         return ldmatrix(rec["matrices"], rec["trans"])
     return None
+
+
+def test_docs_layout_pictures_up_to_date():
+    import runpy
+
+    render = runpy.run_path(str(ROOT / "docs" / "make_layouts_md.py"))["render"]
+    assert (ROOT / "docs" / "layouts.md").read_text() == render(), "run python docs/make_layouts_md.py"

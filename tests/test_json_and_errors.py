@@ -147,3 +147,10 @@ def test_apply_type_errors_are_library_errors():
         LinearLayout("lane", None)
     with pytest.raises(LinLayoutError):
         LinearLayout({"lane": "12"})
+
+
+def test_non_iterable_out_dims_is_a_library_error():
+    # Found by test_random_constructor_arguments_never_crash: out_dims=False raised TypeError.
+    for bad in (False, 5, 1.5):
+        with pytest.raises(DimensionError, match="out_dims must be"):
+            LinearLayout({}, bad)
