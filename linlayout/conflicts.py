@@ -257,19 +257,8 @@ def _collisions(gens: Sequence[tuple[tuple[str, int], int]], hw: SharedMemory) -
         else:
             kernel.append((m, v))
     # Project onto words (drop the byte-in-word bits) and keep independent ones.
-    out = []
-    proj: dict[int, int] = {}
-    for m, v in kernel:
-        w = v >> ws
-        while w:
-            h = w.bit_length() - 1
-            p = proj.get(h)
-            if p is None:
-                proj[h] = w
-                out.append((m, v))
-                break
-            w ^= p
-    return out
+    proj = f2.Span()
+    return [(m, v) for m, v in kernel if proj.add(v >> ws)]
 
 
 def _directions(gens, collisions, layout: LinearLayout | None) -> tuple[ConflictDirection, ...]:

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from .errors import BasisError, NoSolutionError, NotInvertibleError
 
 __all__ = [
+    "Span",
     "weight",
     "bit_indices",
     "apply",
@@ -151,6 +152,58 @@ def transpose(cols: Sequence[int], nrows: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
+# An incrementally built span
+# ---------------------------------------------------------------------------
+
+
+class Span:
+    """A subspace built one vector at a time: membership, dimension and an echelon basis.
+
+    Each stored vector has a distinct leading (highest) bit; adding a vector
+    reduces it by the stored ones and keeps the residue if it is not zero.
+
+    >>> s = Span([0b011, 0b110])
+    >>> s.add(0b101), s.add(0b100), len(s), 0b111 in s
+    (False, True, 3, True)
+    """
+
+    __slots__ = ("lead",)
+
+    def __init__(self, vectors: Iterable[int] = ()) -> None:
+        self.lead: dict[int, int] = {}  # leading bit -> stored vector
+        for v in vectors:
+            self.add(v)
+
+    def reduce(self, v: int) -> int:
+        """The residue of ``v`` after elimination: 0 exactly when ``v`` is in the span."""
+        lead = self.lead
+        while v:
+            b = lead.get(v.bit_length() - 1)
+            if b is None:
+                return v
+            v ^= b
+        return 0
+
+    def add(self, v: int) -> bool:
+        """Add ``v``; True when the span grew (``v`` was not in it)."""
+        lead = self.lead
+        while v:
+            h = v.bit_length() - 1
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                return True
+            v ^= b
+        return False
+
+    def __contains__(self, v: int) -> bool:
+        return self.reduce(v) == 0
+
+    def __len__(self) -> int:
+        return len(self.lead)
+
+
+# ---------------------------------------------------------------------------
 # Elimination with combination tracking
 # ---------------------------------------------------------------------------
 
@@ -220,16 +273,7 @@ def rank(vectors: Iterable[int]) -> int:
     >>> rank([])
     0
     """
-    vec: dict[int, int] = {}
-    for v in vectors:
-        while v:
-            h = v.bit_length() - 1
-            b = vec.get(h)
-            if b is None:
-                vec[h] = v
-                break
-            v ^= b
-    return len(vec)
+    return len(Span(vectors))
 
 
 def basis(vectors: Iterable[int]) -> list[int]:
@@ -241,15 +285,7 @@ def basis(vectors: Iterable[int]) -> list[int]:
     >>> basis([0b110, 0b011, 0b101])
     [3, 5]
     """
-    vec: dict[int, int] = {}
-    for v in vectors:
-        while v:
-            h = v.bit_length() - 1
-            b = vec.get(h)
-            if b is None:
-                vec[h] = v
-                break
-            v ^= b
+    vec = Span(vectors).lead
     # Back-substitute so each leading bit appears in exactly one vector.
     lead = sorted(vec)
     for i, h in enumerate(lead):
@@ -281,21 +317,7 @@ def in_span(v: int, vectors: Iterable[int]) -> bool:
     >>> in_span(0b101, [0b011, 0b110]), in_span(0b100, [0b011, 0b110])
     (True, False)
     """
-    vec: dict[int, int] = {}
-    for w in vectors:
-        while w:
-            h = w.bit_length() - 1
-            b = vec.get(h)
-            if b is None:
-                vec[h] = w
-                break
-            w ^= b
-    while v:
-        b = vec.get(v.bit_length() - 1)
-        if b is None:
-            return False
-        v ^= b
-    return True
+    return v in Span(vectors)
 
 
 def rref(cols: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -474,21 +496,8 @@ def complement(u: Iterable[int], ambient: int | Iterable[int]) -> list[int]:
         cands: Iterable[int] = (1 << i for i in range(ambient))
     else:
         cands = ambient
-    vec: dict[int, int] = {}
-
-    def _add(w: int) -> bool:
-        while w:
-            h = w.bit_length() - 1
-            b = vec.get(h)
-            if b is None:
-                vec[h] = w
-                return True
-            w ^= b
-        return False
-
-    for w in u:
-        _add(w)
-    return [c for c in cands if _add(c)]
+    span = Span(u)
+    return [c for c in cands if span.add(c)]
 
 
 def avoiding_subspace(u: Iterable[int], v: Iterable[int], n: int) -> list[int]:

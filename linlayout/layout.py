@@ -667,33 +667,12 @@ class LinearLayout:
         >>> L.apply({"lane": 1, "warp": 1}), L.apply(lane=2, warp=3)
         ({'dim0': 1, 'dim1': 0}, {'dim0': 2, 'dim1': 1})
         """
-        try:
-            tables, split = self._tab
-        except AttributeError:
-            tables, split = self._build_tab()
         if inputs is None:
             inputs = kwargs
         elif kwargs:
             inputs = {**inputs, **kwargs}
-        acc = 0
-        for name, v in inputs.items():
-            t = tables.get(name)
-            if t is None:
-                raise DimensionError(f"no input dimension {name!r}; the layout has {list(self.in_dims)}")
-            b, tbl, chunks = t
-            if type(v) is not int:
-                v = _as_int(v, f"value of {name!r}")
-            if v < 0 or v >> b:
-                raise SizeError(f"{name} = {v} is outside its size {1 << b}")
-            if tbl is not None:
-                acc ^= tbl[v]
-            else:
-                i = 0
-                while v:
-                    acc ^= chunks[i][v & 255]
-                    v >>= 8
-                    i += 1
-        return {n: (acc >> o) & m for n, o, m in split}
+        acc = self.apply_flat(inputs)
+        return {n: (acc >> o) & m for n, o, m in self._tab[1]}
 
     __call__ = apply
 

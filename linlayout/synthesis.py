@@ -173,27 +173,8 @@ class _Cost:
 
 def _dependent(base: list[int], extra: Sequence[int]) -> int:
     """dim(span(extra) ∩ span(base)) for independent ``base`` and independent ``extra``."""
-    vec: dict[int, int] = {}
-    for v in base:
-        while v:
-            h = v.bit_length() - 1
-            e = vec.get(h)
-            if e is None:
-                vec[h] = v
-                break
-            v ^= e
-    dep = 0
-    for v in extra:
-        while v:
-            h = v.bit_length() - 1
-            e = vec.get(h)
-            if e is None:
-                vec[h] = v
-                break
-            v ^= e
-        else:
-            dep += 1
-    return dep
+    span = f2.Span(base)
+    return sum(1 for v in extra if not span.add(v))
 
 
 def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory,
@@ -380,23 +361,8 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
     order = C + pairs + leftover + E[:npair] + I
     S = order[: plan.s]
     # Bank columns: complete F + S to the free coordinates, lanes first.
-    vec: dict[int, int] = {}
-
-    def add(v: int) -> bool:
-        while v:
-            h = v.bit_length() - 1
-            e = vec.get(h)
-            if e is None:
-                vec[h] = v
-                return True
-            v ^= e
-        return False
-
-    for v in plan.F:
-        add(v)
-    for v in S:
-        add(v)
-    B = [q for q in I + E + Fr + C if add(q)]
+    span = f2.Span(plan.F + tuple(S))
+    B = [q for q in I + E + Fr + C if span.add(q)]
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
