@@ -209,36 +209,45 @@ def test_mma_wgmma_slices_match_triton():
 HW = DATA / "hw_fragments_h100.json"
 
 
-@pytest.mark.skipif(not HW.exists(), reason="hardware tables not recorded yet")
-def test_constructors_match_h100_tables():
-    data = json.loads(HW.read_text())
+def check_fragment_tables(data) -> int:
+    """Compare every ownership entry of a probe table with the constructors; return entries checked."""
     checked = 0
-    for rec in data["tables"]:
-        L = _constructor_for(rec)
-        if L is None:
-            continue
-        for e in rec["entries"]:
-            ins = {"lane": e["lane"], "register": e["element"]}
-            if "warp" in e and "warp" in L.in_dims:
-                ins["warp"] = e["warp"]
-            assert L.apply(ins) == {"dim0": e["row"], "dim1": e["col"]}, (rec["name"], e)
-            checked += 1
-    assert checked > 1000
+    for name, ins in data["instructions"].items():
+        fam = ins["family"]
+        for opname, op in ins["operands"].items():
+            assert op.get("status", "ok") == "ok", (name, opname, op.get("problems"))
+            role = {"dst": "X", "src": "X", "D": "C"}.get(opname, opname)
+            if fam == "mma":
+                sh = ins["shape"]
+                L = mma(role, (op["rows"], op["cols"]), f"m{sh['m']}n{sh['n']}k{sh['k']}")
+            elif fam == "wgmma":
+                sh = ins["shape"]
+                a_bits = ins["operands"]["A"]["elem_bits"]
+                L = wgmma(role, (op["rows"], op["cols"]), n=sh["n"], element_bits=a_bits)
+            else:
+                L = ldmatrix(ins["num"], ins["trans"])
+            epr = op["elems_per_reg"]
+            for e in op["entries"]:
+                inputs = {"lane": e["lane"], "register": e["reg"] * epr + e["pos"]}
+                if "warp" in e:
+                    inputs["warp"] = e["warp"]
+                row = e["row"] + 8 * e.get("matrix", 0)
+                assert L.apply(inputs) == {"dim0": row, "dim1": e["col"]}, (name, opname, e)
+                checked += 1
+    return checked
 
 
-def _constructor_for(rec):
-    kind = rec["kind"]
-    if kind == "mma":
-        return mma(rec["operand"], (rec["rows"], rec["cols"]), rec["instr"])
-    if kind == "wgmma":
-        return wgmma(rec["operand"], (rec["rows"], rec["cols"]), n=rec["n"], element_bits=rec["element_bits"])
-    if kind in ("ldmatrix", "stmatrix"):
-        return ldmatrix(rec["matrices"], rec["trans"])
-    return None
-
-
-def test_docs_layout_pictures_up_to_date():
+def test_constructors_match_ptx_formula_tables():
+    """The PTX ISA's fragment formulas (tools/hw_probes/expected.py) against the constructors."""
     import runpy
 
-    render = runpy.run_path(str(ROOT / "docs" / "make_layouts_md.py"))["render"]
-    assert (ROOT / "docs" / "layouts.md").read_text() == render(), "run python docs/make_layouts_md.py"
+    build = runpy.run_path(str(ROOT / "tools" / "hw_probes" / "expected.py"))
+    fn = build.get("expected_document") or build.get("build_expected") or build.get("expected_tables")
+    assert fn is not None, sorted(k for k in build if not k.startswith("_"))
+    assert check_fragment_tables(fn()) > 10000
+
+
+@pytest.mark.skipif(not HW.exists(), reason="hardware tables not recorded yet")
+def test_constructors_match_h100_tables():
+    """Tables recorded on an H100 by tools/hw_probes/run_probes.py."""
+    assert check_fragment_tables(json.loads(HW.read_text())) > 10000
