@@ -263,6 +263,11 @@ def _parse_slow(bases: Any, out_dims: Any) -> tuple[DimSpec, DimSpec, tuple[tupl
         else:
             if isinstance(out_dims, (str, bytes)):
                 raise DimensionError("out_dims must be a list of names or (name, size) pairs, not a string")
+            if not isinstance(out_dims, Iterable):
+                raise DimensionError(
+                    f"out_dims must be a mapping {{name: size}} or a list of names or (name, size) pairs, "
+                    f"got {type(out_dims).__name__}"
+                )
             pairs = []
             for p in out_dims:
                 if isinstance(p, str):
