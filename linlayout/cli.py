@@ -215,8 +215,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_verify_gpu(args: argparse.Namespace) -> int:
     from .verify_gpu import verify_files
 
+    if args.repeat < 1 or args.timeout <= 0:
+        raise _UsageError("linlayout verify-gpu: --repeat and --timeout must be positive")
     return verify_files(args.queries, as_json=args.json, keep=args.keep, timeout=args.timeout,
-                        arch=args.arch, repeat=args.repeat)
+                        arch=args.arch, repeat=args.repeat, nvcc=args.nvcc, ncu=args.ncu)
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -274,6 +276,8 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=float, default=600, help="seconds allowed for nvcc and for ncu each (default 600)")
     g.add_argument("--arch", help="GPU architecture for nvcc, e.g. sm_90a (default: detected with nvidia-smi)")
     g.add_argument("--repeat", type=int, default=1, help="launches per instruction; measurements must agree (default 1)")
+    g.add_argument("--nvcc", help="path of nvcc (default: NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
+    g.add_argument("--ncu", help="path of Nsight Compute's ncu (default: NCU, PATH, $CUDA_HOME/bin, ...)")
     g.set_defaults(func=_cmd_verify_gpu)
     return p
 
