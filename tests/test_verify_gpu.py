@@ -397,3 +397,24 @@ def test_recorded_gpu_verification_matches_predictions():
             assert r["measured"] == sim, (q["id"], r["index"])
             assert r["closed_form"] in (None, sim)
     assert n >= 200
+
+
+def test_gpu_validation_script_with_stand_in_tools(fake_gpu, tmp_path, capsys):
+    """benchmarks/gpu_validation.py end to end: the set (>= 200 random queries, every kind), one batch, the table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_validation", ROOT / "benchmarks" / "gpu_validation.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "table.json"
+    assert mod.main(["--out", str(out), "--work", str(tmp_path / "work")]) == 0
+    d = json.loads(out.read_text())
+    assert d["ok"] and d["device"]["gpu"] == "NVIDIA H100 80GB HBM3" and d["command"].startswith("PYTHONPATH=.")
+    ids = [q["id"] for q in d["queries"]]
+    assert sum(i.startswith("random") for i in ids) >= 200
+    kinds = {(r["instruction"], r["access_bytes"]) for q in d["queries"] for r in q["instructions"]}
+    for ins, _, b in ALL_KINDS:
+        assert (ins, b) in kinds
+    assert any("optimal swizzle" in i for i in ids) and any("row-major" in i for i in ids)
+    assert any(q["closed_form_total"] is None for q in d["queries"])  # padded and non-affine ones
+    assert "instructions match" in capsys.readouterr().err
