@@ -206,6 +206,14 @@ def load_queries(paths: Sequence[str | Path]) -> list[QueryPlan]:
 
     Ids are the entry's ``"id"``, else ``FILE`` for a single query and
     ``FILE#k`` in a batch; they must be unique.  Errors name the file and entry.
+
+    >>> import json, tempfile, os
+    >>> q = {"instruction": "ld.shared", "op": "load", "access_bytes": 4, "lane_byte_offsets": [4 * l for l in range(32)]}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "batch.json")
+    ...     _ = open(path, "w").write(json.dumps({"queries": [{"id": "rows", "query": q}]}))
+    ...     [(p.id, p.simulated_total) for p in load_queries([path])]
+    [('rows', 1)]
     """
     from .jsonio import load_file
 
@@ -512,6 +520,11 @@ def find_tools(nvcc: str | None = None, ncu: str | None = None, arch: str | None
     Compute folders are searched.  The GPU is the first one ``nvidia-smi``
     lists; the architecture is ``sm_<compute capability>`` (``sm_90`` when
     ``nvidia-smi`` cannot tell), or ``arch``.
+
+    >>> find_tools(nvcc="/nonexistent/nvcc")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.GPUToolError: verify-gpu needs nvcc, ncu and an NVIDIA GPU; missing: nvcc (...
     """
     missing = []
     nv = _which("nvcc", nvcc, "NVCC")
