@@ -337,6 +337,16 @@ def _check_access(a: Access, memory: LinearLayout) -> None:
         raise type(e)(f"access {a.name!r}: {e}") from None
     ins = a.ins
     if ins.is_matrix:
+        # the memory-independent obstacles of conflicts._plan_matrix, raised once for the family
+        if not hw.matrix_rows or hw.lanes != 32 or hw.matrix_rows != 8 or hw.matrix_row_bytes != 16:
+            raise LoweringError(f"access {a.name!r}: {ins.kind} is modelled only for 32-lane warps with 8 rows of 16 bytes")
+        if a.element_bits not in (8, 16, 32):
+            raise LoweringError(f"access {a.name!r}: {ins.name} moves 8-, 16- or 32-bit elements, not {a.element_bits}-bit")
+        if ins.trans and a.element_bits != 16:
+            raise LoweringError(f"access {a.name!r}: {ins.name} transposes 16-bit elements only, not {a.element_bits}-bit")
+        if a.vector_bits not in (None, 32):
+            raise LoweringError(f"access {a.name!r}: {ins.name} gives each lane one 32-bit register per matrix; "
+                                f"vector_bits must be 32")
         regs = a.layout.flat_bases("register")
         nz = [i for i, v in enumerate(regs) if v]
         vec = range((32 // a.element_bits).bit_length() - 1) if not ins.trans else (0,)

@@ -98,6 +98,17 @@ def test_json_example_is_the_builtin_family():
     assert r.ok and r.sides["read"].histogram == dict(_expected_read_histogram(3))
 
 
+def test_gemm_ldmatrix_example_family():
+    fam = family_from_json(json.loads((ROOT / "examples" / "sweep_gemm_fp16_ldmatrix.json").read_text()))
+    r = sweep(fam, library_check=16)
+    assert r.ok and r.configs == 512
+    assert r.sides["store"].histogram == {4: 512} and r.sides["store"].access_bytes == {16: 512}
+    assert r.sides["read"].histogram == {4: 168, 8: 294, 16: 49, 32: 1}
+    # the 128B swizzle (row bit i into chunk bit i) is conflict-free on both sides
+    swz = evaluate(fam, [1 << 0 | 1 << 4 | 1 << 8])
+    assert swz["read"][0]["wavefronts_per_instruction"] == 4 and swz["store"][0]["wavefronts_per_instruction"] == 4
+
+
 def test_parallel_sweep_equals_serial():
     f = transpose_16x32_family(mask_bits=2)
     a = sweep(f, jobs=1, library_check=0)
@@ -323,6 +334,12 @@ def test_api_validation():
     M = LinearLayout({"offset": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}, shape)
     with pytest.raises(LoweringError, match="use .x1"):
         Family.make(M, {"a": {"layout": L, "element_bits": 16, "instruction": "ldmatrix.x4"}}, [])
+    with pytest.raises(LoweringError, match="transposes 16-bit elements only"):
+        Family.make(M, {"a": {"layout": L, "element_bits": 32, "instruction": "ldmatrix.x1.trans"}}, [])
+    with pytest.raises(LoweringError, match="8-, 16- or 32-bit"):
+        Family.make(M, {"a": {"layout": L, "element_bits": 64, "instruction": "ldmatrix.x1"}}, [])
+    with pytest.raises(LoweringError, match="vector_bits must be 32"):
+        Family.make(M, {"a": {"layout": L, "element_bits": 16, "instruction": "ldmatrix.x1", "vector_bits": 64}}, [])
 
 
 # --------------------------------------------------------------------------- CLI
