@@ -239,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     d = res.to_dict()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(d, indent=1) + "\n")
+    head = {k: v for k, v in d.items() if k != "queries"}
+    body = ",\n".join(json.dumps(q, separators=(",", ":")) for q in d["queries"])  # one query per line
+    out.write_text(json.dumps(head, indent=1)[:-2] + ',\n "queries": [\n' + body + "\n ]\n}\n")
     print(res.text())
     s = d["summary"]
     say(f"nvcc {d['seconds'].get('nvcc', 0):.1f} s, ncu {d['seconds'].get('ncu', 0):.1f} s; "
