@@ -130,7 +130,10 @@ NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/lo
 
 
 def _cuobjdump():
-    for c in [shutil.which("cuobjdump")] + [str(p) for p in Path(sys.prefix).glob("lib/python*/site-packages/nvidia/*/bin/cuobjdump")]:
+    site = Path(sys.prefix).glob("lib/python*/site-packages")
+    cands = [shutil.which("cuobjdump")] + [str(p) for s in site for p in list(s.glob("nvidia/*/bin/cuobjdump"))
+                                           + list(s.glob("triton/backends/nvidia/bin/cuobjdump"))]
+    for c in cands:
         if c and os.access(c, os.X_OK) and (shutil.which("nvdisasm") or (Path(c).parent / "nvdisasm").exists()):
             return c
     return None
