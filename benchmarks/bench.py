@@ -24,6 +24,18 @@ Sections:
   tensor size (8 to 128 tensor bits).  Triton's ``optimalSwizzlingLdSt`` has
   no Python binding, so no peer runs in this section; the issue quotes 36-57
   us per call for it on this machine.
+* ``f2``: the F2 kernel (:mod:`linlayout.f2`, Python ints) against galois
+  (``GF(2)`` numpy arrays): rank, inverse and matrix product of random
+  invertible 8x8, 16x16, 32x32 and 64x64 matrices (the same matrices; the
+  answers are compared first).
+* ``tensor_layouts``: the ``tensor-layouts`` package's
+  ``analysis.bank_conflicts`` (it enumerates the threads of a CuTe layout
+  thread -> offset) on 32-bit accesses that both model alike, against
+  linlayout's closed form and its simulator.  tensor-layouts counts a 64- or
+  128-bit vector as all its words in one group of 32 threads (no passes), so
+  wider accesses are not compared.
+* ``scaling``: the closed-form count against the tensor size, 8 to 128 tensor
+  bits (transposes read against a row-major memory).
 * ``conflicts``: the closed-form wavefront count on 14-bit layouts against
   Gluon's ``bank_conflicts`` (Triton's C++ counter, called in-process through
   ``benchmarks/triton_peers.py``; Triton's ``bankConflictsLdSt`` itself has no
@@ -251,7 +263,128 @@ def bench_synthesis(quick: bool) -> None:
         record("synthesis", f"scaling: {d}-bit transpose, fp16 (fresh objects; optimal={res.optimal})", t, None, "-")
 
 
-SECTIONS = {"import": bench_import, "layout": bench_layout, "synthesis": bench_synthesis, "conflicts": bench_conflicts}
+def _random_invertible(n: int, rng) -> list[int]:
+    from linlayout import f2
+
+    while True:
+        cols = [rng.getrandbits(n) for _ in range(n)]
+        if f2.rank(cols) == n:
+            return cols
+
+
+def bench_f2(quick: bool) -> None:
+    import random
+
+    from linlayout import f2
+
+    try:
+        import galois
+        import numpy as np
+
+        GF2 = galois.GF(2)
+    except Exception as e:  # pragma: no cover - optional peer
+        GF2 = None
+        print(f"(galois not available: {type(e).__name__}: {e}; peer column skipped)")
+    rng = random.Random(0)
+    for n in (8, 16, 32, 64):
+        a, b = _random_invertible(n, rng), _random_invertible(n, rng)
+        ga = gb = None
+        if GF2 is not None:
+            ga, gb = GF2(f2.to_numpy(a, n)), GF2(f2.to_numpy(b, n))
+            # Same answers before timing anything.
+            assert int(np.linalg.matrix_rank(ga)) == f2.rank(a) == n
+            assert (np.asarray(np.linalg.inv(ga)) == f2.to_numpy(f2.inverse(a), n)).all()
+            assert (np.asarray(ga @ gb) == f2.to_numpy(f2.matmul(a, b), n)).all()
+
+        def peer(fn):
+            return median_us(fn, quick) if GF2 is not None else None
+
+        record("f2", f"rank {n}x{n}", median_us(lambda: f2.rank(a), quick),
+               peer(lambda: np.linalg.matrix_rank(ga)), "galois GF(2)")
+        record("f2", f"inverse {n}x{n}", median_us(lambda: f2.inverse(a), quick),
+               peer(lambda: np.linalg.inv(ga)), "galois GF(2)")
+        record("f2", f"matrix product {n}x{n}", median_us(lambda: f2.matmul(a, b), quick),
+               peer(lambda: ga @ gb), "galois GF(2)")
+
+
+def _tl_cases():
+    """32-bit accesses given both ways: (name, linlayout query args, tensor_layouts thread -> offset layout)."""
+    import tensor_layouts as tl
+
+    from linlayout import LinearLayout as LL
+    from linlayout.swizzles import cute_layout, cute_swizzle, unswizzled
+
+    t32 = {"dim0": 32, "dim1": 32}
+    rows = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]
+    cols = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+    s16 = {"dim0": 16, "dim1": 32}
+    read16 = LL({"register": [[0, 2], [0, 4], [0, 8], [0, 16]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, s16)
+    xor_m = LL({"offset": rows + [[1, 1], [2, 2], [4, 4], [8, 8]]}, s16)
+    row_read8 = LL({"register": [[4, 0]], "lane": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]]}, {"dim0": 8, "dim1": 8})
+    return [
+        ("32x32 fp32, row access (32 consecutive words)",
+         (LL({"register": cols, "lane": rows}, t32), unswizzled([32, 32])), tl.Layout(32, 1)),
+        ("32x32 fp32, column read (stride 32 words)",
+         (LL({"register": rows, "lane": cols}, t32), unswizzled([32, 32])), tl.Layout(32, 32)),
+        ("16x32 fp32 transpose read, 32m + n",
+         (read16, unswizzled([16, 32])), tl.Layout((16, 2), (32, 1))),
+        ("16x32 fp32 transpose read, 32m + (n ^ m)",
+         (read16, xor_m), tl.compose(tl.Swizzle(4, 0, 5), tl.Layout((16, 2), (32, 1)))),
+        ("8x8 fp32 column-major, read by rows",
+         (row_read8, cute_layout((8, 8), (1, 8)).invert()), tl.Layout((8, 4), (8, 1))),
+        ("8x8 fp32 read by rows, Swizzle<3,2,3>",
+         (row_read8, cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))), tl.compose(tl.Swizzle(3, 2, 3), tl.Layout((8, 4), (8, 1)))),
+    ]
+
+
+def bench_tensor_layouts(quick: bool) -> None:
+    from linlayout.conflicts import lane_byte_offsets, wavefronts
+    from linlayout.simulate import simulate_access
+
+    try:
+        from tensor_layouts.analysis import bank_conflicts
+
+        cases = _tl_cases()
+    except Exception as e:  # pragma: no cover - optional peer
+        print(f"(tensor-layouts not available: {type(e).__name__}: {e}; section skipped)")
+        return
+    print("(tensor-layouts models 64- and 128-bit accesses as one group of 32 threads without passes; "
+          "only 32-bit accesses are compared)")
+    for name, (lay, mem), tl_layout in cases:
+        r = wavefronts(lay, mem, 32, "load", vector_bits=32)
+        offs = lane_byte_offsets(lay, mem, 32, "load", vector_bits=32)[0]
+        theirs = bank_conflicts(tl_layout, element_bytes=4)["max_ways"]
+        # Same answers, same addresses, before timing anything.
+        assert theirs == r.wavefronts_per_instruction == simulate_access("ld.shared", "load", 4, offs).wavefronts, name
+        assert [4 * tl_layout(t) for t in range(32)] == offs, name
+        peer = median_us(lambda: bank_conflicts(tl_layout, element_bytes=4), quick)
+        record("tensor_layouts", f"{name}: closed form, {r.wavefronts_per_instruction} wavefront(s)",
+               median_us(lambda: wavefronts(lay, mem, 32, "load", vector_bits=32), quick), peer,
+               "tensor_layouts bank_conflicts")
+        record("tensor_layouts", f"{name}: simulate_access on the lane offsets",
+               median_us(lambda: simulate_access("ld.shared", "load", 4, offs), quick), peer,
+               "tensor_layouts bank_conflicts")
+
+
+def bench_scaling(quick: bool) -> None:
+    from linlayout import LinearLayout as LL
+    from linlayout.conflicts import wavefronts
+    from linlayout.swizzles import unswizzled
+
+    for d in (8, 16, 24, 32, 48, 64, 128):
+        _, r = _transpose_pair(d)
+        shape = [r.out_size("dim0"), r.out_size("dim1")]
+        mem = unswizzled(shape)
+        rep = wavefronts(r, mem, 16, "load")
+        fresh_mem = median_us_fresh(lambda: LL(mem.bases, mem.out_sizes), lambda m: wavefronts(r, m, 16, "load"),
+                                    quick, n=200 if d < 64 else 50)
+        record("scaling", f"{d}-bit transpose read, fp16 ({rep.wavefronts_per_instruction} wavefronts per instruction): "
+               "memory inverse cached", median_us(lambda: wavefronts(r, mem, 16, "load"), quick), None, "-")
+        record("scaling", f"{d}-bit transpose read, fp16: fresh memory object", fresh_mem, None, "-")
+
+
+SECTIONS = {"import": bench_import, "layout": bench_layout, "synthesis": bench_synthesis, "conflicts": bench_conflicts,
+            "f2": bench_f2, "tensor_layouts": bench_tensor_layouts, "scaling": bench_scaling}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ from .errors import (
     BasisError,
     DimensionError,
     DivisionError,
+    GPUToolError,
     HardwareError,
     InstructionError,
     LayoutJSONError,
@@ -32,6 +33,7 @@ from .errors import (
     NotInvertibleError,
     NotLinearError,
     SizeError,
+    SweepError,
 )
 from .hardware import SharedMemory, get_hardware, sm90
 from .layout import LinearLayout
@@ -79,5 +81,7 @@ __all__ = [
     "NotLinearError",
     "InstructionError",
     "HardwareError",
+    "SweepError",
+    "GPUToolError",
     "__version__",
 ]

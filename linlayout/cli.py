@@ -7,6 +7,12 @@ status 2; success exits 0.
     linlayout show blocked|mma|wgmma|ldmatrix|stmatrix|mfma|cute [parameters]
     linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
     linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
+    linlayout sweep [FAMILY.json] [--json] [--jobs N] [--progress] [--sample N] [--mask-bits B]
+    linlayout verify-gpu QUERY.json [QUERY.json ...] [--json] [--keep DIR]
+
+``sweep`` exits with status 1 when the closed form and the simulation
+disagree (the report names the failing configurations); ``verify-gpu`` exits
+with status 1 when a measurement differs from the prediction.
 """
 
 from __future__ import annotations
@@ -220,6 +226,40 @@ class _EmitError(LinLayoutError):
     pass
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import family_from_json, sweep, transpose_16x32_family
+
+    if args.family is not None:
+        if args.mask_bits is not None:
+            raise _UsageError("linlayout sweep: --mask-bits applies to the built-in family only, not to FAMILY.json")
+        from .jsonio import load_file
+
+        family = family_from_json(load_file(args.family, "family file"))
+    else:
+        family = transpose_16x32_family(5 if args.mask_bits is None else args.mask_bits)
+    for k in ("jobs", "sample", "examples", "library_check"):
+        v = getattr(args, k)
+        if v is not None and v < (0 if k in ("library_check", "examples") else 1):
+            raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be a positive integer, got {v}")
+    show = args.progress or (not args.no_progress and sys.stderr.isatty())
+    res = sweep(family, jobs=args.jobs, progress=show, sample=args.sample, seed=args.seed,
+                library_check=args.library_check, examples=args.examples)
+    if args.json:
+        print(json.dumps(res.to_dict()))
+    else:
+        print(res.text())
+    return 0 if res.ok else 1
+
+
+def _cmd_verify_gpu(args: argparse.Namespace) -> int:
+    from .verify_gpu import verify_files
+
+    if args.repeat < 1 or args.timeout <= 0:
+        raise _UsageError("linlayout verify-gpu: --repeat and --timeout must be positive")
+    return verify_files(args.queries, as_json=args.json, keep=args.keep, timeout=args.timeout,
+                        arch=args.arch, repeat=args.repeat, nvcc=args.nvcc, ncu=args.ncu)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -262,6 +302,36 @@ def _build_parser() -> argparse.ArgumentParser:
                    "its JSON, a C offset function, a CuTe Swizzle, or Triton Gluon layouts")
     w.add_argument("--compare", action="store_true", help="also score the standard swizzles (TMA, CuTe, padding, ...)")
     w.set_defaults(func=_cmd_swizzle)
+
+    v = sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "
+                       "of memory layouts")
+    v.add_argument("family", nargs="?", metavar="FAMILY.json", help="family JSON ('-' for stdin); default: the "
+                   "built-in 16x32 fp32 transpose family (2^20 memory layouts)")
+    v.add_argument("--json", action="store_true", help="print one JSON object")
+    v.add_argument("--jobs", type=int, help="worker processes (default: every CPU for large families)")
+    v.add_argument("--progress", action="store_true", help="draw the progress bar on stderr even when it is not a terminal")
+    v.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    v.add_argument("--sample", type=int, help="sweep this many random configurations instead of all")
+    v.add_argument("--seed", type=int, default=0, help="random seed for --sample and the library check (default 0)")
+    v.add_argument("--mask-bits", type=int, help="built-in family only: bits of each mask C_j, 1-5 "
+                   "(2^(4 B) layouts; default 5)")
+    v.add_argument("--library-check", type=int, default=64, metavar="N",
+                   help="also run linlayout.conflicts on N sampled layouts (default 64; 0: off)")
+    v.add_argument("--examples", type=int, default=5, metavar="K", help="failing configurations to list (default 5)")
+    v.set_defaults(func=_cmd_sweep)
+
+    g = sub.add_parser("verify-gpu", help="measure the wavefronts of queries on this machine's GPU with Nsight "
+                       "Compute and compare them with the prediction")
+    g.add_argument("queries", nargs="+", metavar="QUERY.json", help="conflicts queries (layout- or address-level), "
+                   "or batch files {\"queries\": [...]}")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--keep", metavar="DIR", help="keep the generated probe (.cu, binary, ncu CSV) in DIR")
+    g.add_argument("--timeout", type=float, default=600, help="seconds allowed for nvcc and for ncu each (default 600)")
+    g.add_argument("--arch", help="GPU architecture for nvcc, e.g. sm_90a (default: detected with nvidia-smi)")
+    g.add_argument("--repeat", type=int, default=1, help="launches per instruction; measurements must agree (default 1)")
+    g.add_argument("--nvcc", help="path of nvcc (default: NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
+    g.add_argument("--ncu", help="path of Nsight Compute's ncu (default: NCU, PATH, $CUDA_HOME/bin, ...)")
+    g.set_defaults(func=_cmd_verify_gpu)
     return p
 
 

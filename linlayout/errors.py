@@ -29,6 +29,8 @@ __all__ = [
     "AccessError",
     "LoweringError",
     "NotLinearError",
+    "SweepError",
+    "GPUToolError",
 ]
 
 
@@ -82,3 +84,11 @@ class LoweringError(LinLayoutError):
 
 class NotLinearError(LinLayoutError):
     """A pattern is not linear over F2 (padding, non-power-of-two strides): use the simulator."""
+
+
+class SweepError(LinLayoutError):
+    """A family of memory layouts for :mod:`linlayout.sweep` is unusable (toggle, size or access problem)."""
+
+
+class GPUToolError(LinLayoutError):
+    """:mod:`linlayout.verify_gpu` cannot run: nvcc, ncu or a GPU is missing, or a tool failed."""

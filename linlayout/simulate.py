@@ -29,7 +29,7 @@ from typing import Any
 from .errors import AccessError
 from .hardware import SharedMemory, check_access_bytes, get_hardware, parse_instruction
 
-__all__ = ["AccessError", "Pass", "AccessResult", "simulate_access", "simulate_batch", "merged_load"]
+__all__ = ["AccessError", "Pass", "AccessResult", "simulate_access", "simulate_batch", "merged_load", "max_words_per_bank"]
 
 
 @dataclass(frozen=True)
@@ -199,29 +199,49 @@ def simulate_batch(
         raise AccessError(f"offsets must have shape (n, {hw.lanes}), got {offs.shape}")
     if offs.size and not np.issubdtype(offs.dtype, np.integer):
         raise AccessError(f"offsets must be integers, got dtype {offs.dtype}")
-    offs = offs.astype(np.int64, copy=False)
+    if offs.dtype not in (np.int32, np.int64):
+        offs = offs.astype(np.int64)
     n = offs.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if (offs < 0).any():
-        raise AccessError("byte offsets must be non-negative")
     if ins.is_matrix:
         if access_bytes != hw.matrix_row_bytes or not hw.matrix_rows:
             raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
-        if (offs % hw.matrix_row_bytes).any():
-            raise AccessError(f"matrix row addresses must be aligned to {hw.matrix_row_bytes} bytes")
+    else:
+        check_access_bytes(access_bytes, hw)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    # Blocks of rows keep the temporaries small (large fresh arrays are slow to fault in).
+    out = [_simulate_rows(ins, access_bytes, offs[i : i + _BLOCK_ROWS], hw) for i in range(0, n, _BLOCK_ROWS)]
+    return out[0] if len(out) == 1 else np.concatenate(out)
+
+
+_BLOCK_ROWS = 16384
+
+
+def _simulate_rows(ins, access_bytes: int, offs, hw: SharedMemory):
+    """simulate_batch on one block of offsets (numpy int32/int64, shape (n, lanes)): check, then count."""
+    import numpy as np
+
+    n = offs.shape[0]
+    if (offs < 0).any():
+        raise AccessError("byte offsets must be non-negative")
+    align = hw.matrix_row_bytes if ins.is_matrix else access_bytes
+    if (offs & (align - 1)).any():
+        if ins.is_matrix:
+            raise AccessError(f"matrix row addresses must be aligned to {align} bytes")
+        raise AccessError(f"every byte offset must be aligned to the {align}-byte access")
+    if ins.is_matrix:
         rows = hw.matrix_rows
         total = np.zeros(n, dtype=np.int64)
         for j in range(ins.matrices):
             total += _batch_pass(offs[:, rows * j : rows * j + rows], hw.matrix_row_bytes, hw)
         return total
-    check_access_bytes(access_bytes, hw)
-    if (offs % access_bytes).any():
-        raise AccessError(f"every byte offset must be aligned to the {access_bytes}-byte access")
 
     def cost(bits: Sequence[int]):
+        groups = _groups(bits, hw.lanes)
+        if len(groups) == 1:
+            return _batch_pass(offs, access_bytes, hw)
         total = np.zeros(n, dtype=np.int64)
-        for g in _groups(bits, hw.lanes):
+        for g in groups:
             total += _batch_pass(offs[:, g], access_bytes, hw)
         return total
 
@@ -238,19 +258,53 @@ def simulate_batch(
 
 
 def _batch_pass(offs, access_bytes: int, hw: SharedMemory):
-    """Per row: max over banks of the number of distinct words (numpy)."""
+    """Per row of byte offsets (one pass): max over banks of the number of distinct words (numpy)."""
     import numpy as np
 
     ws = hw.word_shift
     nwords = max(1, access_bytes >> ws)
     words = offs >> ws  # (n, lanes_in_pass)
     if nwords > 1:
-        words = (words[:, :, None] + np.arange(nwords)[None, None, :]).reshape(offs.shape[0], -1)
-    words = np.sort(words, axis=1)
+        words = (words[:, :, None] + np.arange(nwords, dtype=words.dtype)[None, None, :]).reshape(offs.shape[0], -1)
+    return max_words_per_bank(words, hw.banks)
+
+
+def max_words_per_bank(words, banks: int = 32):  # -> numpy.ndarray
+    """For each row of word addresses, the largest number of distinct words that one bank holds.
+
+    ``words`` is an ``(n, m)`` integer array of 4-byte word indices (byte
+    address >> 2 on sm90); the bank of word ``w`` is ``w % banks``.  This is
+    the cost of one pass.  Each row is sorted by (bank, word), so equal words
+    and banks form runs; one sweep down the ``m`` columns (vectorised over
+    the ``n`` rows) counts the distinct words of each bank's run.
+
+    >>> import numpy as np
+    >>> max_words_per_bank(np.array([[0, 32, 64, 1], [0, 0, 1, 2]])).tolist()
+    [3, 1]
+    """
+    import numpy as np
+
+    words = np.asarray(words)
     n, m = words.shape
-    new = np.ones((n, m), dtype=bool)
-    new[:, 1:] = words[:, 1:] != words[:, :-1]
-    banks = words % hw.banks
-    idx = (np.arange(n)[:, None] * hw.banks + banks)[new]
-    counts = np.bincount(idx, minlength=n * hw.banks).reshape(n, hw.banks)
-    return counts.max(axis=1)
+    if n == 0 or m == 0:
+        return np.zeros(n, dtype=np.int64)
+    lb = banks.bit_length() - 1
+    hi = words >> lb
+    top = int(hi.max())
+    shift = max(1, top.bit_length())
+    dt = np.int32 if shift + lb <= 31 else np.int64
+    key = (words & (banks - 1)).astype(dt)
+    key <<= shift
+    key |= hi.astype(dt, copy=False)
+    key.sort(axis=1)  # bank-major, then word
+    kt = np.ascontiguousarray(key.T)  # (m, n): column sweeps are contiguous
+    new = kt[1:] != kt[:-1]  # a different word than the previous entry
+    kt >>= shift
+    bank_change = kt[1:] != kt[:-1]
+    cnt = np.ones(n, dtype=np.int32)
+    best = np.ones(n, dtype=np.int32)
+    for i in range(m - 1):
+        cnt += new[i]
+        np.copyto(cnt, 1, where=bank_change[i])
+        np.maximum(best, cnt, out=best)
+    return best.astype(np.int64)
