@@ -6,6 +6,7 @@ status 2; success exits 0.
     linlayout show LAYOUT.json [--json] [--no-grid]
     linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
     linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
+    linlayout draw LAYOUT.json|QUERY.json -o OUT.png|OUT.svg [--element-bits N] [--max-side N]
 """
 
 from __future__ import annotations
@@ -181,6 +182,18 @@ class _EmitError(LinLayoutError):
     pass
 
 
+def _cmd_draw(args: argparse.Namespace) -> int:
+    from .draw import draw, picture_kind
+    from .jsonio import load_file
+
+    obj = load_file(args.input, "input file")
+    kind = picture_kind(obj)
+    draw(obj, args.output, element_bits=args.element_bits, max_side=args.max_side)
+    what = {"distributed": "distributed layout", "memory": "memory layout", "access": "access", "swizzle": "swizzle"}
+    print(f"wrote {args.output} ({what[kind]} picture)")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -209,6 +222,18 @@ def _build_parser() -> argparse.ArgumentParser:
                    "its JSON, a C offset function, a CuTe Swizzle, or Triton Gluon layouts")
     w.add_argument("--compare", action="store_true", help="also score the standard swizzles (TMA, CuTe, padding, ...)")
     w.set_defaults(func=_cmd_swizzle)
+
+    d = sub.add_parser("draw", help="draw a layout, an access or a swizzle as a PNG or SVG picture "
+                       "(needs matplotlib)")
+    d.add_argument("input", metavar="LAYOUT.json|QUERY.json",
+                   help="a layout, a conflicts query or a swizzle query ('-' for stdin); "
+                   "the picture follows the kind")
+    d.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="picture file (.png or .svg)")
+    d.add_argument("--element-bits", type=int, metavar="N",
+                   help="bits per element of a memory layout (default 32); queries give their own")
+    d.add_argument("--max-side", type=int, default=64, metavar="N",
+                   help="draw at most N rows and columns of a tensor, the top-left corner (default 64)")
+    d.set_defaults(func=_cmd_draw)
     return p
 
 

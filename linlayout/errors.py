@@ -29,6 +29,8 @@ __all__ = [
     "AccessError",
     "LoweringError",
     "NotLinearError",
+    "MissingDependencyError",
+    "DrawError",
 ]
 
 
@@ -82,3 +84,11 @@ class LoweringError(LinLayoutError):
 
 class NotLinearError(LinLayoutError):
     """A pattern is not linear over F2 (padding, non-power-of-two strides): use the simulator."""
+
+
+class MissingDependencyError(LinLayoutError):
+    """An optional dependency is not installed (matplotlib for pictures: ``pip install 'linlayout[plot]'``)."""
+
+
+class DrawError(LinLayoutError):
+    """A picture cannot be drawn as asked (output format other than PNG or SVG, option that does not apply)."""
