@@ -9,6 +9,7 @@ status 2; success exits 0.
     linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
     linlayout sweep [FAMILY.json] [--json] [--jobs N] [--progress] [--sample N] [--mask-bits B]
     linlayout verify-gpu QUERY.json [QUERY.json ...] [--json] [--keep DIR]
+    linlayout draw LAYOUT.json|QUERY.json -o OUT.png|OUT.svg [--element-bits N] [--max-side N]
 
 ``sweep`` exits with status 1 when the closed form and the simulation
 disagree (the report names the failing configurations); ``verify-gpu`` exits
@@ -260,6 +261,18 @@ def _cmd_verify_gpu(args: argparse.Namespace) -> int:
                         arch=args.arch, repeat=args.repeat, nvcc=args.nvcc, ncu=args.ncu)
 
 
+def _cmd_draw(args: argparse.Namespace) -> int:
+    from .draw import draw, picture_kind
+    from .jsonio import load_file
+
+    obj = load_file(args.input, "input file")
+    kind = picture_kind(obj)
+    draw(obj, args.output, element_bits=args.element_bits, max_side=args.max_side)
+    what = {"distributed": "distributed layout", "memory": "memory layout", "access": "access", "swizzle": "swizzle"}
+    print(f"wrote {args.output} ({what[kind]} picture)")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -332,6 +345,18 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--nvcc", help="path of nvcc (default: NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
     g.add_argument("--ncu", help="path of Nsight Compute's ncu (default: NCU, PATH, $CUDA_HOME/bin, ...)")
     g.set_defaults(func=_cmd_verify_gpu)
+
+    d = sub.add_parser("draw", help="draw a layout, an access or a swizzle as a PNG or SVG picture "
+                       "(needs matplotlib)")
+    d.add_argument("input", metavar="LAYOUT.json|QUERY.json",
+                   help="a layout, a conflicts query or a swizzle query ('-' for stdin); "
+                   "the picture follows the kind")
+    d.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="picture file (.png or .svg)")
+    d.add_argument("--element-bits", type=int, metavar="N",
+                   help="bits per element of a memory layout (default 32); queries give their own")
+    d.add_argument("--max-side", type=int, default=64, metavar="N",
+                   help="draw at most N rows and columns of a tensor, the top-left corner (default 64)")
+    d.set_defaults(func=_cmd_draw)
     return p
 
 

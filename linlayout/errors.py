@@ -31,6 +31,8 @@ __all__ = [
     "NotLinearError",
     "SweepError",
     "GPUToolError",
+    "MissingDependencyError",
+    "DrawError",
 ]
 
 
@@ -92,3 +94,9 @@ class SweepError(LinLayoutError):
 
 class GPUToolError(LinLayoutError):
     """:mod:`linlayout.verify_gpu` cannot run: nvcc, ncu or a GPU is missing, or a tool failed."""
+class MissingDependencyError(LinLayoutError):
+    """An optional dependency is not installed (matplotlib for pictures: ``pip install 'linlayout[plot]'``)."""
+
+
+class DrawError(LinLayoutError):
+    """A picture cannot be drawn as asked (output format other than PNG or SVG, option that does not apply)."""

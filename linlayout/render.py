@@ -21,7 +21,7 @@ from . import f2
 from .errors import SizeError
 from .layout import LinearLayout, _offsets
 
-__all__ = ["layout_text", "grid_text", "owner_labels", "bank_grid_text", "pass_map_text"]
+__all__ = ["layout_text", "grid_text", "owners", "owner_labels", "bank_grid_text", "pass_map_text"]
 
 _ABBR = {"register": "r", "lane": "t", "warp": "w", "block": "b", "offset": "o"}
 
@@ -53,13 +53,31 @@ def _abbreviations(names: tuple[str, ...]) -> list[str]:
     return abbr
 
 
+def owners(layout: LinearLayout) -> dict[int, int]:
+    """For each reachable flat output value, the flat input of its canonical owner.
+
+    The owner is the solution with broadcast (free) bits set to 0 (only the
+    earliest independent input bits are used).  Flat values put the first
+    dimension in the lowest bits; unreached outputs are absent.
+
+    >>> from linlayout import LinearLayout
+    >>> owners(LinearLayout({"register": [[0]], "lane": [[1], [2]]}, {"dim0": 4}))   # register broadcasts
+    {0: 0, 1: 2, 2: 4, 3: 6}
+    """
+    ech = f2._echelon_of(layout.flat_columns())[0]
+    out = {}
+    for y in range(layout.total_out_size):
+        r, m = ech.reduce(y)
+        if not r:
+            out[y] = m
+    return out
+
+
 def owner_labels(layout: LinearLayout) -> dict[int, str]:
     """For each reachable flat output value, a label of its canonical owner.
 
     The owner is the solution with broadcast (free) bits set to 0.
     """
-    cols = layout.flat_columns()
-    ech = f2._echelon_of(cols)[0]
     sizes = [(n, b) for n, b in layout._ins if b]
     if len(sizes) == 1 and len(layout._ins) >= 1 and sizes[0][0] == "offset":
         def label(x: int) -> str:
@@ -74,12 +92,7 @@ def owner_labels(layout: LinearLayout) -> dict[int, str]:
                 x >>= b
             return ":".join(reversed(parts)) if parts else "*"
 
-    out = {}
-    for y in range(layout.total_out_size):
-        r, m = ech.reduce(y)
-        if not r:
-            out[y] = label(m)
-    return out
+    return {y: label(m) for y, m in owners(layout).items()}
 
 
 def grid_text(layout: LinearLayout, max_side: int = 64) -> str:
