@@ -95,28 +95,26 @@ def example_queries() -> list[tuple[str, dict]]:
 
 def swizzle_queries() -> list[tuple[str, dict]]:
     """Write and read sides of the three swizzle examples, on the synthesized and the row-major memory."""
+    from linlayout.conflicts import wavefronts
     from linlayout.jsonio import swizzle_query_from_json
     from linlayout.swizzles import unswizzled
-    from linlayout.synthesis import optimal_swizzle
-    from linlayout.conflicts import wavefronts
+    from linlayout.verify_gpu import swizzle_sides
 
     out: list[tuple[str, dict]] = []
     for name in ("transpose_16x32", "gemm_fp16_operand_a", "transpose_fp8_128x128"):
-        q = swizzle_query_from_json(json.loads((EX / f"{name}.json").read_text()))
-        res = optimal_swizzle(**q)
-        eb = q["element_bits"]
-        sides = (("write", q["write"], "store", res.write), ("read", q["read"], "load", res.read))
-        for side, layout, op, rep in sides:
-            vb = rep.vector_bits if rep.instruction in ("ld.shared", "st.shared") else None
-            out.append((f"{name} {side}, optimal swizzle", _q(layout, res.memory, eb, op, rep.instruction, vb)))
+        raw = json.loads((EX / f"{name}.json").read_text())
+        sides = swizzle_sides(raw)  # synthesized memory, with the instructions the synthesis chose
+        out.extend((f"{name} {side}, optimal swizzle", cq) for side, cq in sides)
+        q = swizzle_query_from_json(raw)
         row_major = unswizzled(list(q["write"].out_sizes.values()))
-        for side, layout, op, rep in sides:
-            ins = rep.instruction
+        eb = q["element_bits"]
+        for (side, cq), layout in zip(sides, (q["write"], q["read"])):
+            ins = cq["instruction"]
             try:
-                wavefronts(layout, row_major, eb, op, ins)
+                wavefronts(layout, row_major, eb, cq["op"], ins)
             except LoweringError:
                 ins = None  # the matrix instruction cannot access the row-major tile: plain ld/st.shared
-            out.append((f"{name} {side}, row-major", _q(layout, row_major, eb, op, ins)))
+            out.append((f"{name} {side}, row-major", _q(layout, row_major, eb, cq["op"], ins)))
     return out
 
 

@@ -201,11 +201,51 @@ def plan_query(obj: Any, qid: str = "query") -> QueryPlan:
     return QueryPlan(qid, "layout", out, note, dict(raw))
 
 
+def swizzle_sides(obj: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Turn a ``linlayout swizzle`` query into the two conflicts queries that check its answer.
+
+    Synthesizes the memory layout with :func:`linlayout.synthesis.optimal_swizzle`
+    and returns ``[("write", store query), ("read", load query)]`` on that
+    memory, each with the instruction (and vector width for ``ld/st.shared``)
+    the synthesis chose, so that measuring them measures the synthesized
+    swizzle as a kernel would use it.
+
+    >>> import json
+    >>> sides = swizzle_sides(json.load(open("examples/transpose_16x32.json")))
+    >>> [(side, q["op"], q["instruction"]) for side, q in sides]
+    [('write', 'store', 'st.shared'), ('read', 'load', 'ld.shared')]
+    >>> [plan_query(q).simulated_total for _, q in sides]
+    [16, 16]
+    """
+    from .jsonio import swizzle_query_from_json
+    from .synthesis import optimal_swizzle
+
+    q = swizzle_query_from_json(obj)
+    res = optimal_swizzle(**q)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for side, layout, op, rep in (("write", q["write"], "store", res.write), ("read", q["read"], "load", res.read)):
+        cq: dict[str, Any] = {"layout": layout.to_dict(), "memory": res.memory.to_dict(),
+                              "element_bits": q["element_bits"], "op": op, "instruction": rep.instruction}
+        if q["hardware"] != "sm90":
+            cq["hardware"] = q["hardware"]
+        if rep.instruction in ("ld.shared", "st.shared"):
+            cq["vector_bits"] = rep.vector_bits
+        out.append((side, cq))
+    return out
+
+
+def _is_swizzle_query(obj: Any) -> bool:
+    return isinstance(obj, Mapping) and "write" in obj and "read" in obj
+
+
 def load_queries(paths: Sequence[str | Path]) -> list[QueryPlan]:
     """Read query files (a single query, or a batch ``{"queries": [...]}``) and plan every query.
 
     Ids are the entry's ``"id"``, else ``FILE`` for a single query and
     ``FILE#k`` in a batch; they must be unique.  Errors name the file and entry.
+    A ``linlayout swizzle`` query (``"write"`` and ``"read"``) stands for the
+    two sides of its synthesized memory (:func:`swizzle_sides`), with ids
+    ``ID write`` and ``ID read``.
 
     >>> import json, tempfile, os
     >>> q = {"instruction": "ld.shared", "op": "load", "access_bytes": 4, "lane_byte_offsets": [4 * l for l in range(32)]}
@@ -240,7 +280,16 @@ def load_queries(paths: Sequence[str | Path]) -> list[QueryPlan]:
                     entries.append((f"{path}#{k}", e))
         else:
             entries = [(str(path), obj)]
+        expanded: list[tuple[str, Any]] = []
         for qid, q in entries:
+            if _is_swizzle_query(q):
+                try:
+                    expanded.extend((f"{qid} {side}", cq) for side, cq in swizzle_sides(q))
+                except LinLayoutError as e:
+                    raise type(e)(f"query {qid}: {e}") from None
+            else:
+                expanded.append((qid, q))
+        for qid, q in expanded:
             if qid in seen:
                 raise LayoutJSONError(f"query id {qid!r} appears twice; ids must be unique")
             seen.add(qid)

@@ -27,6 +27,7 @@ from linlayout.verify_gpu import (
     parse_ncu_csv,
     plan_query,
     ptx_statement,
+    swizzle_sides,
     verify,
 )
 
@@ -364,6 +365,26 @@ def test_cli_pipeline_json_and_mismatch(fake_gpu, tmp_path, monkeypatch, capsys)
     assert "MISMATCH" in out and "do NOT match" in out
 
 
+def test_swizzle_query_measures_both_sides_of_the_synthesized_memory(fake_gpu, capsys):
+    """A swizzle query stands for its write and read side on the memory linlayout synthesizes."""
+    path = str(EX / "gemm_fp16_operand_a.json")
+    plans = load_queries([path])
+    assert [p.id for p in plans] == [f"{path} write", f"{path} read"]
+    from linlayout.jsonio import swizzle_query_from_json
+    from linlayout.synthesis import optimal_swizzle
+
+    res = optimal_swizzle(**swizzle_query_from_json(json.loads((EX / "gemm_fp16_operand_a.json").read_text())))
+    assert plans[0].source["memory"] == res.memory.to_dict() == plans[1].source["memory"]
+    assert plans[1].instructions[0].instruction == res.read.instruction == "ldmatrix.x4"
+    assert plans[0].simulated_total == res.write.wavefronts and plans[1].simulated_total == res.read.wavefronts
+    assert main(["verify-gpu", path, "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert [q["id"] for q in obj["queries"]] == [f"{path} write", f"{path} read"]
+    bad = {"write": json.loads((EX / "gemm_fp16_operand_a.json").read_text())["write"]}
+    with pytest.raises(LayoutJSONError, match="needs \"read\""):
+        swizzle_sides(bad)
+
+
 @pytest.mark.parametrize("mode, fragment", [("perm", "ERR_NVGPUCTRPERM"), ("fail", "ncu failed")])
 def test_ncu_failures_are_one_line(fake_gpu, tmp_path, monkeypatch, capsys, mode, fragment):
     monkeypatch.setenv("FAKE_NCU_MODE", mode)
@@ -399,7 +420,14 @@ def test_recorded_gpu_verification_matches_predictions():
             sim = simulate_access(r["instruction"], r["op"], r["access_bytes"], r["lane_byte_offsets"]).wavefronts
             assert r["measured"] == sim, (q["id"], r["index"])
             assert r["closed_form"] in (None, sim)
-    assert n >= 200
+    assert n >= 200 and d["ok"] and d["summary"] == {"ok": n}
+    # the table measures exactly the set the script builds today
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_validation_set", ROOT / "benchmarks" / "gpu_validation.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert [(q["id"], q["query"]) for q in d["queries"]] == [(i, json.loads(json.dumps(q))) for i, q in mod.build_set()]
 
 
 def test_gpu_validation_script_with_stand_in_tools(fake_gpu, tmp_path, capsys):
