@@ -92,18 +92,40 @@ def record(section: str, name: str, ours: float | None, peer: float | None, peer
 
 
 def bench_import(quick: bool) -> None:
-    def run(code: str) -> float:
+    """``import linlayout`` in a fresh interpreter, minus a bare interpreter, with and without bytecode.
+
+    An installed package has its bytecode compiled (pip does it at install time); a checkout run with
+    ``PYTHONDONTWRITEBYTECODE=1`` and no ``__pycache__`` compiles every module on each import.
+    """
+    import os
+    import tempfile
+
+    import linlayout
+
+    def run(code: str, env: dict[str, str]) -> float:
         ts = []
         for _ in range(5 if quick else 15):
             t0 = timeit.default_timer()
-            subprocess.run([sys.executable, "-c", code], check=True)
+            # -S: no site-packages, so the private copy (PYTHONPATH) is imported, not an installed one
+            subprocess.run([sys.executable, "-S", "-c", code], check=True, env=env, cwd=env["PYTHONPATH"])
             ts.append(timeit.default_timer() - t0)
         return statistics.median(ts) * 1e6
 
-    base = run("pass")
-    ours = run("import linlayout") - base
-    record("import", "import linlayout (us, minus bare interpreter)", ours, None, "goal < 150000")
+    import shutil
 
+    src = os.path.dirname(linlayout.__file__)
+    for label, compiled in (("bytecode compiled (us, minus bare interpreter)", True),
+                            ("no bytecode: compiles its modules on each import (us)", False)):
+        with tempfile.TemporaryDirectory() as tmp:
+            # a private copy of the package, so that only its bytecode differs between the two runs
+            shutil.copytree(src, os.path.join(tmp, "linlayout"), ignore=shutil.ignore_patterns("__pycache__"))
+            env = dict(os.environ, PYTHONPATH=tmp, PYTHONDONTWRITEBYTECODE="1")
+            if compiled:
+                subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(tmp, "linlayout")],
+                               check=True, env=env, stdout=subprocess.DEVNULL)
+            base = run("pass", env)
+            ours = run("import linlayout; assert linlayout.__file__.startswith(%r)" % tmp, env) - base
+        record("import", f"import linlayout, {label}", ours, None, "goal < 150000")
 
 # --------------------------------------------------------------------------- layout
 

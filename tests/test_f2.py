@@ -69,6 +69,37 @@ def test_matmul_matches_galois(a, b):
     assert all(p < (1 << arows) for p in prod)
 
 
+@settings(max_examples=300)
+@given(st.integers(0, 80), st.integers(0, 80), st.integers(0, 80), st.randoms(use_true_random=False))
+def test_matmul_packed_path_equals_columnwise_and_galois(m, n, p, rnd):
+    """From 12x12 on, matmul packs both factors into big integers; sparse, dense and short columns."""
+    density = rnd.choice(["sparse", "half", "dense"])
+
+    def vec(bits: int) -> int:
+        x = rnd.getrandbits(bits) if bits else 0
+        if density == "sparse":
+            return x & rnd.getrandbits(bits) & rnd.getrandbits(bits) & rnd.getrandbits(bits) if bits else 0
+        if density == "dense":
+            return x | rnd.getrandbits(bits) | rnd.getrandbits(bits) if bits else 0
+        return x
+
+    a = [vec(m) for _ in range(n)]
+    top = rnd.randint(0, n)  # B may use fewer than n rows
+    b = [vec(top) for _ in range(p)]
+    prod = f2.matmul(a, b)
+    assert prod == [f2.apply(a, c) for c in b]
+    if m and n and p:
+        ref = gal(a, m) @ gal(b, n)
+        assert np.array_equal(f2.to_numpy(prod, m), np.asarray(ref))
+
+
+def test_matmul_rejects_mismatched_inner_dimension():
+    with pytest.raises(BasisError, match="inner dimensions"):
+        f2.matmul([1] * 20, [1 << 20] + [0] * 19)
+    with pytest.raises(BasisError, match="inner dimensions"):
+        f2.matmul([1, 2], [4])
+
+
 @given(matrices(max_rows=14, max_cols=14), st.data())
 def test_solve_and_null_space(m, data):
     cols, nrows = m
