@@ -45,6 +45,7 @@ Sections:
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import subprocess
@@ -420,8 +421,22 @@ def main(argv: list[str] | None = None) -> int:
         tv = triton.__version__
     except Exception:
         tv = "not installed"
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
-          f"triton {tv}")
+    cpu = platform.processor() or "cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    versions = []
+    for pkg in ("numpy", "galois", "tensor-layouts"):
+        try:
+            from importlib.metadata import version
+
+            versions.append(f"{pkg} {version(pkg)}")
+        except Exception:
+            versions.append(f"{pkg} not installed")
+    print(f"machine: {platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"triton {tv}, {', '.join(versions)}")
     print("| section | operation | linlayout (us) | peer (us) | peer | ratio |")
     print("|---|---|---|---|---|---|")
     for name in args.only or list(SECTIONS):
