@@ -428,7 +428,8 @@ def _plan(
     return _Plan(hw, ins, element_bits, layout, offs, tuple(vec), access_bits // 8, (), issue, ())
 
 
-def _plan_matrix(layout, hw, ins, element_bits, offs, nz, vector_bits) -> _Plan:
+def _check_matrix_instruction(hw: SharedMemory, ins: Instruction, element_bits: int, vector_bits: int | None) -> None:
+    """The obstacles to an ``ldmatrix``/``stmatrix`` access that depend on neither layout."""
     name = ins.name
     if not hw.matrix_rows:
         raise LoweringError(f"{hw.name} has no {ins.kind}")
@@ -440,6 +441,32 @@ def _plan_matrix(layout, hw, ins, element_bits, offs, nz, vector_bits) -> _Plan:
         raise LoweringError(f"{name} gives each lane one 32-bit register per matrix; vector_bits must be 32")
     if ins.trans and element_bits != 16:
         raise LoweringError(f"{name} transposes 16-bit elements only, not {element_bits}-bit")
+
+
+def _matrix_vector(ins: Instruction, element_bits: int) -> tuple[int, ...]:
+    """The register bits inside one lane's 32-bit register of a matrix row (the row's contiguous elements)."""
+    return (0,) if ins.trans else tuple(range((32 // element_bits).bit_length() - 1))
+
+
+def _matrix_registers(ins: Instruction, element_bits: int, nz: Sequence[int]) -> tuple[list[int], int]:
+    """The non-broadcast register bits left for choosing matrices and instructions, and how many pick matrices.
+
+    Depends on the distributed layout only; raises when there are too few for ``.xN``.
+    """
+    vec = _matrix_vector(ins, element_bits)
+    rest = [i for i in nz if i not in vec]
+    nmat = ins.matrices.bit_length() - 1
+    if len(rest) < nmat:
+        raise LoweringError(
+            f"{ins.name} loads {ins.matrices} matrices per instruction, which needs {nmat} more non-broadcast register "
+            f"bit(s) per lane; the layout has {len(rest)}: use .x{1 << len(rest)}"
+        )
+    return rest, nmat
+
+
+def _plan_matrix(layout, hw, ins, element_bits, offs, nz, vector_bits) -> _Plan:
+    name = ins.name
+    _check_matrix_instruction(hw, ins, element_bits, vector_bits)
     regs = offs.get("register", ())
     lanes = offs["lane"]
     rowelems = 128 // element_bits  # elements per 16-byte row
@@ -460,27 +487,20 @@ def _plan_matrix(layout, hw, ins, element_bits, offs, nz, vector_bits) -> _Plan:
         need(lanes[1] == 1 << (kv + 1), f"lane bit 1 maps to offset {lanes[1]}, the tile needs {1 << (kv + 1)} (byte 8)")
         tile = {("register", i) for i in range(kv)} | {("lane", 0), ("lane", 1)}
         row_gens = (("lane", 2), ("lane", 3), ("lane", 4))
-        vec = tuple(range(kv))
     else:
         need(len(regs) >= 1, "it needs register bit 0 (two rows per 32-bit register)")
         for j, lb in enumerate((2, 3, 4)):
             need(lanes[lb] == 1 << j, f"lane bit {lb} maps to offset {lanes[lb]}, the transposed tile needs {1 << j}")
         tile = {("lane", 2), ("lane", 3), ("lane", 4)}
         row_gens = (("register", 0), ("lane", 0), ("lane", 1))
-        vec = (0,)
     low = rowelems - 1
     for d, vs in offs.items():
         for i, v in enumerate(vs):
             if (d, i) in tile:
                 continue
             need(v & low == 0, f"{d} bit {i} maps to offset {v}, which is not a multiple of a 16-byte row ({rowelems} elements)")
-    rest = [i for i in nz if i not in vec]
-    nmat = ins.matrices.bit_length() - 1
-    if len(rest) < nmat:
-        raise LoweringError(
-            f"{name} loads {ins.matrices} matrices per instruction, which needs {nmat} more non-broadcast register "
-            f"bit(s) per lane; the layout has {len(rest)}: use .x{1 << len(rest)}"
-        )
+    rest, nmat = _matrix_registers(ins, element_bits, nz)
+    vec = _matrix_vector(ins, element_bits)
     return _Plan(hw, ins, element_bits, layout, offs, vec, 16, tuple(rest[:nmat]), tuple(rest[nmat:]), row_gens)
 
 

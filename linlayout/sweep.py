@@ -314,7 +314,7 @@ class Family:
 
 def _check_access(a: Access, memory: LinearLayout) -> None:
     """Reject what no configuration could fix: bad names, sizes, element width, instruction or hardware."""
-    from .conflicts import _plan
+    from .conflicts import _check_matrix_instruction, _matrix_registers, _plan
 
     if not isinstance(a.layout, LinearLayout):
         raise SweepError(f"access {a.name!r}: the layout must be a LinearLayout, got {type(a.layout).__name__}")
@@ -335,28 +335,13 @@ def _check_access(a: Access, memory: LinearLayout) -> None:
         pass  # may depend on the memory: counted per configuration
     except LinLayoutError as e:
         raise type(e)(f"access {a.name!r}: {e}") from None
-    ins = a.ins
-    if ins.is_matrix:
+    if a.ins.is_matrix:
         # the memory-independent obstacles of conflicts._plan_matrix, raised once for the family
-        if not hw.matrix_rows or hw.lanes != 32 or hw.matrix_rows != 8 or hw.matrix_row_bytes != 16:
-            raise LoweringError(f"access {a.name!r}: {ins.kind} is modelled only for 32-lane warps with 8 rows of 16 bytes")
-        if a.element_bits not in (8, 16, 32):
-            raise LoweringError(f"access {a.name!r}: {ins.name} moves 8-, 16- or 32-bit elements, not {a.element_bits}-bit")
-        if ins.trans and a.element_bits != 16:
-            raise LoweringError(f"access {a.name!r}: {ins.name} transposes 16-bit elements only, not {a.element_bits}-bit")
-        if a.vector_bits not in (None, 32):
-            raise LoweringError(f"access {a.name!r}: {ins.name} gives each lane one 32-bit register per matrix; "
-                                f"vector_bits must be 32")
-        regs = a.layout.flat_bases("register")
-        nz = [i for i, v in enumerate(regs) if v]
-        vec = range((32 // a.element_bits).bit_length() - 1) if not ins.trans else (0,)
-        rest = [i for i in nz if i not in vec]
-        nmat = ins.matrices.bit_length() - 1
-        if len(rest) < nmat:
-            raise LoweringError(
-                f"access {a.name!r}: {ins.name} loads {ins.matrices} matrices per instruction, which needs {nmat} "
-                f"more non-broadcast register bit(s) per lane; the layout has {len(rest)}: use .x{1 << len(rest)}"
-            )
+        try:
+            _check_matrix_instruction(hw, a.ins, a.element_bits, a.vector_bits)
+            _matrix_registers(a.ins, a.element_bits, [i for i, v in enumerate(a.layout.flat_bases("register")) if v])
+        except LoweringError as e:
+            raise LoweringError(f"access {a.name!r}: {e}") from None
 
 
 def _toggle(t: Any, i: int, memory: LinearLayout) -> Toggle:
