@@ -177,6 +177,29 @@ def _dependent(base: list[int], extra: Sequence[int]) -> int:
     return sum(1 for v in extra if not span.add(v))
 
 
+def _aligned_vector(cols: Sequence[int], side: _Side, k: int) -> int:
+    """The widest vector ``j <= k`` the counter accepts: the rule of :func:`linlayout.conflicts._max_vector`.
+
+    ``cols[:k]`` are register directions of ``side`` (offsets 1, 2, 4, ...).
+    A ``2^j``-element vector also needs every other direction of the side to
+    move by a multiple of ``2^j`` offsets, i.e. to lie in ``span(cols[j:])``.
+    When every column is a single tensor bit that holds for any ``j``; a
+    completion column that mixes bits (a swizzle column such as ``8 ^ 2``)
+    can break it.
+    """
+    if not k or all(c & (c - 1) == 0 for c in cols):
+        return k
+    inv = f2.inverse(cols)  # directions are single tensor bits: the offset of bit b is inv[b]
+    dirs = [x for x in side.regs + side.lanes + side.others if x]
+    while k:
+        low = (1 << k) - 1
+        vec = cols[:k]
+        if all(inv[x.bit_length() - 1] & low == 0 for x in dirs if x not in vec):
+            return k
+        k -= 1
+    return 0
+
+
 def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory,
            fixed_vector: int | None) -> _Cost | None:
     """Exact cost of one side for a memory layout built by this module (unit-structured)."""
@@ -199,8 +222,11 @@ def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, h
         if fixed_vector is None:
             while k < len(cols) and k < geo.cap and cols[k] in side.reg_set:
                 k += 1
+            k = _aligned_vector(cols, side, k)
         else:
             k = fixed_vector
+            if _aligned_vector(cols, side, k) < k:
+                return None
         if geo.eb << k < 8:
             return None
         access = (geo.eb << k) >> 3

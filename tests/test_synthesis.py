@@ -65,6 +65,21 @@ STORE = LinearLayout({"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0,
 READ = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, SH)
 
 
+def test_reported_vector_respects_alignment_of_mixed_columns():
+    """Found by test_synthesis_properties: the completion column 8 ^ 2 puts the read's lane direction 8
+    at offset 66, so the read cannot use 128-bit vectors (registers 1 and 2 at offsets 1 and 2) although
+    the two lowest columns are its registers; the synthesizer claimed 16 read instructions, the counter 32."""
+    W = LinearLayout({"register": [[0, 1], [0, 0]], "lane": [[0, 4], [0, 16], [0, 64], [0, 2], [0, 32]],
+                      "warp": [[0, 8]]}, {"dim0": 1, "dim1": 128})
+    R = LinearLayout({"register": [[0, 1], [0, 32], [0, 2], [0, 4], [0, 16], [0, 64]],
+                      "lane": [[0, 0], [0, 8], [0, 0], [0, 0], [0, 0]], "warp": []}, {"dim0": 1, "dim1": 128})
+    res = optimal_swizzle(W, R, 32)
+    for side, rep in (("write", res.write), ("read", res.read)):
+        assert (rep.wavefronts, rep.instructions) == (getattr(res, f"{side}_wavefronts"), getattr(res, f"{side}_instructions"))
+        assert rep.vector_bits <= res.vector_bits
+    assert res.optimal
+
+
 def test_seed_transpose_16x32_conflict_free_both_ways():
     res = optimal_swizzle(STORE, READ, 32)
     assert res.write.conflict_ways == res.read.conflict_ways == 1
