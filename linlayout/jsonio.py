@@ -24,7 +24,7 @@ The layout format (also documented in README.md)::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +187,14 @@ def _opt_str(obj: Mapping[str, Any], key: str) -> str | None:
     return v
 
 
+def _reject_unknown_keys(obj: Mapping[str, Any], allowed: Iterable[str], what: str) -> None:
+    """Raise LayoutJSONError naming the first key of ``obj`` outside ``allowed``."""
+    keys = set(allowed)
+    unknown = [k for k in obj if k not in keys]
+    if unknown:
+        raise LayoutJSONError(f"unknown key {unknown[0]!r} in {what}; allowed: {sorted(keys)}")
+
+
 def conflicts_query_from_json(source: Any) -> dict[str, Any]:
     """Parse a ``linlayout conflicts`` query into keyword arguments.
 
@@ -205,9 +213,7 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
     if not isinstance(obj, Mapping):
         raise LayoutJSONError(f"a query must be a JSON object, got {type(obj).__name__}")
     if "layout" in obj or "memory" in obj:
-        unknown = [k for k in obj if k not in _LAYOUT_QUERY]
-        if unknown:
-            raise LayoutJSONError(f"unknown key {unknown[0]!r} in a layout query; allowed: {sorted(_LAYOUT_QUERY)}")
+        _reject_unknown_keys(obj, _LAYOUT_QUERY, "a layout query")
         for k in ("layout", "memory"):
             if k not in obj:
                 raise LayoutJSONError(f"a layout query needs \"{k}\"")
@@ -222,9 +228,7 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
             "hardware": _opt_str(obj, "hardware") or "sm90",
         }
     if "lane_byte_offsets" in obj:
-        unknown = [k for k in obj if k not in _ACCESS_QUERY]
-        if unknown:
-            raise LayoutJSONError(f"unknown key {unknown[0]!r} in an address query; allowed: {sorted(_ACCESS_QUERY)}")
+        _reject_unknown_keys(obj, _ACCESS_QUERY, "an address query")
         offs = obj["lane_byte_offsets"]
         if not isinstance(offs, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in offs):
             raise LayoutJSONError("\"lane_byte_offsets\" must be a list of integers (one per lane)")
@@ -255,9 +259,7 @@ def swizzle_query_from_json(source: Any) -> dict[str, Any]:
     obj = decode(source, "query")
     if not isinstance(obj, Mapping):
         raise LayoutJSONError(f"a swizzle query must be a JSON object, got {type(obj).__name__}")
-    unknown = [k for k in obj if k not in _SWIZZLE_QUERY]
-    if unknown:
-        raise LayoutJSONError(f"unknown key {unknown[0]!r} in a swizzle query; allowed: {sorted(_SWIZZLE_QUERY)}")
+    _reject_unknown_keys(obj, _SWIZZLE_QUERY, "a swizzle query")
     for k in ("write", "read"):
         if k not in obj:
             raise LayoutJSONError(f"a swizzle query needs \"{k}\" (a layout)")

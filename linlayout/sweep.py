@@ -433,14 +433,12 @@ def family_from_json(source: Any) -> Family:
     >>> fam.size, [a.name for a in fam.accesses]
     (2, ['query'])
     """
-    from .jsonio import conflicts_query_from_json, decode, layout_from_json
+    from .jsonio import _reject_unknown_keys, conflicts_query_from_json, decode, layout_from_json
 
     obj = decode(source, "family")
     if not isinstance(obj, Mapping):
         raise LayoutJSONError(f"a sweep family must be a JSON object, got {type(obj).__name__}")
-    unknown = [k for k in obj if k not in _FAMILY_KEYS]
-    if unknown:
-        raise LayoutJSONError(f"unknown key {unknown[0]!r} in a sweep family; allowed: {sorted(_FAMILY_KEYS)}")
+    _reject_unknown_keys(obj, _FAMILY_KEYS, "a sweep family")
     if "toggles" not in obj:
         raise LayoutJSONError("a sweep family needs \"toggles\": a list of {\"basis\": k, \"xor\": vector}")
     if not isinstance(obj["toggles"], list):
