@@ -180,18 +180,24 @@ def _dependent(base: list[int], extra: Sequence[int]) -> int:
 def _aligned_vector(cols: Sequence[int], side: _Side, k: int) -> int:
     """The widest vector ``j <= k`` the counter accepts: the rule of :func:`linlayout.conflicts._max_vector`.
 
-    ``cols[:k]`` are register directions of ``side`` (offsets 1, 2, 4, ...).
-    A ``2^j``-element vector also needs every other direction of the side to
-    move by a multiple of ``2^j`` offsets, i.e. to lie in ``span(cols[j:])``.
-    When every column is a single tensor bit that holds for any ``j``; a
-    completion column that mixes bits (a swizzle column such as ``8 ^ 2``)
-    can break it.
+    ``cols[:k]`` are register directions of ``side`` (single tensor bits at
+    offsets 1, 2, 4, ...).  A ``2^j``-element vector also needs every other
+    direction of the side to move by a multiple of ``2^j`` offsets, i.e. to
+    lie in ``span(cols[j:])``.  That holds whenever no later column touches the
+    vector's tensor bits; a completion column that does (a swizzle column such
+    as ``8 ^ 2`` next to the vector bit 2) can break it, and then the offsets
+    are checked through the inverse.
     """
-    if not k or all(c & (c - 1) == 0 for c in cols):
-        return k
-    inv = f2.inverse(cols)  # directions are single tensor bits: the offset of bit b is inv[b]
-    dirs = [x for x in side.regs + side.lanes + side.others if x]
+    inv: list[int] | None = None
     while k:
+        vbits = 0
+        for c in cols[:k]:
+            vbits |= c
+        if all(c & vbits == 0 for c in cols[k:]):
+            return k
+        if inv is None:
+            inv = f2.inverse(cols)  # directions are single tensor bits: the offset of bit b is inv[b]
+            dirs = [x for x in side.regs + side.lanes + side.others if x]
         low = (1 << k) - 1
         vec = cols[:k]
         if all(inv[x.bit_length() - 1] & low == 0 for x in dirs if x not in vec):
@@ -582,6 +588,7 @@ class _Terms:
     tau: frozenset[int]  # directions varying within one pass
     word: int  # word positions above the vector (can absorb lanes: same word)
     bank: int  # bank positions above the vector
+    regs: frozenset[int]  # the side's register directions (what its vector columns can be)
 
 
 def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> _Terms | None:
@@ -595,14 +602,14 @@ def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: Share
         base = (1 << (rest - nmat)) * ins.matrices
         low = min(d, (128 // geo.eb).bit_length() - 1)  # the 16-byte row
         return _Terms(base, frozenset(_pass_lanes(side, ins, kv, geo, hw)), 0,
-                      max(0, geo.bank_end - max(low, geo.word_end)))
+                      max(0, geo.bank_end - max(low, geo.word_end)), side.reg_set)
     if geo.eb << k < 8 or k > side.nregs or k > geo.cap:
         return None
     access = (geo.eb << k) >> 3
     pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
     base = (1 << (side.nregs - k)) << len(pb)
     tau = frozenset(x for i, x in enumerate(side.lanes) if x and i not in pb)
-    return _Terms(base, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)))
+    return _Terms(base, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)), side.reg_set)
 
 
 def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
@@ -622,8 +629,13 @@ def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint
     With two ld/st vectors, the word positions above both vectors are shared: a
     column there absorbs a lane of both sides only if it is a lane of both, so
     ``absorbed_w + absorbed_r <= m + |tau_w ∩ tau_r|`` over those ``m`` columns.
-    The wider side's own vector columns inside the word may absorb lanes of the
-    narrower side.  Without ``joint`` each side may absorb its whole word.
+    The wider side's own vector columns above the narrower vector (in the word
+    or among the bank positions) are unit register directions of the wider
+    side, and every other column has no component along them (the wider side's
+    other directions must be aligned to its vector), so they serve the narrower
+    side only where that register is one of its pass lanes: at most
+    ``|regs_wide ∩ tau_narrow|`` of them (paper_notes/synthesis.md, Fact 4).
+    Without ``joint`` each side may absorb its whole word.
     """
     if not joint:
         return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
@@ -631,13 +643,15 @@ def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint
     tx, ty = (tw, tr) if wide_is_w else (tr, tw)
     kx, ky = (kw, kr) if wide_is_w else (kr, kw)
     m = max(0, geo.word_end - kx)
-    ext = max(0, min(geo.word_end, kx) - ky)
+    ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
+    nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
+    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
     common = len(tx.tau & ty.tau)
     out = []
     for ax in range(0, min(m, len(tx.tau)) + 1):
-        ay = min(len(ty.tau), ext + min(m, m + common - ax))
+        zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
         cx = max(0, len(tx.tau) - tx.bank - ax)
-        cy = max(0, len(ty.tau) - ty.bank - ay)
+        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
         px, py = tx.base << cx, ty.base << cy
         out.append((px, py) if wide_is_w else (py, px))
     return out

@@ -80,6 +80,22 @@ def test_reported_vector_respects_alignment_of_mixed_columns():
     assert res.optimal
 
 
+def test_relaxation_knows_the_wider_vector_is_clean():
+    """Found by test_synthesis_properties (paper_notes/synthesis.md, Fact 4): a one-wavefront read needs the
+    read's registers 1, 2, 4 as the three lowest columns with no later column touching those bits, which
+    leaves the write's five lanes four bank positions; the relaxation used to promise (2, 1) and could
+    not prove (2, 2)."""
+    W = LinearLayout({"register": [[0, 4], [0, 2], [0, 256]], "lane": [[0, 128], [0, 8], [0, 16], [0, 32], [0, 64]],
+                      "warp": [[0, 1]]}, {"dim0": 1, "dim1": 512})
+    R = LinearLayout({"register": [[0, 1], [0, 2], [0, 4]], "lane": [[0, 0], [0, 16], [0, 32], [0, 64], [0, 128]],
+                      "warp": [[0, 256], [0, 8]]}, {"dim0": 1, "dim1": 512})
+    expected = {"balanced": (2, 2), "sum": (2, 2), "write": (2, 2), "read": (4, 1)}
+    for objective, pair in expected.items():
+        res = optimal_swizzle(W, R, 8, objective=objective)
+        assert (res.write_wavefronts, res.read_wavefronts) == pair == res.relaxed_optimum
+        assert res.optimal and set(res.frontier) == {(2, 2), (4, 1)}
+
+
 def test_seed_transpose_16x32_conflict_free_both_ways():
     res = optimal_swizzle(STORE, READ, 32)
     assert res.write.conflict_ways == res.read.conflict_ways == 1
