@@ -65,6 +65,31 @@ def median_us(fn: Callable[[], object], quick: bool) -> float:
     return statistics.median(reps) / number * 1e6
 
 
+def paired_us(ours: Callable[[], object], peer: Callable[[], object] | None, quick: bool) -> tuple[float, float | None]:
+    """Median times per call (us) of ``ours`` and ``peer``, timed in alternating rounds.
+
+    On a shared machine whose speed drifts during a run, alternating the two
+    keeps their ratio fair: a slow stretch slows both.
+    """
+    t_o = timeit.Timer(ours)
+    n_o = max(1, t_o.autorange()[0] // (4 if quick else 1))
+    t_p = timeit.Timer(peer) if peer is not None else None
+    n_p = max(1, t_p.autorange()[0] // (4 if quick else 1)) if t_p is not None else 0
+    r_o, r_p = [], []
+    for _ in range(5 if quick else 9):
+        r_o.append(t_o.timeit(n_o) / n_o)
+        if t_p is not None:
+            r_p.append(t_p.timeit(n_p) / n_p)
+    return statistics.median(r_o) * 1e6, (statistics.median(r_p) * 1e6 if r_p else None)
+
+
+def record_pair(section: str, name: str, ours: Callable[[], object], peer: Callable[[], object] | None,
+                peer_name: str, quick: bool) -> None:
+    """Time ``ours`` against ``peer`` (alternating rounds) and record the row."""
+    o, p = paired_us(ours, peer, quick)
+    record(section, name, o, p, peer_name)
+
+
 def median_us_fresh(make: Callable[[], object], op: Callable[[object], object], quick: bool, n: int = 2000) -> float:
     """Median time per call of ``op(obj)`` on objects made beforehand, one fresh object per call.
 
@@ -167,28 +192,25 @@ def bench_layout(quick: bool) -> None:
         tic = theirs["blocked"].invert_and_compose(theirs["shared"])
         assert [list(b) for b in ic.bases["register"]] == dict(tic.bases)["register"]
 
-    def peer(fn):
-        return median_us(fn, quick) if TL is not None else None
+    def pair(name, ours_fn, peer_fn):
+        record_pair("layout", name, ours_fn, peer_fn if TL is not None else None, "triton.tools", quick)
 
     for name in ("blocked", "mma"):
         bases = BLOCKED if name == "blocked" else MMA
         items = list(bases.items())
-        record("layout", f"construct {name} from bases", median_us(lambda: LL(bases, OUT), quick),
-               peer(lambda: TL.from_bases(items, ["dim0", "dim1"])), "triton.tools")
+        pair(f"construct {name} from bases", lambda: LL(bases, OUT), lambda: TL.from_bases(items, ["dim0", "dim1"]))
     x = {"register": 5, "lane": 17, "warp": 3}
     a, ta = ours["blocked"], theirs.get("blocked")
-    record("layout", "apply", median_us(lambda: a.apply(x), quick), peer(lambda: ta.apply(x)), "triton.tools")
+    pair("apply", lambda: a.apply(x), lambda: ta.apply(x))
     inv, tinv = ours["shared"].invert(), (theirs["shared"].invert() if TL else None)
-    record("layout", "compose (blocked then shared^-1)", median_us(lambda: a.compose(inv), quick),
-           peer(lambda: ta.compose(tinv)), "triton.tools")
+    pair("compose (blocked then shared^-1)", lambda: a.compose(inv), lambda: ta.compose(tinv))
     s, ts = ours["shared"], theirs.get("shared")
     record("layout", "invert (swizzled shared; a fresh layout object per call, no cache)",
-           median_us_fresh(lambda: LL(SHARED, OUT), lambda o: o.invert(), quick), peer(lambda: ts.invert()), "triton.tools")
-    record("layout", "invert_and_compose (blocked, shared)", median_us(lambda: a.invert_and_compose(s), quick),
-           peer(lambda: ta.invert_and_compose(ts)), "triton.tools")
+           median_us_fresh(lambda: LL(SHARED, OUT), lambda o: o.invert(), quick),
+           median_us(lambda: ts.invert(), quick) if TL is not None else None, "triton.tools")
+    pair("invert_and_compose (blocked, shared)", lambda: a.invert_and_compose(s), lambda: ta.invert_and_compose(ts))
     m, tm = ours["mma"], theirs.get("mma")
-    record("layout", "invert_and_compose (blocked, mma)", median_us(lambda: a.invert_and_compose(m), quick),
-           peer(lambda: ta.invert_and_compose(tm)), "triton.tools")
+    pair("invert_and_compose (blocked, mma)", lambda: a.invert_and_compose(m), lambda: ta.invert_and_compose(tm))
 
 
 def bench_conflicts(quick: bool) -> None:
@@ -212,15 +234,14 @@ def bench_conflicts(quick: bool) -> None:
     except Exception as e:  # pragma: no cover - optional peer
         print(f"(gluon bank_conflicts not available: {type(e).__name__}: {e}; peer column skipped)")
 
-    record("conflicts", "closed-form count, mma vs swizzled shared (memory inverse cached)",
-           median_us(lambda: wavefronts(mma, shared, 16, "load"), quick),
-           median_us(peer_call, quick) if peer_call else None, "gluon bank_conflicts, prebuilt attrs")
+    record_pair("conflicts", "closed-form count, mma vs swizzled shared (memory inverse cached)",
+                lambda: wavefronts(mma, shared, 16, "load"), peer_call, "gluon bank_conflicts, prebuilt attrs", quick)
     record("conflicts", "closed-form count, fresh memory layout object per call (no cache)",
            median_us_fresh(lambda: LL(SHARED, OUT), lambda m: wavefronts(mma, m, 16, "load"), quick),
            median_us(peer_fresh, quick) if peer_call else None, "gluon bank_conflicts, attrs built in the call")
-    record("conflicts", "closed-form count, both layouts built from lists in the call",
-           median_us(lambda: wavefronts(LL(MMA, OUT), LL(SHARED, OUT), 16, "load"), quick),
-           median_us(peer_fresh, quick) if peer_call else None, "gluon bank_conflicts, attrs built in the call")
+    record_pair("conflicts", "closed-form count, both layouts built from lists in the call",
+                lambda: wavefronts(LL(MMA, OUT), LL(SHARED, OUT), 16, "load"), peer_fresh if peer_call else None,
+                "gluon bank_conflicts, attrs built in the call", quick)
     record("conflicts", "closed-form count, blocked 128-bit store",
            median_us(lambda: wavefronts(blocked, shared, 16, "store"), quick), None, "-")
     rng = np.random.default_rng(0)
@@ -319,15 +340,12 @@ def bench_f2(quick: bool) -> None:
             assert (np.asarray(np.linalg.inv(ga)) == f2.to_numpy(f2.inverse(a), n)).all()
             assert (np.asarray(ga @ gb) == f2.to_numpy(f2.matmul(a, b), n)).all()
 
-        def peer(fn):
-            return median_us(fn, quick) if GF2 is not None else None
+        def pair(name, ours_fn, peer_fn):
+            record_pair("f2", name, ours_fn, peer_fn if GF2 is not None else None, "galois GF(2)", quick)
 
-        record("f2", f"rank {n}x{n}", median_us(lambda: f2.rank(a), quick),
-               peer(lambda: np.linalg.matrix_rank(ga)), "galois GF(2)")
-        record("f2", f"inverse {n}x{n}", median_us(lambda: f2.inverse(a), quick),
-               peer(lambda: np.linalg.inv(ga)), "galois GF(2)")
-        record("f2", f"matrix product {n}x{n}", median_us(lambda: f2.matmul(a, b), quick),
-               peer(lambda: ga @ gb), "galois GF(2)")
+        pair(f"rank {n}x{n}", lambda: f2.rank(a), lambda: np.linalg.matrix_rank(ga))
+        pair(f"inverse {n}x{n}", lambda: f2.inverse(a), lambda: np.linalg.inv(ga))
+        pair(f"matrix product {n}x{n}", lambda: f2.matmul(a, b), lambda: ga @ gb)
 
 
 def _tl_cases():
@@ -380,13 +398,13 @@ def bench_tensor_layouts(quick: bool) -> None:
         # Same answers, same addresses, before timing anything.
         assert theirs == r.wavefronts_per_instruction == simulate_access("ld.shared", "load", 4, offs).wavefronts, name
         assert [4 * tl_layout(t) for t in range(32)] == offs, name
-        peer = median_us(lambda: bank_conflicts(tl_layout, element_bytes=4), quick)
-        record("tensor_layouts", f"{name}: closed form, {r.wavefronts_per_instruction} wavefront(s)",
-               median_us(lambda: wavefronts(lay, mem, 32, "load", vector_bits=32), quick), peer,
-               "tensor_layouts bank_conflicts")
-        record("tensor_layouts", f"{name}: simulate_access on the lane offsets",
-               median_us(lambda: simulate_access("ld.shared", "load", 4, offs), quick), peer,
-               "tensor_layouts bank_conflicts")
+        def peer():
+            return bank_conflicts(tl_layout, element_bytes=4)
+
+        record_pair("tensor_layouts", f"{name}: closed form, {r.wavefronts_per_instruction} wavefront(s)",
+                    lambda: wavefronts(lay, mem, 32, "load", vector_bits=32), peer, "tensor_layouts bank_conflicts", quick)
+        record_pair("tensor_layouts", f"{name}: simulate_access on the lane offsets",
+                    lambda: simulate_access("ld.shared", "load", 4, offs), peer, "tensor_layouts bank_conflicts", quick)
 
 
 def bench_scaling(quick: bool) -> None:
