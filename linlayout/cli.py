@@ -61,7 +61,7 @@ def _need(value, flag: str, name: str):
 
 
 def _layout_by_name(args: argparse.Namespace):
-    from . import constructors as c
+    from .catalog import constructors as c
 
     name = args.layout
     if name == "blocked":
@@ -88,8 +88,8 @@ def _layout_by_name(args: argparse.Namespace):
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from .jsonio import layout_from_json, load_file
-    from .render import grid_text, layout_text
+    from .io.jsonio import layout_from_json, load_file
+    from .core.text import grid_text, layout_text
 
     if args.layout in CONSTRUCTORS:
         layout = _layout_by_name(args)
@@ -130,10 +130,11 @@ def _access_report(res) -> dict:
 
 
 def _cmd_conflicts(args: argparse.Namespace) -> int:
-    from .conflicts import access_wavefronts, lane_byte_offsets, simulate_wavefronts, wavefronts
-    from .jsonio import conflicts_query_from_json, load_file
-    from .render import bank_grid_text, pass_map_text
-    from .simulate import simulate_access
+    from .count.closed_form import access_wavefronts, wavefronts
+    from .count.by_simulation import lane_byte_offsets, simulate_wavefronts
+    from .io.jsonio import conflicts_query_from_json, load_file
+    from .io.render import bank_grid_text, pass_map_text
+    from .count.simulate import simulate_access
 
     q = conflicts_query_from_json(load_file(args.query, "query file"))
     kind = q.pop("kind")
@@ -175,16 +176,16 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
-    from .emit import to_c, to_cute, to_triton
-    from .jsonio import load_file, swizzle_query_from_json
-    from .render import grid_text
-    from .synthesis import optimal_swizzle
+    from .io.emit import to_c, to_cute, to_triton
+    from .io.jsonio import load_file, swizzle_query_from_json
+    from .core.text import grid_text
+    from .synth.synthesis import optimal_swizzle
 
     q = swizzle_query_from_json(load_file(args.query, "query file"))
     res = optimal_swizzle(**q)
     rows = None
     if args.compare:
-        from .compare import compare_swizzles
+        from .synth.compare import compare_swizzles
 
         rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"])
     if args.emit:
@@ -216,7 +217,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         print("element offset of each tensor element:")
         print(grid_text(res.memory))
     if rows is not None:
-        from .compare import comparison_text
+        from .synth.compare import comparison_text
 
         print()
         print(comparison_text(rows))
@@ -228,12 +229,12 @@ class _EmitError(LinLayoutError):
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import family_from_json, sweep, transpose_16x32_family
+    from .check.sweep import family_from_json, sweep, transpose_16x32_family
 
     if args.family is not None:
         if args.mask_bits is not None:
             raise _UsageError("linlayout sweep: --mask-bits applies to the built-in family only, not to FAMILY.json")
-        from .jsonio import load_file
+        from .io.jsonio import load_file
 
         family = family_from_json(load_file(args.family, "family file"))
     else:
@@ -253,7 +254,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify_gpu(args: argparse.Namespace) -> int:
-    from .verify_gpu import verify_files
+    from .check.verify_gpu import verify_files
 
     if args.repeat < 1 or args.timeout <= 0:
         raise _UsageError("linlayout verify-gpu: --repeat and --timeout must be positive")
@@ -262,8 +263,8 @@ def _cmd_verify_gpu(args: argparse.Namespace) -> int:
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
-    from .draw import draw, picture_kind
-    from .jsonio import load_file
+    from .io.draw import draw, picture_kind
+    from .io.jsonio import load_file
 
     obj = load_file(args.input, "input file")
     kind = picture_kind(obj)

@@ -1,9 +1,16 @@
-"""The exception family of linlayout.
+"""The exception family of linlayout: every error class the library raises lives here.
 
-Every error linlayout raises on bad input is a :class:`LinLayoutError`, which
-is a subclass of :class:`ValueError`; callers can catch either.  Each subclass
-names one kind of mistake, and each message says what is wrong and how to fix
-it (which dimension, which basis, which size).
+Every error linlayout raises is a :class:`LinLayoutError`.  It has two
+branches:
+
+* :class:`InputError`, also a :class:`ValueError`: the input is wrong.  Each
+  subclass names one kind of mistake, and each message says what is wrong
+  and how to fix it (which dimension, which basis, which size).
+* :class:`EnvironmentFailure`: the input is fine but the machine lacks
+  something (a tool such as ``nvcc``, an optional package such as
+  matplotlib).  These are not ``ValueError`` exceptions.
+
+The CLI prints either kind on one line and exits with status 2.
 
 >>> from linlayout import LinearLayout, LinLayoutError
 >>> try:
@@ -17,6 +24,9 @@ from __future__ import annotations
 
 __all__ = [
     "LinLayoutError",
+    "InputError",
+    "EnvironmentFailure",
+    "SwizzleError",
     "SizeError",
     "DimensionError",
     "BasisError",
@@ -36,67 +46,82 @@ __all__ = [
 ]
 
 
-class LinLayoutError(ValueError):
-    """Base class of every error linlayout raises on bad input."""
+class LinLayoutError(Exception):
+    """Base class of every error linlayout raises."""
 
 
-class SizeError(LinLayoutError):
+class InputError(LinLayoutError, ValueError):
+    """Base class of the errors on bad input (also a :class:`ValueError`)."""
+
+
+class EnvironmentFailure(LinLayoutError):
+    """Base class of the failures of the environment: a missing tool or optional dependency (not a ``ValueError``)."""
+
+
+class SizeError(InputError):
     """A size is not a positive power of two, or sizes do not agree."""
 
 
-class DimensionError(LinLayoutError):
+class DimensionError(InputError):
     """A dimension name is unknown, duplicated or does not match another layout."""
 
 
-class BasisError(LinLayoutError):
+class BasisError(InputError):
     """A basis vector has the wrong length, a negative entry or is out of range."""
 
 
-class NotInvertibleError(LinLayoutError):
+class NotInvertibleError(InputError):
     """A map that must be invertible (or surjective, or injective) is not."""
 
 
-class NoSolutionError(LinLayoutError):
+class NoSolutionError(InputError):
     """A linear system over F2 has no solution (the target is not in the image)."""
 
 
-class DivisionError(LinLayoutError):
+class DivisionError(InputError):
     """A layout is not divisible by another (paper Def. 4.4)."""
 
 
-class LayoutJSONError(LinLayoutError):
+class LayoutJSONError(InputError):
     """A JSON document does not describe a layout or a query."""
 
 
-class HardwareError(LinLayoutError):
+class HardwareError(InputError):
     """An unknown hardware preset or an inconsistent hardware description."""
 
 
-class InstructionError(LinLayoutError):
+class InstructionError(InputError):
     """An unknown instruction name, or an instruction that does not match the op."""
 
 
-class AccessError(LinLayoutError):
+class AccessError(InputError):
     """Lane offsets that do not describe a valid access (misaligned, negative, wrong count)."""
 
 
-class LoweringError(LinLayoutError):
+class LoweringError(InputError):
     """A layout cannot be accessed with the requested instruction or vector width (paper Thm. 5.1)."""
 
 
-class NotLinearError(LinLayoutError):
+class NotLinearError(InputError):
     """A pattern is not linear over F2 (padding, non-power-of-two strides): use the simulator."""
 
 
-class SweepError(LinLayoutError):
+class SweepError(InputError):
     """A family of memory layouts for :mod:`linlayout.sweep` is unusable (toggle, size or access problem)."""
 
 
-class GPUToolError(LinLayoutError):
+class GPUToolError(EnvironmentFailure):
     """:mod:`linlayout.verify_gpu` cannot run: nvcc, ncu or a GPU is missing, or a tool failed."""
-class MissingDependencyError(LinLayoutError):
-    """An optional dependency is not installed (matplotlib for pictures: ``pip install 'linlayout[plot]'``)."""
 
 
-class DrawError(LinLayoutError):
+class MissingDependencyError(EnvironmentFailure):
+    """An optional dependency is not installed (matplotlib for pictures: ``pip install 'linlayout[plot]'``;
+    galois for :meth:`LinearLayout.to_galois`: ``pip install 'linlayout[galois]'``)."""
+
+
+class DrawError(InputError):
     """A picture cannot be drawn as asked (output format other than PNG or SVG, option that does not apply)."""
+
+
+class SwizzleError(InputError):
+    """The write and read layouts cannot share a memory layout as asked."""

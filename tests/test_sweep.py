@@ -250,13 +250,15 @@ def test_disagreements_are_reported(monkeypatch, capsys, tmp_path):
     """A broken closed form must be caught, with the failing configuration and its lanes."""
     from linlayout import sweep as sw
 
-    real = sw._Engine._dim_p
+    from linlayout.check import sweep as sweep_impl
+
+    real = sweep_impl._Engine._dim_p
 
     def broken(gens, hw):
         out = real(gens, hw)
         return out + (gens[:, 0] == 32 * 4 ^ 4)  # wrong for configurations with C_0 = 1
 
-    monkeypatch.setattr(sw._Engine, "_dim_p", staticmethod(broken))
+    monkeypatch.setattr(sweep_impl._Engine, "_dim_p", staticmethod(broken))
     r = sweep(transpose_16x32_family(mask_bits=1), jobs=1, library_check=2)
     assert not r.ok
     read = r.sides["read"]

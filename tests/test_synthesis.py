@@ -19,7 +19,7 @@ from linlayout.emit import to_c, to_cute, to_triton
 from linlayout.errors import LinLayoutError, NotLinearError, SizeError
 from linlayout.hardware import SharedMemory
 from linlayout.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
-from linlayout.synthesis import SwizzleError, _objective_key, optimal_swizzle
+from linlayout.synthesis import SwizzleError, objective_key, optimal_swizzle
 
 from .conftest import DATA
 
@@ -163,7 +163,7 @@ def test_synthesis_properties(pair, objective):
     # Never better than the lower bounds say is possible.
     assert res.write_wavefronts >= res.lower_bound["write"] and res.read_wavefronts >= res.lower_bound["read"]
     # The relaxation is a lower bound of the objective; the result is on the built frontier.
-    assert _objective_key(objective, res.write_wavefronts, res.read_wavefronts) >= _objective_key(objective, *res.relaxed_optimum)
+    assert objective_key(objective, res.write_wavefronts, res.read_wavefronts) >= objective_key(objective, *res.relaxed_optimum)
     assert any(p[0] <= res.write_wavefronts and p[1] <= res.read_wavefronts for p in res.frontier)
     # On the measured sm90 model the relaxation is tight: every result is proven optimal
     # (5,000 random pairs checked while developing; paper_notes/synthesis.md §4).
@@ -246,11 +246,11 @@ def test_exhaustive_all_memory_layouts_d4(seed, hw, eb):
         res = results["balanced"]
         assert w >= res.lower_bound["write"] and r >= res.lower_bound["read"]
         for obj, res in results.items():
-            k = _objective_key(obj, w, r)
+            k = objective_key(obj, w, r)
             if best[obj] is None or k < best[obj]:
                 best[obj] = k
     for obj, res in results.items():
-        mine = _objective_key(obj, res.write_wavefronts, res.read_wavefronts)
+        mine = objective_key(obj, res.write_wavefronts, res.read_wavefronts)
         assert mine <= best[obj], (obj, mine, best[obj])  # no memory layout beats the result
         if res.optimal:
             assert mine == best[obj]
@@ -299,7 +299,7 @@ def test_exhaustive_all_segment_subspaces(seed, d, hw, eb, vector_bits):
         nseg = len(res.segment)
         low = cols[: len(cols) - nseg - len(res.bank)]
         Q = [1 << i for i in range(d) if (1 << i) not in set(low)]
-        mine = _objective_key(objective, res.write_wavefronts, res.read_wavefronts)
+        mine = objective_key(objective, res.write_wavefronts, res.read_wavefronts)
         tried = 0
         for S in _subspaces(Q, nseg):
             B = f2.complement(low + S, Q)  # bank columns: complete with unit vectors
@@ -309,7 +309,7 @@ def test_exhaustive_all_segment_subspaces(seed, d, hw, eb, vector_bits):
             if w is None or r is None:
                 continue
             tried += 1
-            assert mine <= _objective_key(objective, w, r)
+            assert mine <= objective_key(objective, w, r)
         assert tried > 100
 
 
@@ -350,13 +350,13 @@ def test_exhaustive_all_layouts_with_a_word_to_share(seed):
                 assert wavefronts(R_, M, eb, "load", vector_bits=8, hardware=MINI16).wavefronts == r
                 checked += 1
             for obj in ("balanced", "read", "write", "sum"):
-                k = _objective_key(obj, w, r)
+                k = objective_key(obj, w, r)
                 if obj not in best or k < best[obj]:
                     best[obj] = k
     assert checked > 0
     for obj, k in best.items():
         res = optimal_swizzle(W_, R_, eb, hardware=MINI16, objective=obj, vector_bits=8)
-        assert _objective_key(obj, res.write_wavefronts, res.read_wavefronts) == k
+        assert objective_key(obj, res.write_wavefronts, res.read_wavefronts) == k
         assert res.optimal
     assert len(optimal_swizzle(W_, R_, eb, hardware=MINI16, vector_bits=8).frontier) > 1
 
@@ -377,8 +377,8 @@ def test_instruction_choice_picks_the_best_pair():
                 r = optimal_swizzle(W, R, 16, instructions=[wi, ri])
             except SwizzleError:
                 continue
-            singles.append((_objective_key("balanced", r.write_wavefronts, r.read_wavefronts), r.write_instructions + r.read_instructions))
-    assert (_objective_key("balanced", res.write_wavefronts, res.read_wavefronts), res.write_instructions + res.read_instructions) == min(singles)
+            singles.append((objective_key("balanced", r.write_wavefronts, r.read_wavefronts), r.write_instructions + r.read_instructions))
+    assert (objective_key("balanced", res.write_wavefronts, res.read_wavefronts), res.write_instructions + res.read_instructions) == min(singles)
     assert res.read_instruction.startswith("ldmatrix")
     assert res.read.instruction == res.read_instruction and res.read.wavefronts == res.read_wavefronts
 
@@ -455,7 +455,7 @@ def test_compare_swizzles_optimum_never_worse():
     assert best.name.startswith("optimal")
     for r in rows[1:]:
         if r.write_wavefronts is not None:
-            assert _objective_key("balanced", best.write_wavefronts, best.read_wavefronts) <= _objective_key("balanced", r.write_wavefronts, r.read_wavefronts)
+            assert objective_key("balanced", best.write_wavefronts, best.read_wavefronts) <= objective_key("balanced", r.write_wavefronts, r.read_wavefronts)
     names = {r.name for r in rows}
     assert {"row-major", "TMA / NVMMA 128B swizzle"} <= names
 

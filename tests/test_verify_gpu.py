@@ -213,7 +213,7 @@ def test_missing_tools_one_line_exit_2(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("CUDA_PATH", raising=False)
     monkeypatch.delenv("NVCC", raising=False)
     monkeypatch.delenv("NCU", raising=False)
-    import linlayout.verify_gpu as vg
+    import linlayout.check.verify_gpu as vg
 
     real = vg._which
 
@@ -237,7 +237,7 @@ def test_missing_ncu_only(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "none"))
     monkeypatch.setenv("NVCC", str(tools / "nvcc"))
     monkeypatch.delenv("NCU", raising=False)
-    import linlayout.verify_gpu as vg
+    import linlayout.check.verify_gpu as vg
 
     real = vg._which
     monkeypatch.setattr(vg, "_which", lambda n, e, v: None if n == "ncu" else real(n, e, v))

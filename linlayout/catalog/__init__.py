@@ -1,0 +1,2 @@
+"""The catalogue: standard swizzles (:mod:`.swizzles`) and layout constructors for hardware instructions (:mod:`.constructors`).
+"""

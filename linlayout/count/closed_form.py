@@ -1,0 +1,457 @@
+"""The closed form: exact shared-memory wavefronts from layouts (Lemma 9.4 made exact).
+
+Concepts
+========
+
+A warp accesses shared memory through a **distributed layout** ``L``
+(``register``, ``lane``, optional ``warp``, ``block`` → tensor) and a
+**memory layout** ``M`` (``offset`` → tensor, element offsets).  The map
+``C = M⁻¹ ∘ L`` sends every hardware index to an element offset; it is
+linear, so one instruction's lane addresses form an affine subspace and its
+cost follows from subspaces alone, without enumerating lanes:
+
+1. **Plan.**  The access plan (:mod:`linlayout.count.plan`) fixes the
+   vector (registers with ``C(r) = 1, 2, 4, ...`` that nothing else
+   touches), the instructions (one per combination of the other
+   non-broadcast registers), the passes (lane bits that select a pass, or
+   one pass per matrix) and the generators that vary inside one pass.
+2. **Conflicts.**  The remaining lane bases span a subspace ``T`` of byte
+   offsets.  ``K`` is the part of ``T`` whose bank bits (byte bits 2..6) are
+   zero: lanes that differ by a vector of ``K`` hit the same bank.  Dropping
+   byte bits 0..1 (same 32-bit word = broadcast) leaves ``P``; a pass costs
+   ``2^dim(P)`` wavefronts.
+
+So ``wavefronts = instructions x passes x 2^dim(P)``, and only step 2 is
+written here: :func:`collisions` is the one implementation of the subspace rule.  This is the paper's
+Lemma 9.4 (``2^dim(span(Seg) ∩ span(Thr))``) with the pass bits removed,
+sub-word accesses counted per 32-bit word, and merged passes for wide
+broadcast loads, as measured on an H100 (``tests/data/h100_smem_wavefronts.json``).
+
+Worked example, the 16x32 fp32 transpose (one warp, thread ``t`` reads
+``(t % 16, 2r + t // 16)``) against three memory layouts::
+
+    memory                 read wavefronts / instruction   store
+    32m + n                16                              1
+    32m + (n ^ m)          2                               1
+    32m + (n ^ 2m)         1                               1
+
+>>> from linlayout import LinearLayout
+>>> from linlayout.catalog.swizzles import unswizzled
+>>> read = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]],
+...                      "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, {"dim0": 16, "dim1": 32})
+>>> r = wavefronts(read, unswizzled([16, 32]), 32, "load")
+>>> r.wavefronts_per_instruction, r.instructions, r.wavefronts
+(16, 16, 256)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..core.memory import PaddedLayout
+from ..errors import AccessError, NotLinearError, SizeError
+from ..hw import Instruction, SharedMemory, check_access_bytes, get_hardware, parse_instruction
+from .plan import Generator, Memory, access_shape, plan_access
+from .simulate import check_lane_offsets
+
+__all__ = [
+    "ConflictDirection",
+    "WavefrontReport",
+    "collisions",
+    "conflict_directions",
+    "wavefronts",
+    "access_wavefronts",
+    "fit_affine",
+]
+
+
+# ---------------------------------------------------------------------------
+# Result types
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConflictDirection:
+    """One basis vector of the colliding subspace.
+
+    Lanes (or rows) that differ by ``bits`` (XOR of these hardware bits) hit
+    the same bank in different words.  ``tensor`` is the corresponding XOR
+    difference of tensor coordinates and ``byte_offset`` that of addresses.
+    """
+
+    bits: tuple[tuple[str, int], ...]
+    tensor: dict[str, int] = field(compare=False)
+    byte_offset: int
+
+    @property
+    def lanes(self) -> int:
+        """Lane-bit mask of the direction."""
+        return sum(1 << b for d, b in self.bits if d == "lane")
+
+    @property
+    def registers(self) -> int:
+        """Register-bit mask of the direction."""
+        return sum(1 << b for d, b in self.bits if d == "register")
+
+    def describe(self) -> str:
+        """e.g. ``lane bit 4: tensor (8, 0), byte offset 0x200``."""
+        who = " ^ ".join(f"{d} bit {b}" for d, b in self.bits) or "nothing"
+        if not self.tensor:
+            return f"{who}: byte offset XOR {self.byte_offset:#x}"
+        t = "(" + ", ".join(str(v) for v in self.tensor.values()) + ")"
+        return f"{who}: tensor XOR {t}, byte offset XOR {self.byte_offset:#x}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bits": [[d, b] for d, b in self.bits],
+            "lanes_mask": self.lanes,
+            "registers_mask": self.registers,
+            "tensor": dict(self.tensor),
+            "byte_offset": self.byte_offset,
+        }
+
+
+@dataclass(frozen=True)
+class WavefrontReport:
+    """Wavefronts of one warp's access of a tile, with how they arise.
+
+    ``wavefronts`` is the total per warp, ``instructions`` the number of
+    instructions per warp, ``wavefronts_per_instruction`` and
+    ``passes_per_instruction`` describe one instruction, ``ideal_wavefronts``
+    is the conflict-free total (one wavefront per pass), ``conflict_ways``
+    the wavefronts per pass (1 means conflict-free) and ``directions`` a
+    basis of the colliding subspace.
+    """
+
+    wavefronts: int
+    instructions: int
+    wavefronts_per_instruction: int
+    passes_per_instruction: int
+    ideal_wavefronts: int
+    vector_bits: int
+    access_bytes: int
+    element_bits: int
+    instruction: str
+    op: str
+    hardware: str
+    method: str
+    conflict_ways: int
+    directions: tuple[ConflictDirection, ...] = ()
+    vector_registers: tuple[int, ...] = ()
+    instruction_registers: tuple[int, ...] = ()
+    pass_lane_bits: tuple[int, ...] = ()
+    merged_passes: bool = False
+    per_instruction: tuple[int, ...] | None = None
+
+    @property
+    def conflict_free(self) -> bool:
+        """True when every pass costs one wavefront."""
+        return self.wavefronts == self.ideal_wavefronts
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "wavefronts": self.wavefronts,
+            "instructions": self.instructions,
+            "wavefronts_per_instruction": self.wavefronts_per_instruction,
+            "passes_per_instruction": self.passes_per_instruction,
+            "ideal_wavefronts": self.ideal_wavefronts,
+            "conflict_ways": self.conflict_ways,
+            "vector_bits": self.vector_bits,
+            "access_bytes": self.access_bytes,
+            "element_bits": self.element_bits,
+            "instruction": self.instruction,
+            "op": self.op,
+            "hardware": self.hardware,
+            "method": self.method,
+            "vector_registers": list(self.vector_registers),
+            "instruction_registers": list(self.instruction_registers),
+            "pass_lane_bits": list(self.pass_lane_bits),
+            "merged_passes": self.merged_passes,
+            "conflict_directions": [c.to_dict() for c in self.directions],
+        }
+        if self.per_instruction is not None:
+            d["per_instruction"] = list(self.per_instruction)
+        return d
+
+    def explain(self) -> str:
+        """A short human explanation of the count."""
+        lines = []
+        if self.instruction.startswith(("ldmatrix", "stmatrix")):
+            lines.append(
+                f"{self.instruction} ({self.op}), {self.element_bits}-bit elements: "
+                f"{self.instructions} instruction(s) per warp, {self.passes_per_instruction} matrices each"
+            )
+        else:
+            if self.method == "closed form (lane offsets)":
+                vec = f"{self.access_bytes}-byte accesses"
+            elif self.vector_registers:
+                vec = (
+                    f"{self.vector_bits}-bit vectors ({1 << len(self.vector_registers)} elements from registers "
+                    f"{list(self.vector_registers)})"
+                )
+            else:
+                vec = f"one {self.element_bits}-bit element per lane"
+            passes = (
+                f"{self.passes_per_instruction} passes (split by lane bits {list(self.pass_lane_bits)}"
+                + (", merged because lane bit 0 or 1 broadcasts" if self.merged_passes else "")
+                + ")"
+                if self.passes_per_instruction > 1
+                else "1 pass" + (" (merged because lane bit 0 or 1 broadcasts)" if self.merged_passes else "")
+            )
+            regs = f" (registers {list(self.instruction_registers)})" if self.instruction_registers else ""
+            lines.append(
+                f"{self.instruction} ({self.op}) of {vec}: {self.instructions} instruction(s) per warp{regs}, "
+                f"each in {passes}"
+            )
+        if self.conflict_ways == 1:
+            lines.append("no bank conflicts: every pass costs one wavefront")
+        else:
+            lines.append(
+                f"{self.conflict_ways}-way bank conflict in every pass; colliding directions "
+                "(same bank, different word):"
+            )
+            lines.extend("  " + d.describe() for d in self.directions)
+        lines.append(
+            f"total {self.wavefronts} wavefronts per warp ({self.method}); conflict-free would be {self.ideal_wavefronts}"
+        )
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# The subspace rule
+# ---------------------------------------------------------------------------
+
+
+def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[tuple[int, int]]:
+    """Basis of the colliding subspace P for the within-pass generators ``(label, byte image)``.
+
+    Returns ``(combo mask over gens, byte image)`` per basis vector of P:
+    combinations whose image has all bank bits zero, independent modulo
+    same-word differences.
+    """
+    bank_mask = hw.bank_mask
+    ws = hw.word_shift
+    # Kernel of the bank projection, tracking combinations.
+    ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
+    kernel: list[tuple[int, int]] = []
+    for i, (_, img) in enumerate(gens):
+        b = img & bank_mask
+        v = img
+        m = 1 << i
+        while b:
+            h = b.bit_length() - 1
+            e = ech.get(h)
+            if e is None:
+                ech[h] = (b, v, m)
+                break
+            b ^= e[0]
+            v ^= e[1]
+            m ^= e[2]
+        else:
+            kernel.append((m, v))
+    # Project onto words (drop the byte-in-word bits) and keep independent ones.
+    proj = f2.Span()
+    return [(m, v) for m, v in kernel if proj.add(v >> ws)]
+
+
+def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[tuple[int, int]],
+                        layout: LinearLayout | None) -> tuple[ConflictDirection, ...]:
+    """The colliding directions of :func:`collisions` as :class:`ConflictDirection` values (tensor XORs when ``layout`` is given)."""
+    out = []
+    for m, img in found:
+        bits = tuple(gens[i][0] for i in f2.bit_indices(m))
+        tensor: dict[str, int] = {}
+        if layout is not None:
+            acc = 0
+            for d, b in bits:
+                acc ^= layout.flat_bases(d)[b]
+            tensor = layout.out_coords(acc)
+        out.append(ConflictDirection(bits, tensor, img))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# Closed form
+# ---------------------------------------------------------------------------
+
+
+def wavefronts(
+    layout: LinearLayout,
+    memory: Memory,
+    element_bits: int,
+    op: str | None = None,
+    instruction: str | Instruction | None = None,
+    vector_bits: int | None = None,
+    hardware: str | SharedMemory | None = "sm90",
+) -> WavefrontReport:
+    """Exact wavefronts of one warp accessing a tile, in closed form (no lane enumeration).
+
+    Parameters
+    ----------
+    layout
+        Distributed layout (``register``, ``lane``, optional ``warp``, ``block``
+        → tensor dims).  Broadcast bases, non-unit bases and layouts that do
+        not cover the whole tensor are accepted.
+    memory
+        Memory layout (``offset`` → the same tensor dims, element offsets), invertible.
+    element_bits
+        Bits per element (1..128, a power of two).
+    op, instruction
+        ``"load"``/``"store"`` and the instruction: ``ld.shared``/``st.shared``
+        (default from ``op``), ``ldmatrix.x1/.x2/.x4`` or ``stmatrix...``
+        (optionally ``.trans``), which are first checked against the layout
+        (paper Thm. 5.1) and raise :class:`LoweringError` naming the obstacle.
+    vector_bits
+        Ask for a narrower vector than the widest possible.
+    hardware
+        A preset name or a :class:`~linlayout.hardware.SharedMemory`.
+
+    Returns a :class:`WavefrontReport`.  A padded memory raises
+    :class:`NotLinearError`: use :func:`simulate_wavefronts`.
+
+    >>> from linlayout import LinearLayout
+    >>> from linlayout.catalog.swizzles import unswizzled
+    >>> L = LinearLayout({"register": [[0, 1], [0, 2], [1, 0]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
+    ...                  {"dim0": 8, "dim1": 32})
+    >>> r = wavefronts(L, unswizzled([8, 32]), 32, "load")     # paper notes TC11: 128-bit vectors
+    >>> r.vector_bits, r.wavefronts_per_instruction, r.passes_per_instruction
+    (128, 4, 4)
+    """
+    if isinstance(memory, PaddedLayout):
+        raise NotLinearError(
+            f"the padded memory (rows of {memory.pitch} elements) is not a power-of-two pattern, so it is not "
+            f"linear over F2; count it with simulate_wavefronts (CLI: linlayout conflicts --simulate)"
+        )
+    plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    shape = plan.shape
+    gens = plan.generator_bytes()
+    found = collisions(gens, shape.hardware)
+    ways = 1 << len(found)
+    per = shape.passes * ways
+    return WavefrontReport(
+        wavefronts=shape.instructions * per,
+        instructions=shape.instructions,
+        wavefronts_per_instruction=per,
+        passes_per_instruction=shape.passes,
+        ideal_wavefronts=shape.base_wavefronts,
+        vector_bits=shape.vector_bits,
+        access_bytes=shape.access_bytes,
+        element_bits=element_bits,
+        instruction=shape.instruction.name,
+        op=shape.instruction.op,
+        hardware=shape.hardware.name,
+        method="closed form",
+        conflict_ways=ways,
+        directions=conflict_directions(gens, found, layout),
+        vector_registers=plan.vector_registers,
+        instruction_registers=plan.issue_registers,
+        pass_lane_bits=shape.pass_lane_bits,
+        merged_passes=shape.merged,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Address-level closed form
+# ---------------------------------------------------------------------------
+
+
+def fit_affine(values: Sequence[int], bits: int | None = None) -> tuple[int, list[int]]:
+    """Fit ``values[l] = c ^ XOR(basis[i] for set bits i of l)``; raise NotLinearError if impossible.
+
+    >>> fit_affine([5, 7, 1, 3])
+    (5, [2, 4])
+    >>> fit_affine([0, 3, 6, 9])
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.NotLinearError: values are not an XOR-affine function of the index: index 3 is 9, the fit predicts 0 ^ 3 ^ 6 = 5; count it with the simulator instead
+    """
+    n = len(values)
+    if n == 0 or n & (n - 1):
+        raise SizeError(f"need a power-of-two number of values, got {n}")
+    nb = n.bit_length() - 1 if bits is None else bits
+    c = values[0]
+    basis = [values[1 << i] ^ c for i in range(nb)]
+    for l in range(1 << nb):
+        v = c
+        for i in f2.bit_indices(l):
+            v ^= basis[i]
+        if v != values[l]:
+            parts = " ^ ".join([str(c)] + [str(basis[i]) for i in f2.bit_indices(l)])
+            raise NotLinearError(
+                f"values are not an XOR-affine function of the index: index {l} is {values[l]}, the fit predicts "
+                f"{parts} = {v}; count it with the simulator instead"
+            )
+    return c, basis
+
+
+def _fit_lanes(offs: Sequence[int]) -> tuple[int, list[int]]:
+    try:
+        return fit_affine(offs)
+    except NotLinearError as e:
+        detail = str(e).split(": ", 1)[1].split("; ")[0].replace("index", "lane")
+        raise NotLinearError(
+            f"the lane byte offsets are not an XOR-affine function of the lane index ({detail}), so the closed "
+            f"form does not apply; count them with simulate_access (CLI: linlayout conflicts --simulate)"
+        ) from None
+
+
+def access_wavefronts(
+    instruction: str | None,
+    op: str | None,
+    access_bytes: int,
+    lane_byte_offsets: Sequence[int],
+    hardware: str | SharedMemory | None = "sm90",
+) -> WavefrontReport:
+    """Closed-form wavefronts of one instruction given by its lane byte offsets.
+
+    The offsets must be an XOR-affine function of the lane index (true for
+    every linear layout); otherwise :class:`NotLinearError` says so and points
+    to :func:`linlayout.simulate.simulate_access`.
+
+    >>> access_wavefronts("ld.shared", "load", 8, [0] * 32).wavefronts   # merged broadcast load
+    1
+    """
+    hw = get_hardware(hardware)
+    ins = parse_instruction(instruction, op)
+    if ins.is_matrix:
+        if not hw.matrix_rows:
+            raise AccessError(f"{hw.name} has no {ins.kind}")
+        if access_bytes != hw.matrix_row_bytes:
+            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
+        offs = check_lane_offsets(lane_byte_offsets, hw.lanes, hw.matrix_row_bytes)
+        # Lanes rows*j .. rows*j + rows - 1 address matrix j: the low lane bits generate its rows.
+        _, basis = _fit_lanes(offs[: hw.matrix_rows * ins.matrices])
+        gens = [(("lane", i), b) for i, b in enumerate(basis[: hw.matrix_rows.bit_length() - 1])]
+        passes, pass_bits, merged = ins.matrices, (), False
+    else:
+        check_access_bytes(access_bytes, hw)
+        offs = check_lane_offsets(lane_byte_offsets, hw.lanes, access_bytes)
+        _, basis = _fit_lanes(offs)
+        broadcast = any(i < len(basis) and basis[i] == 0 for i in (0, 1))
+        shape = access_shape(ins, access_bytes * 8, hw, 0, 0, broadcast)
+        gens = [((d, i), basis[i]) for d, i in shape.within_pass]
+        passes, pass_bits, merged = shape.passes, shape.pass_lane_bits, shape.merged
+    found = collisions(gens, hw)
+    ways = 1 << len(found)
+    return WavefrontReport(
+        wavefronts=passes * ways,
+        instructions=1,
+        wavefronts_per_instruction=passes * ways,
+        passes_per_instruction=passes,
+        ideal_wavefronts=passes,
+        vector_bits=access_bytes * 8,
+        access_bytes=access_bytes,
+        element_bits=access_bytes * 8,
+        instruction=ins.name,
+        op=ins.op,
+        hardware=hw.name,
+        method="closed form (lane offsets)",
+        conflict_ways=ways,
+        directions=conflict_directions(gens, found, None),
+        pass_lane_bits=pass_bits,
+        merged_passes=merged,
+    )

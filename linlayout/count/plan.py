@@ -1,0 +1,637 @@
+"""The access plan: how one warp issues its access of a tile, computed once.
+
+Concepts
+========
+
+A warp accesses a tile through a distributed layout ``L`` (``register``,
+``lane``, optional ``warp``, ``block`` → tensor) and a memory layout ``M``
+(``offset`` → tensor).  ``C = M⁻¹ ∘ L`` gives the element offset of every
+input basis (:func:`element_offsets`).  From ``C``, the element width, the
+instruction and the hardware model, the **plan** fixes how the access is
+issued:
+
+=====================  ====================================================
+vector registers       registers whose offsets are 1, 2, 4, ... (any order)
+                       while no other basis touches those low offset bits:
+                       each lane moves that many contiguous elements
+                       (:func:`widest_vector`), at most ``max_access_bytes``
+matrix tile            for ``ldmatrix``/``stmatrix``: the bases that must
+                       map to fixed offsets (paper Thm. 5.1,
+                       :func:`matrix_tile`), the row generators and the
+                       registers that choose the matrices
+issue registers        the other non-broadcast registers: one instruction
+                       per combination
+passes                 lane bits that select a pass (the model's rule, with
+                       merged passes for wide loads whose lane bit 0 or 1
+                       broadcasts), or one pass per matrix
+within-pass generators the bases that vary inside one pass: lanes that do
+                       not select a pass, or a matrix's row generators
+=====================  ====================================================
+
+Everything except the vector and the tile check depends on the layout only
+through which bases are zero (an invertible ``M`` keeps zero bases zero and
+non-zero ones non-zero), so it is an :class:`AccessShape`, computed by
+:func:`access_shape` from counts alone and cached.  An :class:`AccessPlan`
+is a shape plus the offsets and the register indices.
+
+Every counter evaluates a plan and none re-derives it: the closed form
+(:mod:`linlayout.count.closed_form`), the simulator driver
+(:mod:`linlayout.count.by_simulation`), the batched counter of the sweep
+(:mod:`linlayout.count.batched`, which uses :func:`widest_vector_batch` and
+:func:`matrix_tile_ok_batch`, the array forms of the same rules, written
+here beside the scalar ones) and the synthesizer's scoring and bounds.  The
+address simulator (:mod:`linlayout.count.simulate`) is deliberately
+independent: it is the oracle the plan is tested against.
+
+Worked example (paper notes TC11): 8 rows of 32 fp32 elements read with
+128-bit vectors, registers 0 and 1 along ``dim1`` and lanes 0..2 above them::
+
+    basis        register 0  register 1  register 2  lane 0  lane 1  lane 2  lane 3  lane 4
+    offset (C)   1           2           32          4       8       16      64      128
+
+>>> from linlayout.core.layout import LinearLayout
+>>> from linlayout.catalog.swizzles import unswizzled
+>>> L = LinearLayout({"register": [[0, 1], [0, 2], [1, 0]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
+...                  {"dim0": 8, "dim1": 32})
+>>> p = plan_access(L, unswizzled([8, 32]), 32, "load")
+>>> p.vector_registers, p.access_bytes, p.issue_registers, p.shape.pass_lane_bits
+((0, 1), 16, (2,), (3, 4))
+>>> p.shape.within_pass
+(('lane', 0), ('lane', 1), ('lane', 2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Union
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..core.memory import PaddedLayout
+from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
+from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+
+__all__ = [
+    "DISTRIBUTED_DIMS",
+    "Memory",
+    "Generator",
+    "MatrixTile",
+    "AccessShape",
+    "AccessPlan",
+    "check_element_bits",
+    "check_distributed_dims",
+    "element_offsets",
+    "widest_vector",
+    "widest_vector_batch",
+    "vector_cap",
+    "matrix_tile",
+    "check_matrix_tile",
+    "matrix_tile_ok_batch",
+    "access_shape",
+    "plan_from_offsets",
+    "plan_access",
+]
+
+DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
+"""Input dimensions of a distributed layout, in this order."""
+
+Memory = Union[LinearLayout, PaddedLayout]
+Generator = tuple[str, int]
+"""A basis of the distributed layout: (input dimension, bit)."""
+
+
+# ---------------------------------------------------------------------------
+# Input checks shared by every counter
+# ---------------------------------------------------------------------------
+
+
+def check_element_bits(element_bits: Any) -> int:
+    """Validate an element width (a power of two from 1 to 128 bits)."""
+    if (
+        isinstance(element_bits, bool)
+        or not isinstance(element_bits, int)
+        or element_bits <= 0
+        or element_bits & (element_bits - 1)
+        or element_bits > 128
+    ):
+        raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
+    return element_bits
+
+
+def check_distributed_dims(layout: Any, hw: SharedMemory, what: str = "layout") -> LinearLayout:
+    """A distributed layout for ``hw``: register/lane/warp/block inputs and exactly ``hw.lanes`` lanes."""
+    if not isinstance(layout, LinearLayout):
+        raise DimensionError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
+    for d in layout.in_dims:
+        if d not in DISTRIBUTED_DIMS:
+            raise DimensionError(
+                f"the distributed {what} has an input dimension {d!r}; expected register, lane and optionally "
+                f"warp and block"
+            )
+    lanes = layout.in_sizes.get("lane", 1)
+    if lanes != hw.lanes:
+        raise SizeError(
+            f"the {what} has {lanes} lanes but a {hw.name} warp has {hw.lanes}; give all {hw.lanes} lanes "
+            f"(a zero lane basis marks lanes that duplicate others)"
+        )
+    return layout
+
+
+def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int, ...]]:
+    """``C = M⁻¹ ∘ L`` as element offsets per input basis (a padded memory: its unpadded reference).
+
+    >>> from linlayout.catalog.swizzles import unswizzled
+    >>> L = LinearLayout({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2})
+    >>> element_offsets(L, unswizzled([2, 2]))
+    {'lane': (1, 2)}
+    """
+    if isinstance(memory, PaddedLayout):
+        memory = memory.reference()
+    if not isinstance(memory, LinearLayout):
+        raise DimensionError(f"memory must be a LinearLayout or a padded layout, got {type(memory).__name__}")
+    if memory.in_dims != ("offset",):
+        raise DimensionError(f"a memory layout has one input dimension 'offset', got {list(memory.in_dims)}")
+    if set(memory.out_dims) != set(layout.out_dims):
+        raise DimensionError(
+            f"the layout maps onto {list(layout.out_dims)} but the memory layout onto {list(memory.out_dims)}; "
+            f"both must name the same tensor dimensions"
+        )
+    for n in layout.out_dims:
+        if layout.out_size(n) > memory.out_size(n):
+            raise SizeError(
+                f"the layout reaches {n} up to {layout.out_size(n)} but the memory holds only {memory.out_size(n)}"
+            )
+    try:
+        inv = memory.invert()
+    except NotInvertibleError as e:
+        raise NotInvertibleError(f"the memory layout must be invertible (one element per offset): {e}") from None
+    C = layout.compose(inv)
+    return {d: C.flat_bases(d) for d in layout.in_dims}
+
+
+# ---------------------------------------------------------------------------
+# The vector rule
+# ---------------------------------------------------------------------------
+
+
+def vector_cap(element_bits: int, hw: SharedMemory) -> int:
+    """log2 of the most elements one lane moves with ``ld/st.shared`` (``max_access_bytes`` / element)."""
+    return max(0, ((max(hw.access_sizes()) * 8) // element_bits).bit_length() - 1)
+
+
+def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, ...]:
+    """Registers forming the widest contiguous vector, lowest offset first.
+
+    Register ``r_k`` is chosen for offset ``2^k`` when it is the only
+    register with that offset and no other basis (of any dimension) touches
+    offset bits ``0..k``; at most ``cap`` registers.
+
+    >>> widest_vector({"register": (2, 1, 8), "lane": (4, 16)}, 4)
+    (1, 0)
+    >>> widest_vector({"register": (1, 1), "lane": (2,)}, 4)    # two registers on offset 1: no vector
+    ()
+    """
+    regs = offsets.get("register", ())
+    chosen: list[int] = []
+    while len(chosen) < cap:
+        want = 1 << len(chosen)
+        cand = [i for i, v in enumerate(regs) if v == want and i not in chosen]
+        if len(cand) != 1:
+            break
+        trial = chosen + cand
+        low = (want << 1) - 1
+        if any(v & low for d, vs in offsets.items() for i, v in enumerate(vs) if not (d == "register" and i in trial)):
+            break
+        chosen = trial
+    return tuple(chosen)
+
+
+def widest_vector_batch(regs, others, cap: int):
+    """:func:`widest_vector` on arrays: one configuration per row.
+
+    ``regs`` is an ``(n, R)`` int64 array of register offsets and ``others``
+    an ``(n, K)`` array of every other basis' offset.  Returns ``(length,
+    order)``: the vector length per row and an ``(n, cap)`` array of the
+    chosen register per offset bit (``-1`` past the length).
+
+    >>> import numpy as np
+    >>> n, order = widest_vector_batch(np.array([[2, 1, 8], [1, 1, 2]]), np.array([[4, 16], [4, 8]]), 4)
+    >>> n.tolist(), order[:, :2].tolist()
+    ([2, 0], [[1, 0], [-1, -1]])
+    """
+    import numpy as np
+
+    c, nr = regs.shape
+    ar = np.arange(c)
+    chosen = np.zeros((c, nr), dtype=bool)
+    order = np.full((c, max(cap, 1)), -1, dtype=np.int64)
+    active = np.ones(c, dtype=bool)
+    length = np.zeros(c, dtype=np.int64)
+    for k in range(cap if nr else 0):
+        cand = (regs == (1 << k)) & ~chosen
+        single = cand.sum(axis=1) == 1
+        ci = cand.argmax(axis=1)
+        trial = chosen.copy()
+        trial[ar, ci] |= single
+        low = (1 << (k + 1)) - 1
+        clean = (((regs & low) == 0) | trial).all(axis=1) & ((others & low) == 0).all(axis=1)
+        step = active & single & clean
+        chosen = np.where(step[:, None], trial, chosen)
+        order[:, k] = np.where(step, ci, -1)
+        length += step
+        active = step
+    return length, order
+
+
+# ---------------------------------------------------------------------------
+# Matrix instructions (paper Thm. 5.1)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatrixTile:
+    """What ``ldmatrix``/``stmatrix`` needs of ``C`` and how it addresses rows.
+
+    ``required`` lists the tile's bases with the element offset each must
+    map to, lowest offset first; every other basis must map to a multiple of
+    ``row_elements`` (a whole row).  ``row_generators`` span a matrix's row
+    addresses and ``vector_registers`` are the register bits inside one
+    lane's register.
+
+    >>> from linlayout.hw import sm90, parse_instruction
+    >>> t = matrix_tile(parse_instruction("ldmatrix.x4"), 16, sm90)
+    >>> t.required
+    ((('register', 0), 1), (('lane', 0), 2), (('lane', 1), 4))
+    >>> t.row_generators
+    (('lane', 2), ('lane', 3), ('lane', 4))
+    """
+
+    required: tuple[tuple[Generator, int], ...]
+    row_generators: tuple[Generator, ...]
+    vector_registers: tuple[int, ...]
+    row_elements: int
+    row_bytes: int
+
+
+def _bits_list(values: Sequence[int]) -> str:
+    names = [f"{v}-" for v in values[:-1]]
+    return (", ".join(names) + " or " if names else "") + f"{values[-1]}-bit"
+
+
+@lru_cache(maxsize=256)
+def matrix_tile(ins: Instruction, element_bits: int, hw: SharedMemory) -> MatrixTile:
+    """The tile of a matrix instruction; raises :class:`LoweringError` for obstacles no layout can remove."""
+    name = ins.name
+    if not hw.matrix_rows:
+        raise LoweringError(f"{hw.name} has no {ins.kind}")
+    reg_bits = hw.register_bytes * 8
+    widths = [w for w in (8, 16, 32, 64, 128) if w <= reg_bits]
+    if element_bits not in widths:
+        raise LoweringError(f"{name} moves {_bits_list(widths)} elements, not {element_bits}-bit")
+    row_elements = hw.matrix_row_bytes * 8 // element_bits
+    if ins.trans and row_elements != hw.matrix_rows:
+        square = hw.matrix_row_bytes * 8 // hw.matrix_rows
+        raise LoweringError(f"{name} transposes {square}-bit elements only, not {element_bits}-bit")
+    kv = (reg_bits // element_bits).bit_length() - 1  # elements of one lane register (log2)
+    lpr = hw.matrix_lanes_per_row.bit_length() - 1  # lanes sharing a row (log2)
+    rows = hw.matrix_rows.bit_length() - 1
+    in_row = [("register", i) for i in range(kv)] + [("lane", j) for j in range(lpr)]
+    row_index = [("lane", lpr + j) for j in range(rows)]
+    if not ins.trans:
+        required = tuple((g, 1 << i) for i, g in enumerate(in_row))
+        row_gens = tuple(row_index)
+    else:
+        required = tuple((g, 1 << i) for i, g in enumerate(row_index))
+        row_gens = tuple(in_row)
+    return MatrixTile(required, row_gens, tuple(range(kv)), row_elements, hw.matrix_row_bytes)
+
+
+def check_matrix_tile(ins: Instruction, tile: MatrixTile, offsets: Mapping[str, Sequence[int]]) -> None:
+    """Raise :class:`LoweringError` naming the first basis that does not fit the tile.
+
+    >>> from linlayout.hw import sm90, parse_instruction
+    >>> ins = parse_instruction("ldmatrix.x1")
+    >>> check_matrix_tile(ins, matrix_tile(ins, 16, sm90), {"register": (1, 8), "lane": (2, 4, 16, 32, 64)})
+    >>> check_matrix_tile(ins, matrix_tile(ins, 16, sm90), {"register": (1, 8), "lane": (4, 2, 16, 32, 64)})
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.LoweringError: ldmatrix.x1 cannot access this layout (paper Thm. 5.1: it is not left-divisible by the ldmatrix.x1 tile): lane bit 0 maps to offset 4, the tile needs 2 (byte 4)
+    """
+    name = ins.name
+
+    def need(cond: bool, msg: str) -> None:
+        if not cond:
+            raise LoweringError(
+                f"{name} cannot access this layout (paper Thm. 5.1: it is not left-divisible by the {name} tile): {msg}"
+            )
+
+    nvec = len(tile.vector_registers)
+    regs = offsets.get("register", ())
+    if ins.trans:
+        need(len(regs) >= nvec, f"it needs register bit{'s' if nvec > 1 else ''} "
+             f"{', '.join(map(str, tile.vector_registers))} ({1 << nvec} rows per lane register)"
+             if nvec != 1 else "it needs register bit 0 (two rows per 32-bit register)")
+    else:
+        need(len(regs) >= nvec, f"it needs {nvec} register bits for the {1 << nvec} elements of a 32-bit register")
+    for (d, b), want in tile.required:
+        vs = offsets.get(d, ())
+        have = vs[b] if b < len(vs) else None
+        if ins.trans:
+            need(have == want, f"{d} bit {b} maps to offset {have}, the transposed tile needs {want}")
+        elif d == "register":
+            need(have == want, f"register bit {b} maps to offset {have}, the tile needs {want}")
+        else:
+            need(have == want, f"lane bit {b} maps to offset {have}, the tile needs {want} "
+                 f"(byte {want * tile.row_bytes // tile.row_elements})")
+    tile_gens = {g for g, _ in tile.required}
+    low = tile.row_elements - 1
+    for d, vs in offsets.items():
+        for i, v in enumerate(vs):
+            if (d, i) in tile_gens:
+                continue
+            need(v & low == 0, f"{d} bit {i} maps to offset {v}, which is not a multiple of a "
+                 f"{tile.row_bytes}-byte row ({tile.row_elements} elements)")
+
+
+def matrix_tile_ok_batch(tile: MatrixTile, offsets: Mapping[str, Any]):
+    """:func:`check_matrix_tile` on arrays: ``offsets[d]`` is ``(n, bits)``; returns a bool array of ``n``."""
+    import numpy as np
+
+    n = next(iter(offsets.values())).shape[0]
+    ok = np.ones(n, dtype=bool)
+    for (d, b), want in tile.required:
+        vs = offsets.get(d)
+        if vs is None or b >= vs.shape[1]:
+            return np.zeros(n, dtype=bool)
+        ok &= vs[:, b] == want
+    tile_gens = {g for g, _ in tile.required}
+    low = tile.row_elements - 1
+    for d, vs in offsets.items():
+        for i in range(vs.shape[1]):
+            if (d, i) not in tile_gens:
+                ok &= (vs[:, i] & low) == 0
+    return ok
+
+
+# ---------------------------------------------------------------------------
+# The shape (memory-independent) and the plan
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccessShape:
+    """The memory-independent part of a plan (see the module docstring).
+
+    ``vector`` is log2 of the elements per lane access (for matrix
+    instructions: per lane register), ``instructions`` the instructions per
+    warp, ``passes`` per instruction, ``within_pass`` the generators that
+    vary inside one pass.
+    """
+
+    instruction: Instruction
+    element_bits: int
+    hardware: SharedMemory
+    vector: int
+    access_bytes: int
+    merged: bool
+    pass_lane_bits: tuple[int, ...]
+    passes: int
+    matrix_registers: int
+    issue_registers: int
+    within_pass: tuple[Generator, ...]
+
+    @property
+    def instructions(self) -> int:
+        """Instructions per warp."""
+        return 1 << self.issue_registers
+
+    @property
+    def base_wavefronts(self) -> int:
+        """Wavefronts per warp when every pass is conflict-free (instructions x passes)."""
+        return self.passes << self.issue_registers
+
+    @property
+    def vector_bits(self) -> int:
+        """Bits each lane moves per access (one register for matrix instructions)."""
+        return self.hardware.register_bytes * 8 if self.instruction.is_matrix else self.access_bytes * 8
+
+
+@lru_cache(maxsize=4096)
+def access_shape(
+    ins: Instruction, element_bits: int, hw: SharedMemory, vector: int, nonzero_registers: int, low_lane_broadcast: bool
+) -> AccessShape | None:
+    """The shape of an access, or ``None`` when it cannot address whole bytes.
+
+    ``vector`` is the number of vector registers (ignored for matrix
+    instructions, whose tile fixes it), ``nonzero_registers`` the number of
+    non-broadcast registers (for matrix instructions: the tile's vector
+    registers plus the non-broadcast registers outside them) and ``low_lane_broadcast`` whether lane bit 0 or
+    1 has a zero basis.  Raises :class:`LoweringError` when a matrix
+    instruction needs more matrix-choosing registers than the layout has.
+
+    >>> from linlayout.hw import sm90, parse_instruction
+    >>> s = access_shape(parse_instruction("ld.shared"), 32, sm90, 2, 3, False)
+    >>> s.access_bytes, s.passes, s.instructions, s.pass_lane_bits
+    (16, 4, 2, (3, 4))
+    """
+    if ins.is_matrix:
+        tile = matrix_tile(ins, element_bits, hw)
+        nmat = ins.matrices.bit_length() - 1
+        rest = nonzero_registers - len(tile.vector_registers)
+        if rest < nmat:
+            raise LoweringError(
+                f"{ins.name} loads {ins.matrices} matrices per instruction, which needs {nmat} more non-broadcast "
+                f"register bit(s) per lane; the layout has {max(rest, 0)}: use .x{1 << max(rest, 0)}"
+            )
+        return AccessShape(ins, element_bits, hw, len(tile.vector_registers), hw.matrix_row_bytes, False, (),
+                           ins.matrices, nmat, rest - nmat, tile.row_generators)
+    access_bits = element_bits << vector
+    if access_bits < 8:
+        return None
+    access = access_bits >> 3
+    merged = hw.merges_passes(ins.op, access, low_lane_broadcast)
+    pb = hw.pass_lane_bits(access, ins.op, low_lane_broadcast)
+    within = tuple(("lane", i) for i in range(hw.lane_bits) if i not in pb)
+    return AccessShape(ins, element_bits, hw, vector, access, merged, pb, 1 << len(pb), 0,
+                       nonzero_registers - vector, within)
+
+
+@dataclass(frozen=True)
+class AccessPlan:
+    """A shape with the offsets it is evaluated on and the registers that play each role.
+
+    ``offsets`` holds the element offset of every input basis (``C``);
+    ``vector_registers``, ``matrix_registers`` and ``issue_registers`` are
+    register bit indices.
+    """
+
+    shape: AccessShape
+    offsets: Mapping[str, tuple[int, ...]]
+    vector_registers: tuple[int, ...]
+    matrix_registers: tuple[int, ...]
+    issue_registers: tuple[int, ...]
+
+    @property
+    def instruction(self) -> Instruction:
+        return self.shape.instruction
+
+    @property
+    def hardware(self) -> SharedMemory:
+        return self.shape.hardware
+
+    @property
+    def element_bits(self) -> int:
+        return self.shape.element_bits
+
+    @property
+    def access_bytes(self) -> int:
+        return self.shape.access_bytes
+
+    def byte(self, element_offset: int) -> int:
+        """Byte offset of an element offset."""
+        return (element_offset * self.shape.element_bits) >> 3
+
+    def generator_bytes(self) -> list[tuple[Generator, int]]:
+        """The within-pass generators with their byte offsets: the input of the conflict rule."""
+        return [(g, self.byte(self.offsets[g[0]][g[1]])) for g in self.shape.within_pass]
+
+    def lane_inputs(self) -> list[list[tuple[int, int]]]:
+        """Per instruction, per lane: the (register, lane) input that lane addresses (warp 0, block 0).
+
+        For ``.xN`` matrix instructions lanes ``rows*j .. rows*j + rows - 1``
+        give the rows of matrix ``j`` and the unused lanes repeat lane 0.
+        """
+        hw = self.hardware
+        ins = self.instruction
+        out = []
+        for x in range(1 << len(self.issue_registers)):
+            reg = 0
+            for j, r in enumerate(self.issue_registers):
+                if x >> j & 1:
+                    reg |= 1 << r
+            if not ins.is_matrix:
+                out.append([(reg, lane) for lane in range(hw.lanes)])
+                continue
+            rows = hw.matrix_rows
+            lanes = [(0, 0)] * hw.lanes
+            for j in range(ins.matrices):
+                mreg = reg
+                for t, r in enumerate(self.matrix_registers):
+                    if j >> t & 1:
+                        mreg |= 1 << r
+                for row in range(rows):
+                    rr, ll = mreg, 0
+                    for t, (d, b) in enumerate(self.shape.within_pass):
+                        if row >> t & 1:
+                            if d == "register":
+                                rr |= 1 << b
+                            else:
+                                ll |= 1 << b
+                    lanes[rows * j + row] = (rr, ll)
+            for lane in range(rows * ins.matrices, hw.lanes):
+                lanes[lane] = lanes[0]
+            out.append(lanes)
+        return out
+
+    def instruction_offsets(self) -> list[list[int]]:
+        """Every instruction's lane byte offsets (warp 0, block 0), for the simulator."""
+        regs = self.offsets.get("register", ())
+        lanes = self.offsets.get("lane", ())
+        out = []
+        for row in self.lane_inputs():
+            vals = []
+            for reg, lane in row:
+                v = 0
+                for i in f2.bit_indices(reg):
+                    v ^= regs[i]
+                for i in f2.bit_indices(lane):
+                    v ^= lanes[i]
+                vals.append(self.byte(v))
+            out.append(vals)
+        return out
+
+
+def _vector_bits_request(vector_bits: Any, element_bits: int, available: Sequence[int]) -> tuple[int, ...]:
+    if isinstance(vector_bits, bool) or not isinstance(vector_bits, int) or vector_bits <= 0 or vector_bits & (vector_bits - 1):
+        raise SizeError(f"vector_bits must be a power of two, got {vector_bits!r}")
+    if vector_bits < element_bits:
+        raise LoweringError(f"vector_bits={vector_bits} is narrower than one {element_bits}-bit element")
+    want = (vector_bits // element_bits).bit_length() - 1
+    if want > len(available):
+        raise LoweringError(
+            f"vector_bits={vector_bits} needs {1 << want} contiguous elements per lane, but only "
+            f"{1 << len(available)} are (registers {list(available)} map to offsets 1, 2, ...; at most "
+            f"{element_bits << len(available)} bits)"
+        )
+    return tuple(available[:want])
+
+
+def plan_from_offsets(
+    offsets: Mapping[str, Sequence[int]],
+    element_bits: int,
+    ins: Instruction,
+    hw: SharedMemory,
+    vector_bits: int | None = None,
+) -> AccessPlan:
+    """The plan of an access whose bases map to ``offsets`` (element offsets, ``C``).
+
+    Raises :class:`LoweringError` when the instruction cannot access the
+    layout as asked (no whole bytes, a matrix tile that does not fit, a
+    vector narrower than requested).
+    """
+    offsets = {d: tuple(v) for d, v in offsets.items()}
+    regs = offsets.get("register", ())
+    nz = [i for i, v in enumerate(regs) if v]
+    lanes = offsets.get("lane", ())
+    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
+    if ins.is_matrix:
+        tile = matrix_tile(ins, element_bits, hw)
+        if vector_bits not in (None, hw.register_bytes * 8):
+            raise LoweringError(
+                f"{ins.name} gives each lane one {hw.register_bytes * 8}-bit register per matrix; vector_bits must be "
+                f"{hw.register_bytes * 8}"
+            )
+        check_matrix_tile(ins, tile, offsets)
+        rest = [i for i in nz if i not in tile.vector_registers]
+        shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
+        nmat = shape.matrix_registers
+        return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
+    vec = widest_vector(offsets, vector_cap(element_bits, hw))
+    if vector_bits is not None:
+        vec = _vector_bits_request(vector_bits, element_bits, vec)
+    shape = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
+    if shape is None:
+        access_bits = element_bits << len(vec)
+        raise LoweringError(
+            f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
+            f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
+        )
+    return AccessPlan(shape, offsets, vec, (), tuple(i for i in nz if i not in vec))
+
+
+def plan_access(
+    layout: LinearLayout,
+    memory: Memory,
+    element_bits: int,
+    op: str | None = None,
+    instruction: str | Instruction | None = None,
+    vector_bits: int | None = None,
+    hardware: str | SharedMemory | None = "sm90",
+) -> AccessPlan:
+    """Validate a layout-level query and plan it (the arguments of :func:`linlayout.wavefronts`).
+
+    >>> from linlayout.catalog.swizzles import unswizzled
+    >>> L = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]},
+    ...                  {"dim0": 2, "dim1": 32})
+    >>> p = plan_access(L, unswizzled([2, 32]), 32, "store")
+    >>> p.access_bytes, p.shape.passes, p.shape.instructions
+    (8, 2, 1)
+    """
+    hw = get_hardware(hardware)
+    ins = parse_instruction(instruction, op)
+    check_distributed_dims(layout, hw)
+    check_element_bits(element_bits)
+    offs = element_offsets(layout, memory)
+    return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)

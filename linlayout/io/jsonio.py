@@ -1,0 +1,214 @@
+"""JSON interchange: layouts (and, later, queries) in and out as JSON.
+
+The layout format (also documented in README.md)::
+
+    {"bases": {"register": [[0, 1], [8, 0]],
+               "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+               "warp": []},
+     "out_dims": {"dim0": 16, "dim1": 16}}
+
+* ``bases`` lists, per input dimension in minor-to-major order, the image of
+  each input bit: one int per output dimension, in ``out_dims`` order.  With
+  a single output dimension a basis may be a plain int.  An input dimension of
+  size 1 has an empty list.
+* ``out_dims`` gives the output dimensions and their power-of-two sizes, minor
+  to major.  It may be omitted: the names become ``dim0, dim1, ...`` and each
+  size the smallest power of two holding the bases.
+* For parsers that do not keep object key order, both fields may be lists of
+  pairs: ``{"bases": [["register", [...]], ...], "out_dims": [["dim0", 16], ...]}``.
+
+>>> layout_from_json('{"bases": [["lane", [[0, 1], [1, 0]]]], "out_dims": [["dim0", 2], ["dim1", 2]]}').bases
+{'lane': [(0, 1), (1, 0)]}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.bases import decode, parse_layout_object
+from ..core.layout import LinearLayout
+from ..errors import LayoutJSONError
+
+__all__ = [
+    "decode",
+    "load_file",
+    "layout_from_json",
+    "layout_to_json",
+    "memory_from_json",
+    "conflicts_query_from_json",
+    "swizzle_query_from_json",
+]
+
+def load_file(path: str | Path, what: str = "JSON file") -> Any:
+    """Read and decode a JSON file (``-`` reads standard input)."""
+    import sys
+
+    try:
+        if str(path) == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LayoutJSONError(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise LayoutJSONError(f"cannot read {path}: it is a directory, expected a JSON file") from None
+    except UnicodeDecodeError:
+        raise LayoutJSONError(f"cannot read {path}: not UTF-8 text") from None
+    except OSError as e:
+        raise LayoutJSONError(f"cannot read {path}: {e.strerror or e}") from None
+    return decode(text, f"{what} {path}")
+
+
+def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = "layout") -> LinearLayout:
+    """Build a :class:`LinearLayout` from JSON text or a decoded JSON object.
+
+    Raises :class:`LayoutJSONError` when the document is not a layout object,
+    and the layout's own errors (:class:`SizeError`, :class:`BasisError`, ...)
+    when its contents are invalid.
+
+    >>> layout_from_json({"bases": {"offset": [1, 2]}}).out_sizes
+    {'dim0': 4}
+    """
+    return LinearLayout(*parse_layout_object(decode(source, what), what))
+
+
+def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
+    """The JSON text of a layout (object form); inverse of :func:`layout_from_json`."""
+    return layout.to_json(indent=indent)
+
+
+def memory_from_json(source: Any, what: str = "memory"):
+    """A memory layout: a layout object, or ``{"padded": {"shape": [32, 32], "pad": 1}}`` (simulator only).
+
+    >>> memory_from_json({"padded": {"shape": [32, 32], "pad": 1}}).pitch
+    33
+    """
+    from ..core.memory import padded
+
+    obj = decode(source, what)
+    if isinstance(obj, Mapping) and "padded" in obj:
+        if len(obj) != 1:
+            raise LayoutJSONError(f"a padded {what} has only the key \"padded\"")
+        p = obj["padded"]
+        if not isinstance(p, Mapping) or set(p) != {"shape", "pad"}:
+            raise LayoutJSONError(f"\"padded\" must be {{\"shape\": [rows, cols], \"pad\": elements}}, got {p!r}")
+        shape = p["shape"]
+        if not isinstance(shape, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in shape):
+            raise LayoutJSONError(f"padded shape must be a list of integers, got {shape!r}")
+        return padded(shape, p["pad"])
+    return layout_from_json(obj, what)
+
+
+_LAYOUT_QUERY = {"layout", "memory", "element_bits", "op", "instruction", "vector_bits", "hardware"}
+_ACCESS_QUERY = {"instruction", "op", "access_bytes", "lane_byte_offsets", "hardware"}
+
+
+def _opt_int(obj: Mapping[str, Any], key: str, required: bool = False) -> int | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise LayoutJSONError(f"the query needs \"{key}\" (an integer)")
+        return None
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise LayoutJSONError(f"\"{key}\" must be an integer, got {v!r}")
+    return v
+
+
+def _opt_str(obj: Mapping[str, Any], key: str) -> str | None:
+    v = obj.get(key)
+    if v is not None and not isinstance(v, str):
+        raise LayoutJSONError(f"\"{key}\" must be a string, got {v!r}")
+    return v
+
+
+def reject_unknown_keys(obj: Mapping[str, Any], allowed: Iterable[str], what: str) -> None:
+    """Raise LayoutJSONError naming the first key of ``obj`` outside ``allowed``."""
+    keys = set(allowed)
+    unknown = [k for k in obj if k not in keys]
+    if unknown:
+        raise LayoutJSONError(f"unknown key {unknown[0]!r} in {what}; allowed: {sorted(keys)}")
+
+
+def conflicts_query_from_json(source: Any) -> dict[str, Any]:
+    """Parse a ``linlayout conflicts`` query into keyword arguments.
+
+    Layout-level query: ``{"layout": LAYOUT, "memory": LAYOUT, "element_bits": 16,
+    "op": "load", "instruction": "ld.shared", "vector_bits": 64, "hardware": "sm90"}``
+    (``instruction``, ``vector_bits``, ``hardware`` optional; ``memory`` may be
+    ``{"padded": ...}``).  Returns ``{"kind": "layout", ...}`` with the
+    arguments of :func:`linlayout.conflicts.wavefronts`.
+
+    Address-level query: ``{"instruction": "ld.shared", "op": "load",
+    "access_bytes": 8, "lane_byte_offsets": [32 ints]}``.  Returns
+    ``{"kind": "access", ...}`` with the arguments of
+    :func:`linlayout.simulate.simulate_access`.
+    """
+    obj = decode(source, "query")
+    if not isinstance(obj, Mapping):
+        raise LayoutJSONError(f"a query must be a JSON object, got {type(obj).__name__}")
+    if "layout" in obj or "memory" in obj:
+        reject_unknown_keys(obj, _LAYOUT_QUERY, "a layout query")
+        for k in ("layout", "memory"):
+            if k not in obj:
+                raise LayoutJSONError(f"a layout query needs \"{k}\"")
+        return {
+            "kind": "layout",
+            "layout": layout_from_json(obj["layout"], "layout"),
+            "memory": memory_from_json(obj["memory"], "memory"),
+            "element_bits": _opt_int(obj, "element_bits", required=True),
+            "op": _opt_str(obj, "op"),
+            "instruction": _opt_str(obj, "instruction"),
+            "vector_bits": _opt_int(obj, "vector_bits"),
+            "hardware": _opt_str(obj, "hardware") or "sm90",
+        }
+    if "lane_byte_offsets" in obj:
+        reject_unknown_keys(obj, _ACCESS_QUERY, "an address query")
+        offs = obj["lane_byte_offsets"]
+        if not isinstance(offs, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in offs):
+            raise LayoutJSONError("\"lane_byte_offsets\" must be a list of integers (one per lane)")
+        return {
+            "kind": "access",
+            "instruction": _opt_str(obj, "instruction"),
+            "op": _opt_str(obj, "op"),
+            "access_bytes": _opt_int(obj, "access_bytes", required=True),
+            "lane_byte_offsets": offs,
+            "hardware": _opt_str(obj, "hardware") or "sm90",
+        }
+    raise LayoutJSONError(
+        "a conflicts query has either \"layout\" and \"memory\" (layout-level) or \"lane_byte_offsets\" "
+        "(address-level)"
+    )
+
+
+_SWIZZLE_QUERY = {"write", "read", "element_bits", "hardware", "objective", "vector_bits", "instructions"}
+
+
+def swizzle_query_from_json(source: Any) -> dict[str, Any]:
+    """Parse a ``linlayout swizzle`` query into the arguments of :func:`linlayout.synthesis.optimal_swizzle`.
+
+    ``{"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "hardware": "sm90",
+    "objective": "balanced", "vector_bits": 64, "instructions": ["st.shared", "ldmatrix.x4"]}``
+    (the last four optional).
+    """
+    obj = decode(source, "query")
+    if not isinstance(obj, Mapping):
+        raise LayoutJSONError(f"a swizzle query must be a JSON object, got {type(obj).__name__}")
+    reject_unknown_keys(obj, _SWIZZLE_QUERY, "a swizzle query")
+    for k in ("write", "read"):
+        if k not in obj:
+            raise LayoutJSONError(f"a swizzle query needs \"{k}\" (a layout)")
+    ins = obj.get("instructions")
+    if ins is not None and (not isinstance(ins, list) or not all(isinstance(x, str) for x in ins)):
+        raise LayoutJSONError("\"instructions\" must be a list of instruction names")
+    return {
+        "write": layout_from_json(obj["write"], "write layout"),
+        "read": layout_from_json(obj["read"], "read layout"),
+        "element_bits": _opt_int(obj, "element_bits", required=True),
+        "hardware": _opt_str(obj, "hardware") or "sm90",
+        "objective": _opt_str(obj, "objective") or "balanced",
+        "vector_bits": _opt_int(obj, "vector_bits"),
+        "instructions": ins,
+    }

@@ -1,0 +1,96 @@
+"""Rendering layouts as text: bases listings and tensor grids.
+
+The grid view follows the paper's figures: the tensor is drawn with ``dim0``
+as rows and ``dim1`` as columns, and each cell names the hardware index that
+owns the element, major dimension first (``w0:t9:r1``).  With broadcast (several owners) the cell shows the owner
+whose broadcast bits are all 0.  Labels abbreviate the standard dimensions
+(``register`` → ``r``, ``lane`` → ``t`` for thread, ``warp`` → ``w``,
+``block`` → ``b``); a single ``offset`` dimension prints bare numbers.
+
+>>> from linlayout import LinearLayout
+>>> L = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [1, 0]]}, {"dim0": 2, "dim1": 4})
+>>> print(grid_text(L))
+dim0\\dim1     0     1     2     3
+        0 t0:r0 t0:r1 t1:r0 t1:r1
+        1 t2:r0 t2:r1 t3:r0 t3:r1
+"""
+
+from __future__ import annotations
+
+from ..core.text import format_ranges, grid_text, layout_text, owner_labels, owners
+from ..errors import SizeError
+
+__all__ = ["layout_text", "grid_text", "owners", "owner_labels", "bank_grid_text", "pass_map_text"]
+
+def bank_grid_text(memory, element_bits: int, hardware=None, max_side: int = 64) -> str:
+    """The tensor grid with each element's bank (the bank of its first word).
+
+    ``memory`` is a memory layout (``offset`` → 1 or 2 tensor dims) or a
+    padded layout.  Elements narrower than a word share its bank.
+
+    >>> from linlayout.swizzles import unswizzled
+    >>> print(bank_grid_text(unswizzled([2, 4]), 32))
+    dim0\\dim1 0 1 2 3
+            0 0 1 2 3
+            1 4 5 6 7
+    """
+    from ..hw import get_hardware
+    from ..core.memory import PaddedLayout
+
+    hw = get_hardware(hardware)
+    outs = list(memory.out_sizes.items())
+    if len(outs) not in (1, 2):
+        raise SizeError(f"a bank grid needs 1 or 2 tensor dimensions, the memory has {len(outs)}")
+    if isinstance(memory, PaddedLayout):
+        def offset(c):
+            return memory.offset(c)
+    else:
+        inv = memory.invert()
+
+        def offset(c):
+            return inv.apply(c)["offset"]
+
+    if len(outs) == 1:
+        (cn, cs), (rn, rs) = outs[0], ("-", 1)
+    else:
+        (rn, rs), (cn, cs) = outs
+    if max(rs, cs) > max_side:
+        raise SizeError(f"the tensor is {rs}x{cs}; bank grids are drawn up to {max_side} per side")
+    cells = {}
+    for r in range(rs):
+        for c in range(cs):
+            coords = {cn: c} if len(outs) == 1 else {rn: r, cn: c}
+            cells[r, c] = str(hw.bank_of((offset(coords) * element_bits) >> 3))
+    w = max(len(v) for v in cells.values())
+    w = max(w, len(str(cs - 1)))
+    head = f"{rn}\\{cn}"
+    lw = max(len(head), len(str(rs - 1)))
+    lines = [head.rjust(lw) + " " + " ".join(str(c).rjust(w) for c in range(cs))]
+    for r in range(rs):
+        lines.append(str(r).rjust(lw) + " " + " ".join(cells[r, c].rjust(w) for c in range(cs)))
+    return "\n".join(lines)
+
+
+def pass_map_text(result, only_conflicts: bool = False) -> str:
+    """Per pass of one simulated instruction: which lanes hit which bank, conflicts marked.
+
+    ``result`` is a :class:`linlayout.simulate.AccessResult`.  Each line is
+    one bank: its words (word = byte address // 4) and the lanes reading
+    each word; ``<-- N words`` marks a bank that must serve N distinct words.
+
+    >>> from linlayout.simulate import simulate_access
+    >>> r = simulate_access("ld.shared", "load", 4, [0] * 16 + [128] * 16)
+    >>> print(pass_map_text(r))
+    pass 0 (lanes 0-31): 2 wavefronts
+      bank  0: word 0 [lanes 0-15], word 32 [lanes 16-31]  <-- 2 words
+    """
+    lines = []
+    for i, p in enumerate(result.passes):
+        lines.append(f"pass {i} (lanes {format_ranges(p.lanes)}): {p.wavefronts} wavefront{'s' if p.wavefronts != 1 else ''}")
+        for bank, words in p.words_per_bank.items():
+            if only_conflicts and len(words) < 2:
+                continue
+            parts = [f"word {w} [lanes {format_ranges(p.lanes_per_word.get(w, ()))}]" for w in words]
+            mark = f"  <-- {len(words)} words" if len(words) > 1 else ""
+            lines.append(f"  bank {bank:2d}: " + ", ".join(parts) + mark)
+    return "\n".join(lines)

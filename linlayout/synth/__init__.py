@@ -1,0 +1,2 @@
+"""Synthesis and comparison: the optimal swizzle (:mod:`.synthesis`) and standard candidates beside it (:mod:`.compare`).
+"""

@@ -1,0 +1,160 @@
+"""Comparing standard swizzles with the synthesized optimum, side by side.
+
+A kernel author who must pick a TMA swizzle mode, a CuTe ``Swizzle<B,M,S>``
+or Triton's default shared layout wants to know what each one costs for the
+actual write and read layouts.  :func:`compare_swizzles` scores every
+standard candidate that fits the tile with the exact counter (padding with
+the simulator) and puts :func:`~linlayout.synthesis.optimal_swizzle`'s
+result next to them.
+
+>>> from linlayout import LinearLayout
+>>> SH = {"dim0": 16, "dim1": 32}
+>>> store = LinearLayout({"register": [[1, 0], [2, 0], [4, 0], [8, 0]],
+...                       "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, SH)
+>>> read = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]],
+...                      "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, SH)
+>>> rows = {r.name: (r.write_wavefronts, r.read_wavefronts) for r in compare_swizzles(store, read, 32)}
+>>> rows["optimal (linlayout)"], rows["row-major"], rows["TMA / NVMMA 128B swizzle"]
+((16, 16), (16, 256), (16, 32))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LinLayoutError
+from ..core.layout import LinearLayout
+
+__all__ = ["SwizzleScore", "compare_swizzles", "standard_candidates"]
+
+
+@dataclass(frozen=True)
+class SwizzleScore:
+    """One candidate's cost: per-warp wavefronts and instructions of both sides (None if it cannot be used)."""
+
+    name: str
+    memory: Any  # LinearLayout or PaddedLayout
+    write_wavefronts: int | None
+    read_wavefronts: int | None
+    write_instructions: int | None
+    read_instructions: int | None
+    method: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "write_wavefronts": self.write_wavefronts,
+            "read_wavefronts": self.read_wavefronts,
+            "write_instructions": self.write_instructions,
+            "read_instructions": self.read_instructions,
+            "method": self.method,
+            "note": self.note,
+        }
+
+
+def standard_candidates(shape: list[int], element_bits: int) -> list[tuple[str, Any, str]]:
+    """(name, memory layout, note) for the standard swizzles that fit a tile of this shape."""
+    from ..catalog.swizzles import mma_swizzle, nvmma_layout, tma_swizzle
+    from ..core.memory import padded, unswizzled
+
+    out: list[tuple[str, Any, str]] = [("row-major", unswizzled(shape), "no swizzle")]
+    if len(shape) == 2:
+        out.append(("column-major", unswizzled(shape, order=[0, 1]), "no swizzle, dim0 contiguous"))
+    eb = element_bits
+    word = max(1, 32 // eb)
+    out.append((f"padded +{word} (one 32-bit word per row)", padded(shape, word), "not linear: simulator"))
+    vec16 = max(1, 128 // eb)
+    if vec16 != word:
+        out.append((f"padded +{vec16} (16 bytes per row)", padded(shape, vec16), "not linear: simulator"))
+    if len(shape) != 2:
+        return out
+    rows, cols = shape
+    for transposed in (False, True):
+        for sw in (32, 64, 128):
+            try:
+                m = nvmma_layout(shape, eb, sw, transposed)
+            except LinLayoutError:
+                continue
+            tag = " (dim0 contiguous)" if transposed else ""
+            out.append((f"TMA / NVMMA {sw}B swizzle{tag}", m, "PTX swizzle mode, 16-byte atomicity"))
+    row_bytes = cols * eb // 8
+    if row_bytes == 128:
+        for atom in (32, 64):
+            try:
+                out.append((f"TMA 128B swizzle, {atom}B atomicity", tma_swizzle(128, shape, eb, atom), "PTX sub-mode"))
+            except LinLayoutError:
+                pass
+    # Triton's legacy swizzled layout (Def. 4.11) with the usual 128-byte-line parameters.
+    vec = min(cols, vec16)
+    per_phase = max(1, 128 // max(1, row_bytes))
+    max_phase = max(1, min(cols // vec, 8 // per_phase))
+    try:
+        out.append(
+            (f"mma swizzle vec={vec} per_phase={per_phase} max_phase={max_phase}",
+             mma_swizzle(rows, cols, vec, per_phase, max_phase), "paper Def. 4.11 / Triton SwizzledSharedLayout")
+        )
+    except LinLayoutError:
+        pass
+    return out
+
+
+def compare_swizzles(
+    write: LinearLayout,
+    read: LinearLayout,
+    element_bits: int,
+    hardware: Any = "sm90",
+    objective: str = "balanced",
+) -> list[SwizzleScore]:
+    """Score the optimum and every standard swizzle that fits the tile, best first by the objective.
+
+    Each row gives per-warp wavefronts and instructions of both sides (closed
+    form for linear layouts, the simulator for padding).  A candidate that one
+    side cannot use (a misaligned padded row, say) has ``None`` costs and a note.
+    """
+    from ..count.by_simulation import simulate_wavefronts
+    from ..count.closed_form import wavefronts
+    from ..core.memory import PaddedLayout
+    from ..synth.synthesis import objective_key, optimal_swizzle
+
+    res = optimal_swizzle(write, read, element_bits, hardware=hardware, objective=objective)
+    rows = [
+        SwizzleScore("optimal (linlayout)", res.memory, res.write_wavefronts, res.read_wavefronts,
+                     res.write_instructions, res.read_instructions, "closed form",
+                     "proven optimal" if res.optimal else "best found")
+    ]
+    shape = list(write.out_sizes.values())
+    for name, mem, note in standard_candidates(shape, element_bits):
+        fn = simulate_wavefronts if isinstance(mem, PaddedLayout) else wavefronts
+        try:
+            w = fn(write, mem, element_bits, "store", hardware=hardware)
+            r = fn(read, mem, element_bits, "load", hardware=hardware)
+        except LinLayoutError as e:
+            rows.append(SwizzleScore(name, mem, None, None, None, None, "-", f"{note}; cannot be used: {e}"))
+            continue
+        rows.append(SwizzleScore(name, mem, w.wavefronts, r.wavefronts, w.instructions, r.instructions,
+                                 "simulation" if fn is simulate_wavefronts else "closed form", note))
+
+    def key(s: SwizzleScore):
+        if s.write_wavefronts is None:
+            return (1, 0, 0)
+        return (0,) + objective_key(objective, s.write_wavefronts, s.read_wavefronts)
+
+    first, rest = rows[0], sorted(rows[1:], key=key)
+    return [first] + rest
+
+
+def comparison_text(rows: list[SwizzleScore]) -> str:
+    """A table of :func:`compare_swizzles` rows."""
+    w = max(len(r.name) for r in rows)
+    lines = [f"{'layout'.ljust(w)}  write  read  (wavefronts per warp; instructions)  note"]
+    for r in rows:
+        if r.write_wavefronts is None:
+            lines.append(f"{r.name.ljust(w)}      -     -  {r.note}")
+            continue
+        lines.append(
+            f"{r.name.ljust(w)}  {r.write_wavefronts:5d} {r.read_wavefronts:5d}  "
+            f"({r.write_instructions} + {r.read_instructions} instructions, {r.method})  {r.note}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,972 @@
+"""Synthesis: the optimal shared-memory swizzle for a write layout and a read layout.
+
+Concepts
+========
+
+A tile is written to shared memory by one distributed layout and read back
+by another.  Both accesses go through the same **memory layout** ``M``
+(``offset`` → tensor).  Offsets are split by what their bits mean to the
+hardware (for 32-bit elements: bits 0-4 choose the bank, bits 5 and up the
+128-byte row, the "segment")::
+
+    offset bits:   | vector | word fill | bank bits      | segment bits   |
+    byte address:  |   within a 4-byte word  | bytes 2..6 | bytes 7..      |
+
+``M``'s columns (one tensor direction per offset bit) are chosen in that
+order:
+
+1. **Vector** ``V``: register directions common to both layouts (at most
+   128 bits), so each lane moves a contiguous vector on both sides.
+2. **Extension**: registers of *one* side placed right after ``V``, widening
+   that side's vector (below 32 bits this halves its wavefronts per step;
+   above, it saves instructions).  At most one side can be extended: a
+   direction that is a register of both sides is already in ``V``.
+3. **Word fill**: if the vector stops short of a 32-bit word, the rest of
+   the word takes lane directions, so lanes that differ there share a word.
+4. **Segment** bits ``S`` avoid the lanes of each pass as far as dimensions
+   allow (Lemma 9.5 generalised), and the **bank** bits ``B`` complete the
+   space.  In the quotient by the word bits, with ``U`` = write lanes and
+   ``W`` = read lanes of one pass, ``I = U ∩ W``: first every free direction
+   (neither side's lane), then pairs ``e ^ f`` (``e`` a write-only lane,
+   ``f`` a read-only lane), then unpaired lanes, then (only when forced) the
+   rest.  This meets both sides' Grassmann bounds at once:
+   ``conflicts_X = max(0, lanes_X - bank_bits)`` per pass (in log2 ways).
+
+A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.conflicts`), an
+instruction ``passes x 2^dim(P)``, a side ``instructions x that``.  Every
+candidate (extension side and length, word fill split, and with
+``instructions=[...]`` every pair of instructions) is built and scored
+exactly; the objective picks one.
+
+Optimality is proven, not assumed: a **relaxation** gives, for every pair of
+vector widths ``(k_w, k_r)`` that any memory layout can produce (their common
+prefix holds common registers only), a lower bound on each side's cost; if
+the result meets the relaxation's optimum, no memory layout can beat it
+(``optimal=True``).  The argument is in ``paper_notes/synthesis.md``.
+
+>>> from linlayout import LinearLayout
+>>> SH = {"dim0": 16, "dim1": 32}
+>>> store = LinearLayout({"register": [[1, 0], [2, 0], [4, 0], [8, 0]],
+...                       "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, SH)
+>>> read = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]],
+...                      "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, SH)
+>>> res = optimal_swizzle(store, read, 32)
+>>> res.write_wavefronts, res.read_wavefronts, res.optimal, res.write_instructions   # 128-bit stores
+(16, 16, True, 4)
+>>> optimal_swizzle(store, read, 32, vector_bits=32).segment   # 32-bit accesses: offset = 32m + (n ^ 2m)
+((1, 2), (2, 4), (4, 8), (8, 16))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import Any
+
+from ..core import f2
+from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
+from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..core.layout import LinearLayout
+from ..core.dims import dim_offsets
+
+__all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
+
+OBJECTIVES = ("balanced", "read", "write", "sum")
+
+
+# ---------------------------------------------------------------------------
+# One side of the conversion
+# ---------------------------------------------------------------------------
+
+
+class _Side:
+    """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
+
+    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "merged", "reg_set", "nregs", "lane_set", "taus")
+
+    def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
+                 others: tuple[int, ...], merged: bool) -> None:
+        self.name = name  # "write" / "read"
+        self.op = op  # "store" / "load"
+        self.layout = layout
+        self.regs = regs  # flat tensor image per register bit (0 = broadcast)
+        self.lanes = lanes  # flat tensor image per lane bit
+        self.others = others  # warps and blocks
+        self.merged = merged  # a load whose lane bit 0 or 1 broadcasts
+        self.reg_set = frozenset(r for r in regs if r)
+        self.nregs = len(self.reg_set)
+        self.lane_set = frozenset(x for x in lanes if x)
+        self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
+
+
+def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> _Side:
+    if not isinstance(L, LinearLayout):
+        raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
+    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
+    cache = L.memo()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    for d in L.in_dims:
+        if d not in ("register", "lane", "warp", "block"):
+            raise DimensionError(
+                f"the {name} layout has input dimension {d!r}; expected register, lane and optionally warp, block"
+            )
+    if L.in_sizes.get("lane", 1) != hw.lanes:
+        raise SizeError(
+            f"the {name} layout has {L.in_sizes.get('lane', 1)} lanes but a {hw.name} warp has {hw.lanes}; "
+            f"give all lanes (a zero lane basis marks duplicated lanes)"
+        )
+    if not L.is_distributed():
+        raise SwizzleError(
+            f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
+            f"and each basis must be one tensor bit or zero, no two alike); the synthesizer needs one on both sides"
+        )
+    T = L.transpose_outs(outs_order)
+    g = {d: T.flat_bases(d) for d in T.in_dims}
+    lanes = g["lane"]
+    merged = op == "load" and (lanes[0] == 0 or lanes[1] == 0)
+    side = cache[key] = _Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), merged)
+    return side
+
+
+# ---------------------------------------------------------------------------
+# Scoring a memory layout given as columns (exact, for our constructions)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Offset positions of word, bank and segment bits for the element width."""
+
+    d: int
+    word_end: int  # offsets [0, word_end) lie within one 4-byte word
+    bank_end: int  # offsets [word_end, bank_end) choose the bank; the rest the segment
+    eb: int
+    cap: int  # max vector elements (log2) per access
+
+
+@lru_cache(maxsize=256)
+def _geometry(d: int, eb: int, hw: SharedMemory) -> _Geometry:
+    z = eb.bit_length() - 1 - 3  # offset bit p is byte-address bit p + z
+    ws = hw.word_shift
+    rb = hw.row_bytes.bit_length() - 1
+    word_end = min(d, max(0, ws - z))
+    bank_end = min(d, max(0, rb - z))
+    cap = max(0, ((max(hw.access_sizes()) * 8) // eb).bit_length() - 1)
+    return _Geometry(d, word_end, bank_end, eb, cap)
+
+
+@dataclass(frozen=True)
+class _Cost:
+    total: int
+    instructions: int
+    per_instruction: int
+    passes: int
+    ways_log2: int
+    vector: int  # log2 elements per access
+
+
+def _dependent(base: list[int], extra: Sequence[int]) -> int:
+    """dim(span(extra) ∩ span(base)) for independent ``base`` and independent ``extra``."""
+    span = f2.Span(base)
+    return sum(1 for v in extra if not span.add(v))
+
+
+def _aligned_vector(cols: Sequence[int], side: _Side, k: int) -> int:
+    """The widest vector ``j <= k`` the counter accepts: the rule of :func:`linlayout.conflicts._max_vector`.
+
+    ``cols[:k]`` are register directions of ``side`` (single tensor bits at
+    offsets 1, 2, 4, ...).  A ``2^j``-element vector also needs every other
+    direction of the side to move by a multiple of ``2^j`` offsets, i.e. to
+    lie in ``span(cols[j:])``.  That holds whenever no later column touches the
+    vector's tensor bits; a completion column that does (a swizzle column such
+    as ``8 ^ 2`` next to the vector bit 2) can break it, and then the offsets
+    are checked through the inverse.
+    """
+    inv: list[int] | None = None
+    while k:
+        vbits = 0
+        for c in cols[:k]:
+            vbits |= c
+        if all(c & vbits == 0 for c in cols[k:]):
+            return k
+        if inv is None:
+            inv = f2.inverse(cols)  # directions are single tensor bits: the offset of bit b is inv[b]
+            dirs = [x for x in side.regs + side.lanes + side.others if x]
+        low = (1 << k) - 1
+        vec = cols[:k]
+        if all(inv[x.bit_length() - 1] & low == 0 for x in dirs if x not in vec):
+            return k
+        k -= 1
+    return 0
+
+
+def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory,
+           fixed_vector: int | None) -> _Cost | None:
+    """Exact cost of one side for a memory layout built by this module (unit-structured)."""
+    if ins.is_matrix:
+        kv = (32 // geo.eb).bit_length() - 1
+        nmat = ins.matrices.bit_length() - 1
+        rest = side.nregs - (1 if ins.trans else kv)
+        if rest < nmat:
+            return None
+        instr = 1 << (rest - nmat)
+        if ins.trans:
+            gens = [side.regs[0], side.lanes[0], side.lanes[1]]
+        else:
+            gens = [side.lanes[2], side.lanes[3], side.lanes[4]]
+        passes = ins.matrices
+        k = kv
+        tau = [g for g in gens if g]
+    else:
+        k = 0
+        if fixed_vector is None:
+            while k < len(cols) and k < geo.cap and cols[k] in side.reg_set:
+                k += 1
+            k = _aligned_vector(cols, side, k)
+        else:
+            k = fixed_vector
+            if _aligned_vector(cols, side, k) < k:
+                return None
+        if geo.eb << k < 8:
+            return None
+        access = (geo.eb << k) >> 3
+        instr = 1 << (side.nregs - k)
+        pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
+        passes = 1 << len(pb)
+        tau = [x for i, x in enumerate(side.lanes) if x and i not in pb]
+    # conflicts: dim(tau ∩ (W ⊕ S)) - dim(tau ∩ W), with W = word columns, S = segment columns.
+    # The columns are independent, so each intersection dimension is the number of
+    # tau vectors that become dependent once added to the columns' echelon basis.
+    c = _dependent(list(cols[: geo.word_end]) + list(cols[geo.bank_end:]), tau) - (
+        _dependent(list(cols[: geo.word_end]), tau) if geo.word_end else 0
+    )
+    per = passes << c
+    return _Cost(instr * per, instr, per, passes, c, k)
+
+
+# ---------------------------------------------------------------------------
+# Construction
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    cols: tuple[int, ...]
+    vector: tuple[int, ...]
+    extension: tuple[int, ...]
+    extended: str | None
+    fill: tuple[int, ...]
+    bank: tuple[int, ...]
+    segment: tuple[int, ...]
+    write_ins: Instruction
+    read_ins: Instruction
+    write_cost: _Cost
+    read_cost: _Cost
+    taus: dict[str, frozenset[int]] = field(default_factory=dict)
+
+
+def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
+    """Directions that vary within one pass (lanes, or row generators for matrix instructions)."""
+    key = (ins, k, geo.eb, hw)
+    hit = side.taus.get(key)
+    if hit is None:
+        hit = side.taus[key] = _pass_lanes_uncached(side, ins, k, geo, hw)
+    return hit
+
+
+def _pass_lanes_uncached(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
+    if ins.is_matrix:
+        gens = [side.regs[0], side.lanes[0], side.lanes[1]] if ins.trans else [side.lanes[2], side.lanes[3], side.lanes[4]]
+        return [g for g in gens if g]
+    access = (geo.eb << k) >> 3
+    if access < 1:  # sub-byte access: this candidate is unusable for the side (scored as None)
+        return []
+    pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
+    return [x for i, x in enumerate(side.lanes) if x and i not in pb]
+
+
+def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
+    k = 0
+    while k < len(D) and k < cap and D[k] in regs:
+        k += 1
+    return k
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A candidate before its bank and segment columns are built (cheap to score)."""
+
+    D: tuple[int, ...]
+    F: tuple[int, ...]
+    Q: tuple[int, ...]
+    taus: dict[str, frozenset[int]]
+    ks: dict[str, int]
+    b: int
+    s: int
+
+
+def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], geo: _Geometry,
+          hw: SharedMemory, fill_split: int | None, fixed_vector: int | None) -> _Plan:
+    """Vector widths, the lanes of one pass per side, and the word fill for a fixed low block D."""
+    d = geo.d
+    inD = set(D)
+    Q = [1 << i for i in range(d) if (1 << i) not in inD]
+    n_d = len(D)
+    u = max(0, geo.word_end - n_d)
+    b = max(0, geo.bank_end - max(n_d, geo.word_end))
+    s = max(0, d - max(n_d, geo.bank_end))
+    taus: dict[str, frozenset[int]] = {}
+    ks: dict[str, int] = {}
+    for nm, sd in sides.items():
+        if ins[nm].is_matrix:
+            k = (32 // geo.eb).bit_length() - 1
+        elif fixed_vector is not None:
+            k = fixed_vector
+        else:
+            k = _prefix_len(D, sd.reg_set, geo.cap)
+        ks[nm] = k
+        taus[nm] = frozenset(x for x in _pass_lanes(sd, ins[nm], k, geo, hw) if x not in inD)
+    tw, tr = taus["write"], taus["read"]
+    # Word fill: lanes of both sides first, then (split) write-only / read-only lanes, then anything.
+    F: list[int] = []
+    if u:
+        both = sorted(tw & tr)
+        wo = sorted(tw - tr)
+        ro = sorted(tr - tw)
+        F = both[:u]
+        left = u - len(F)
+        if left:
+            jw = min(left, len(wo)) if fill_split is None else max(0, min(fill_split, left, len(wo)))
+            F += wo[:jw]
+            F += ro[: left - jw]
+            left = u - len(F)
+        if left:
+            F += [q for q in Q if q not in F and q not in tw and q not in tr][:left]
+        if len(F) < u:
+            F += [q for q in Q if q not in F][: u - len(F)]
+    return _Plan(tuple(D), tuple(F), tuple(Q), taus, ks, b, s)
+
+
+def _analytic(plan: _Plan, side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory) -> _Cost | None:
+    """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
+    k = plan.ks[side.name]
+    if ins.is_matrix:
+        kv = (32 // geo.eb).bit_length() - 1
+        nmat = ins.matrices.bit_length() - 1
+        rest = side.nregs - (1 if ins.trans else kv)
+        if rest < nmat:
+            return None
+        instr = 1 << (rest - nmat)
+        passes = ins.matrices
+    else:
+        if geo.eb << k < 8:
+            return None
+        access = (geo.eb << k) >> 3
+        instr = 1 << (side.nregs - k)
+        passes = 1 << len(hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes))
+    t = len(plan.taus[side.name] - set(plan.F))
+    c = max(0, t - plan.b)
+    per = passes << c
+    return _Cost(instr * per, instr, per, passes, c, k)
+
+
+def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
+    """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
+    fset = set(plan.F)
+    U = plan.taus["write"] - fset
+    W = plan.taus["read"] - fset
+    P = [q for q in plan.Q if q not in fset]
+    I = sorted(U & W)
+    E = sorted(U - W)
+    Fr = sorted(W - U)
+    C = [q for q in P if q not in U and q not in W]
+    npair = min(len(E), len(Fr))
+    pairs = [E[i] ^ Fr[i] for i in range(npair)]
+    leftover = E[npair:] if len(E) > len(Fr) else Fr[npair:]
+    # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
+    order = C + pairs + leftover + E[:npair] + I
+    S = order[: plan.s]
+    # Bank columns: complete F + S to the free coordinates, lanes first.
+    span = f2.Span(plan.F + tuple(S))
+    B = [q for q in I + E + Fr + C if span.add(q)]
+    if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
+        raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
+    return B, S
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+
+
+def _unflat(v: int, outs: Sequence[tuple[str, int]]) -> tuple[int, ...]:
+    out = []
+    for _, bits in outs:
+        out.append(v & ((1 << bits) - 1))
+        v >>= bits
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class SwizzleResult:
+    """The synthesized memory layout and everything known about it.
+
+    ``memory`` maps ``offset`` (element offsets, vector bits lowest) to the
+    tensor.  ``vector``, ``extension``, ``word_fill``, ``bank`` and
+    ``segment`` list its columns by role (tensor coordinates, in offset
+    order).  ``vector_bits`` is the width of the memory's contiguous vector
+    block (the widest access either side makes, as Triton reports it) and
+    ``common_vector_bits`` the width both sides use.  ``write`` and ``read`` are the exact counter's reports
+    (:class:`~linlayout.conflicts.WavefrontReport`), computed on first use.
+    ``lower_bound`` holds each side's best cost over *all* memory layouts
+    (each side alone), ``optimal`` is True only when the result is proven
+    optimal for the objective, and ``frontier`` lists the Pareto-optimal
+    (write, read) pairs among the layouts the synthesizer built.
+    """
+
+    memory: LinearLayout
+    element_bits: int
+    extended_side: str | None
+    vector_bits: int
+    common_vector_bits: int
+    write_instruction: str
+    read_instruction: str
+    write_wavefronts: int
+    read_wavefronts: int
+    write_instructions: int
+    read_instructions: int
+    objective: str
+    hardware: str
+    _hw: SharedMemory = field(repr=False, compare=False)
+    _proof: tuple = field(repr=False, compare=False)
+    _layouts: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)
+    _vector_arg: int | None = field(repr=False, compare=False, default=None)
+
+    def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        outs = self.memory.out_dim_bits
+        return tuple(_unflat(v, outs) for v in cols)
+
+    @cached_property
+    def vector(self) -> tuple[tuple[int, ...], ...]:
+        """Common register directions at the lowest offsets (tensor coordinates)."""
+        return self._part(self._proof[8].vector)
+
+    @cached_property
+    def extension(self) -> tuple[tuple[int, ...], ...]:
+        """Registers of ``extended_side`` that follow the vector."""
+        return self._part(self._proof[8].extension)
+
+    @cached_property
+    def word_fill(self) -> tuple[tuple[int, ...], ...]:
+        """Lane directions filling the rest of a 32-bit word."""
+        return self._part(self._proof[8].fill)
+
+    @cached_property
+    def bank(self) -> tuple[tuple[int, ...], ...]:
+        """Directions at the remaining bank positions."""
+        return self._part(self._proof[8].bank)
+
+    @cached_property
+    def segment(self) -> tuple[tuple[int, ...], ...]:
+        """Directions at the segment positions (128-byte rows)."""
+        return self._part(self._proof[8].segment)
+
+    @cached_property
+    def _relaxed(self) -> tuple[dict[str, int], tuple[int, int] | None]:
+        sides, w_opts, r_opts, common, geo, hw, fixed, _, _ = self._proof
+        return _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, self.objective)
+
+    @property
+    def lower_bound(self) -> dict[str, int]:
+        """Each side's least possible wavefronts over every memory layout (that side alone)."""
+        return self._relaxed[0]
+
+    @property
+    def relaxed_optimum(self) -> tuple[int, int] | None:
+        """The (write, read) bound pair that minimises the objective over the relaxation."""
+        return self._relaxed[1]
+
+    @cached_property
+    def optimal(self) -> bool:
+        """True when proven: the result meets the relaxation's optimum, so no memory layout beats it."""
+        relaxed = self.relaxed_optimum
+        return relaxed is not None and objective_key(self.objective, self.write_wavefronts, self.read_wavefronts) == objective_key(self.objective, *relaxed)
+
+    @cached_property
+    def frontier(self) -> tuple[tuple[int, int], ...]:
+        """Pareto-optimal (write, read) wavefront pairs among the layouts the synthesizer can build."""
+        pts = sorted(set(self._proof[7]()))
+        return tuple(p for p in pts if not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in pts))
+
+    @cached_property
+    def explanation(self) -> str:
+        """A short human explanation: which directions were protected, paired, and why."""
+        sides, _, _, _, geo, _, _, _, best = self._proof
+        return _explain(best, sides, geo, self.lower_bound, self.optimal, self.relaxed_optimum, self.objective,
+                        self.memory.out_dim_bits)
+
+    @cached_property
+    def write(self):
+        """Exact report of the write side (``linlayout.conflicts.wavefronts``)."""
+        from ..count.closed_form import wavefronts
+
+        return wavefronts(self._layouts[0], self.memory, self.element_bits, "store", self.write_instruction,
+                          self._vector_arg if self.write_instruction == "st.shared" else None, self._hw)
+
+    @cached_property
+    def read(self):
+        """Exact report of the read side."""
+        from ..count.closed_form import wavefronts
+
+        return wavefronts(self._layouts[1], self.memory, self.element_bits, "load", self.read_instruction,
+                          self._vector_arg if self.read_instruction == "ld.shared" else None, self._hw)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON result of ``linlayout swizzle --json``."""
+
+        def side(r):
+            return {
+                "wavefronts": r.wavefronts,
+                "instructions": r.instructions,
+                "wavefronts_per_instruction": r.wavefronts_per_instruction,
+                "passes_per_instruction": r.passes_per_instruction,
+                "conflict_ways": r.conflict_ways,
+                "vector_bits": r.vector_bits,
+                "instruction": r.instruction,
+            }
+
+        return {
+            "memory": self.memory.to_dict(),
+            "vector_bits": self.vector_bits,
+            "common_vector_bits": self.common_vector_bits,
+            "instructions": {"write": self.write_instruction, "read": self.read_instruction},
+            "parts": {
+                "vector": [list(v) for v in self.vector],
+                "extension": [list(v) for v in self.extension],
+                "extended_side": self.extended_side,
+                "word_fill": [list(v) for v in self.word_fill],
+                "bank": [list(v) for v in self.bank],
+                "segment": [list(v) for v in self.segment],
+            },
+            "write": side(self.write),
+            "read": side(self.read),
+            "lower_bound": dict(self.lower_bound),
+            "optimal": self.optimal,
+            "objective": self.objective,
+            "frontier": [list(p) for p in self.frontier],
+            "hardware": self.hardware,
+            "explanation": self.explanation,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Bounds (the relaxation) and objectives
+# ---------------------------------------------------------------------------
+
+
+def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
+    if objective == "balanced":
+        return (max(w, r), w + r)
+    if objective == "sum":
+        return (w + r, max(w, r))
+    if objective == "read":
+        return (r, w)
+    return (w, r)
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
+
+    base: int  # instructions x passes
+    tau: frozenset[int]  # directions varying within one pass
+    word: int  # word positions above the vector (can absorb lanes: same word)
+    bank: int  # bank positions above the vector
+    regs: frozenset[int]  # the side's register directions (what its vector columns can be)
+
+
+def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> _Terms | None:
+    d = geo.d
+    if ins.is_matrix:
+        kv = (32 // geo.eb).bit_length() - 1
+        nmat = ins.matrices.bit_length() - 1
+        rest = side.nregs - (1 if ins.trans else kv)
+        if rest < nmat:
+            return None
+        base = (1 << (rest - nmat)) * ins.matrices
+        low = min(d, (128 // geo.eb).bit_length() - 1)  # the 16-byte row
+        return _Terms(base, frozenset(_pass_lanes(side, ins, kv, geo, hw)), 0,
+                      max(0, geo.bank_end - max(low, geo.word_end)), side.reg_set)
+    if geo.eb << k < 8 or k > side.nregs or k > geo.cap:
+        return None
+    access = (geo.eb << k) >> 3
+    pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
+    base = (1 << (side.nregs - k)) << len(pb)
+    tau = frozenset(x for i, x in enumerate(side.lanes) if x and i not in pb)
+    return _Terms(base, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)), side.reg_set)
+
+
+def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
+    """A lower bound on one side's cost over every memory layout giving it a 2^k-element vector.
+
+    Any layout: conflicts (log2) >= lanes per pass - bank positions - word positions (Grassmann).
+    """
+    t = _side_terms(side, ins, k, geo, hw)
+    if t is None:
+        return None
+    return t.base << max(0, len(t.tau) - t.word - t.bank)
+
+
+def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint: bool) -> list[tuple[int, int]]:
+    """Lower-bound pairs (write, read) for one pair of vector widths, one per way to share the word.
+
+    With two ld/st vectors, the word positions above both vectors are shared: a
+    column there absorbs a lane of both sides only if it is a lane of both, so
+    ``absorbed_w + absorbed_r <= m + |tau_w ∩ tau_r|`` over those ``m`` columns.
+    The wider side's own vector columns above the narrower vector (in the word
+    or among the bank positions) are unit register directions of the wider
+    side, and every other column has no component along them (the wider side's
+    other directions must be aligned to its vector), so they serve the narrower
+    side only where that register is one of its pass lanes: at most
+    ``|regs_wide ∩ tau_narrow|`` of them (paper_notes/synthesis.md, Fact 4).
+    Without ``joint`` each side may absorb its whole word.
+    """
+    if not joint:
+        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
+    wide_is_w = kw >= kr
+    tx, ty = (tw, tr) if wide_is_w else (tr, tw)
+    kx, ky = (kw, kr) if wide_is_w else (kr, kw)
+    m = max(0, geo.word_end - kx)
+    ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
+    nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
+    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
+    common = len(tx.tau & ty.tau)
+    out = []
+    for ax in range(0, min(m, len(tx.tau)) + 1):
+        zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
+        cx = max(0, len(tx.tau) - tx.bank - ax)
+        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
+        px, py = tx.base << cx, ty.base << cy
+        out.append((px, py) if wide_is_w else (py, px))
+    return out
+
+
+def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, fixed: int | None) -> list[int]:
+    if ins.is_matrix:
+        return [(32 // geo.eb).bit_length() - 1]
+    if fixed is not None:
+        return [fixed]
+    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    return list(range(lo, min(side.nregs, geo.cap) + 1))
+
+
+# ---------------------------------------------------------------------------
+# Matrix tiles
+# ---------------------------------------------------------------------------
+
+
+def _tile(side: _Side, ins: Instruction, eb: int) -> list[int] | None:
+    """The low offset columns a matrix instruction forces (paper §5.3 tile), or None if impossible."""
+    if eb not in (8, 16, 32) or (ins.trans and eb != 16):
+        return None
+    if ins.trans:
+        cols = [side.lanes[2], side.lanes[3], side.lanes[4]]
+        if not side.regs:
+            return None
+    else:
+        kv = (32 // eb).bit_length() - 1
+        if len(side.regs) < kv:
+            return None
+        cols = list(side.regs[:kv]) + [side.lanes[0], side.lanes[1]]
+    if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
+        return None
+    return cols
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def optimal_swizzle(
+    write: LinearLayout,
+    read: LinearLayout,
+    element_bits: int,
+    hardware: str | SharedMemory | None = "sm90",
+    objective: str = "balanced",
+    vector_bits: int | None = None,
+    instructions: Sequence[str] | None = None,
+) -> SwizzleResult:
+    """The memory layout with the fewest wavefronts for writing with ``write`` and reading with ``read``.
+
+    Parameters
+    ----------
+    write, read
+        Distributed layouts (``register``, ``lane``, optional ``warp``,
+        ``block``) onto the same tensor; broadcast registers and lanes are fine.
+    element_bits
+        Bits per element (a power of two, 1 to 128).
+    hardware
+        Bank model (default the measured ``sm90``).
+    objective
+        How unavoidable costs are split: ``"balanced"`` (minimise the larger
+        side, then the sum), ``"read"``, ``"write"`` (that side first) or
+        ``"sum"``.  Wavefronts first, then the number of instructions.
+    vector_bits
+        Ask for narrower vectors than the widest common one (both sides then
+        use exactly this width with ld/st.shared).
+    instructions
+        Let the synthesizer choose instructions per side from this list
+        (``st.shared``, ``stmatrix.x4``, ``ld.shared``, ``ldmatrix.x2.trans``,
+        ...); stores apply to the write side and loads to the read side.
+        Default: ``st.shared`` and ``ld.shared``.
+
+    Returns a :class:`SwizzleResult`.  Raises :class:`SwizzleError` (a
+    ``ValueError``) when the layouts cannot share a memory layout as asked.
+    """
+    hw = get_hardware(hardware)
+    if objective not in OBJECTIVES:
+        raise SwizzleError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
+    if isinstance(element_bits, bool) or not isinstance(element_bits, int) or element_bits <= 0 or element_bits & (element_bits - 1) or element_bits > 128:
+        raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
+    if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
+        raise DimensionError("write and read must be LinearLayout objects")
+    if write.out_dim_bits != read.out_dim_bits and sorted(write.out_dim_bits) != sorted(read.out_dim_bits):
+        raise DimensionError(
+            f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
+        )
+    outs_order = list(write.out_dims)
+    sides = {
+        "write": _side("write", "store", write, hw, outs_order),
+        "read": _side("read", "load", read, hw, outs_order),
+    }
+    d = write.out_bits
+    geo = _geometry(d, element_bits, hw)
+    w_opts, r_opts = _instruction_options(instructions)
+    fixed = None
+    if vector_bits is not None:
+        if isinstance(vector_bits, bool) or not isinstance(vector_bits, int) or vector_bits <= 0 or vector_bits & (vector_bits - 1):
+            raise SizeError(f"vector_bits must be a power of two, got {vector_bits!r}")
+        if vector_bits < element_bits or vector_bits < 8:
+            raise LoweringError(f"vector_bits={vector_bits} is narrower than one element or one byte")
+        fixed = (vector_bits // element_bits).bit_length() - 1
+        if fixed > geo.cap:
+            raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
+    sw, sr = sides["write"], sides["read"]
+    common = [r for r in sw.regs if r and r in sr.reg_set]
+    problems: list[str] = []
+    scored: list[tuple[tuple, _Plan, Instruction, Instruction, _Cost, _Cost, list, str | None]] = []
+    for wi in w_opts:
+        for ri in r_opts:
+            ins = {"write": wi, "read": ri}
+            vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+            for D, V, E, ext in _low_blocks(sides, ins, common, geo, fixed, problems):
+                u = max(0, geo.word_end - len(D))
+                seen = set()
+                for split in (range(u + 1) if u else (None,)):
+                    plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
+                    if plan.F in seen:
+                        continue
+                    seen.add(plan.F)
+                    cw = _analytic(plan, sw, wi, geo, hw)
+                    cr = _analytic(plan, sr, ri, geo, hw)
+                    if cw is None or cr is None:
+                        continue
+                    k = objective_key(objective, cw.total, cr.total) + (
+                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
+                    scored.append((k, plan, wi, ri, cw, cr, V, ext))
+    if not scored:
+        why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
+        raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
+    scored.sort(key=lambda x: x[0])
+
+    def built(entry) -> _Candidate:
+        _, plan, wi, ri, _, _, V, ext = entry
+        B, S = _complete(plan)
+        cols = plan.D + plan.F + tuple(B) + tuple(S)
+        vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+        ew = _score(cols, sw, wi, geo, hw, vec_arg)
+        er = _score(cols, sr, ri, geo, hw, vec_arg)
+        E = plan.D[len(V):] if ext else ()
+        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus)
+
+    def exact_key(c: _Candidate, order: int):
+        return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
+            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
+
+    best = built(scored[0])
+    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
+        # The built layout did better than its analytic score (a bank or fill column happened to
+        # extend a side's vector).  Score every candidate exactly and choose on exact costs.
+        every = [built(e) for e in scored]
+        best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+    outs = sw.layout.out_dim_bits
+    mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
+    # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
+    widths = [32 if c_ins.is_matrix else element_bits << c.vector
+              for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
+    return SwizzleResult(
+        memory=mem,
+        element_bits=element_bits,
+        extended_side=best.extended,
+        vector_bits=max(widths),
+        common_vector_bits=min(widths),
+        write_instruction=best.write_ins.name,
+        read_instruction=best.read_ins.name,
+        write_wavefronts=best.write_cost.total,
+        read_wavefronts=best.read_cost.total,
+        write_instructions=best.write_cost.instructions,
+        read_instructions=best.read_cost.instructions,
+        objective=objective,
+        hardware=hw.name,
+        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, lambda: [
+            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)], best),
+        _hw=hw,
+        _layouts=(sw.layout, sr.layout),
+        _vector_arg=vector_bits,
+    )
+
+
+def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instruction], list[Instruction]]:
+    if instructions is None:
+        return [parse_instruction("st.shared")], [parse_instruction("ld.shared")]
+    if isinstance(instructions, str):
+        instructions = [instructions]
+    w, r = [], []
+    for name in instructions:
+        ins = parse_instruction(name)
+        (w if ins.op == "store" else r).append(ins)
+    if not w:
+        raise SwizzleError("instructions lists no store for the write side (st.shared or stmatrix.*)")
+    if not r:
+        raise SwizzleError("instructions lists no load for the read side (ld.shared or ldmatrix.*)")
+    return list(dict.fromkeys(w)), list(dict.fromkeys(r))
+
+
+def _low_blocks(sides, ins, common, geo, fixed, problems):
+    """Candidate low blocks D (vector, extension) for an instruction pair."""
+    sw, sr = sides["write"], sides["read"]
+    wi, ri = ins["write"], ins["read"]
+    out = []
+    if wi.is_matrix or ri.is_matrix:
+        tiles = {}
+        for nm, i in (("write", wi), ("read", ri)):
+            if i.is_matrix:
+                t = _tile(sides[nm], i, geo.eb)
+                if t is None:
+                    problems.append(f"{i.name} cannot access the {nm} layout ({geo.eb}-bit elements)")
+                    return []
+                tiles[nm] = t
+        if len(tiles) == 2 and tiles["write"] != tiles["read"]:
+            problems.append(f"{wi.name} and {ri.name} need different low offsets")
+            return []
+        D = next(iter(tiles.values()))
+        if len(D) > geo.d:
+            problems.append("the tile is smaller than one matrix row")
+            return []
+        return [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
+    if fixed is not None:
+        if fixed > len(common):
+            problems.append(
+                f"vector_bits={geo.eb << fixed} needs {1 << fixed} common register directions, the layouts share {len(common)}"
+            )
+            return []
+        V = common[:fixed]
+        return [(list(V), list(V), [], None)]
+    V = common[: min(len(common), geo.cap)]
+    out.append((list(V), list(V), [], None))
+    if len(V) < geo.cap:
+        for nm, other in (("write", "read"), ("read", "write")):
+            me, you = sides[nm], sides[other]
+            avail = [r for r in me.regs if r and r not in V]
+            # Prefer directions that are lanes of the other side (they land in its word or bank bits).
+            avail.sort(key=lambda x: (0 if x in you.lane_set else 1))
+            for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
+                E = avail[:j]
+                out.append((list(V) + E, list(V), E, nm))
+    if geo.eb << len(V) < 8:
+        # One side could not address its elements at all without an extension of its own.
+        out = [o for o in out if o[3] is not None]
+        if not out:
+            problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
+    return out
+
+
+def _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
+    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
+    sw, sr = sides["write"], sides["read"]
+    wt = {wi: [(k, t) for k in _vector_range(sw, wi, geo, fixed) if (t := _side_terms(sw, wi, k, geo, hw)) is not None]
+          for wi in w_opts}
+    rt = {ri: [(k, t) for k in _vector_range(sr, ri, geo, fixed) if (t := _side_terms(sr, ri, k, geo, hw)) is not None]
+          for ri in r_opts}
+    lb: dict[str, int] = {}
+    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
+    if allw:
+        lb["write"] = min(allw)
+    if allr:
+        lb["read"] = min(allr)
+    best_key = None
+    best_pair = None
+    for wi, wl in wt.items():
+        for ri, rl in rt.items():
+            both_plain = not wi.is_matrix and not ri.is_matrix
+            for kw, tw in wl:
+                for kr, tr in rl:
+                    # The common prefix of two ld/st vectors holds common registers only.
+                    if both_plain and min(kw, kr) > len(common):
+                        continue
+                    for fw, fr in _pair_bounds(tw, kw, tr, kr, geo, both_plain):
+                        key = objective_key(objective, fw, fr)
+                        if best_key is None or key < best_key:
+                            best_key, best_pair = key, (fw, fr)
+    return lb, best_pair
+
+
+def _explain(best: _Candidate, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
+    def fmt(vs):
+        return "[" + ", ".join(str(_unflat(v, outs)) for v in vs) + "]" if vs else "none"
+
+    sw, sr = sides["write"], sides["read"]
+    lines = []
+    if best.write_ins.is_matrix or best.read_ins.is_matrix:
+        ntile = 3 if (best.write_ins.trans or best.read_ins.trans) else (32 // geo.eb).bit_length() + 1
+        lines.append(f"instructions: {best.write_ins.name} (write), {best.read_ins.name} (read); the matrix tile "
+                     f"fixes the low offsets {fmt(best.cols[:ntile])}")
+    if best.vector:
+        lines.append(f"vector: {1 << len(best.vector)} elements along the common register directions {fmt(best.vector)} "
+                     f"({geo.eb << len(best.vector)}-bit accesses on both sides before any extension)")
+    else:
+        lines.append(f"vector: none (no register direction is common to both sides); {geo.eb}-bit accesses")
+    if best.extension:
+        lines.append(f"extension: {best.extended} registers {fmt(best.extension)} follow the vector, so the "
+                     f"{best.extended} side moves {geo.eb << (len(best.vector) + len(best.extension))} bits per access")
+    if best.fill:
+        lines.append(f"word fill: {fmt(best.fill)} (lanes that differ only there read the same 32-bit word)")
+    tw, tr = best.taus.get("write", frozenset()), best.taus.get("read", frozenset())
+    both = [x for x in best.bank if x in tw and x in tr]
+    if both:
+        lines.append(f"protected: lanes active in one pass on both sides {fmt(both)} stay in bank bits")
+    pairs = [x for x in best.segment if x.bit_count() == 2]
+    if pairs:
+        lines.append(f"paired in the segment bits (write lane ^ read lane, a conflict on neither side): {fmt(pairs)}")
+    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr]
+    if free:
+        lines.append(f"segment directions that vary within no pass (registers, warps, pass-selecting lanes): {fmt(free)}")
+    forced = [x for x in best.segment if x.bit_count() == 1 and (x in tw or x in tr)]
+    if forced:
+        lines.append(f"lanes forced into segment bits (more lanes per pass than bank bits): {fmt(forced)}")
+    wc, rc = best.write_cost, best.read_cost
+    lines.append(
+        f"write: {wc.total} wavefronts ({wc.instructions} x {best.write_ins.name}, {wc.per_instruction} each); "
+        f"read: {rc.total} ({rc.instructions} x {best.read_ins.name}, {rc.per_instruction} each)"
+    )
+    lines.append(
+        f"lower bounds (each side alone, any memory layout): write {lb.get('write')}, read {lb.get('read')}; "
+        + ("proven optimal for the '" + objective + "' objective" if optimal else
+           f"not proven optimal (best bound pair {relaxed})")
+    )
+    return "\n".join(lines)
