@@ -194,15 +194,23 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     ()
     """
     regs = offsets.get("register", ())
+    others = 0  # every offset bit touched by a basis that is not a register
+    for d, vs in offsets.items():
+        if d != "register":
+            for v in vs:
+                others |= v
     chosen: list[int] = []
     while len(chosen) < cap:
         want = 1 << len(chosen)
-        cand = [i for i, v in enumerate(regs) if v == want and i not in chosen]
+        cand = [i for i, v in enumerate(regs) if v == want]  # earlier choices hold smaller offsets
         if len(cand) != 1:
             break
         trial = chosen + cand
-        low = (want << 1) - 1
-        if any(v & low for d, vs in offsets.items() for i, v in enumerate(vs) if not (d == "register" and i in trial)):
+        touched = others
+        for i, v in enumerate(regs):
+            if i not in trial:
+                touched |= v
+        if touched & ((want << 1) - 1):
             break
         chosen = trial
     return tuple(chosen)
@@ -581,7 +589,8 @@ def plan_from_offsets(
     layout as asked (no whole bytes, a matrix tile that does not fit, a
     vector narrower than requested).
     """
-    offsets = {d: tuple(v) for d, v in offsets.items()}
+    if not all(type(v) is tuple for v in offsets.values()):
+        offsets = {d: tuple(v) for d, v in offsets.items()}
     regs = offsets.get("register", ())
     nz = [i for i, v in enumerate(regs) if v]
     lanes = offsets.get("lane", ())

@@ -39,7 +39,7 @@ that overrides a rule) and :func:`register_hardware` it, as
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..errors import HardwareError, InstructionError
 
@@ -118,6 +118,12 @@ class SharedMemory:
                     f"{self.matrix_rows * max(per_row, 0)} lanes with {self.register_bytes}-byte registers, but the "
                     f"warp has {self.lanes}; fix the geometry or pass matrix_rows=0 (no ldmatrix/stmatrix)"
                 )
+
+    def __hash__(self) -> int:  # cached: models key the plan's caches
+        h = self._cache.get("hash")
+        if h is None:
+            h = self._cache["hash"] = hash(tuple(getattr(self, f) for f in _FIELDS))
+        return h
 
     # -- geometry ------------------------------------------------------------
 
@@ -233,6 +239,8 @@ class SharedMemory:
             f"{self.note}"
         ).strip()
 
+
+_FIELDS = tuple(f.name for f in fields(SharedMemory) if f.compare)
 
 PRESETS: dict[str, SharedMemory] = {}
 

@@ -66,9 +66,10 @@ from typing import Any
 
 from ..core import f2
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
+from ..count.closed_form import collisions
+from ..count.plan import AccessShape, access_shape, check_distributed_dims, check_element_bits, matrix_tile, plan_from_offsets, vector_cap
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from ..core.layout import LinearLayout
-from ..core.dims import dim_offsets
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
 
@@ -83,17 +84,17 @@ OBJECTIVES = ("balanced", "read", "write", "sum")
 class _Side:
     """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
-    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "merged", "reg_set", "nregs", "lane_set", "taus")
+    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus")
 
     def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
-                 others: tuple[int, ...], merged: bool) -> None:
+                 others: tuple[int, ...], broadcast: bool) -> None:
         self.name = name  # "write" / "read"
         self.op = op  # "store" / "load"
         self.layout = layout
         self.regs = regs  # flat tensor image per register bit (0 = broadcast)
         self.lanes = lanes  # flat tensor image per lane bit
         self.others = others  # warps and blocks
-        self.merged = merged  # a load whose lane bit 0 or 1 broadcasts
+        self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
         self.reg_set = frozenset(r for r in regs if r)
         self.nregs = len(self.reg_set)
         self.lane_set = frozenset(x for x in lanes if x)
@@ -108,16 +109,7 @@ def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Seq
     hit = cache.get(key)
     if hit is not None:
         return hit
-    for d in L.in_dims:
-        if d not in ("register", "lane", "warp", "block"):
-            raise DimensionError(
-                f"the {name} layout has input dimension {d!r}; expected register, lane and optionally warp, block"
-            )
-    if L.in_sizes.get("lane", 1) != hw.lanes:
-        raise SizeError(
-            f"the {name} layout has {L.in_sizes.get('lane', 1)} lanes but a {hw.name} warp has {hw.lanes}; "
-            f"give all lanes (a zero lane basis marks duplicated lanes)"
-        )
+    check_distributed_dims(L, hw, f"{name} layout")
     if not L.is_distributed():
         raise SwizzleError(
             f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
@@ -126,8 +118,8 @@ def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Seq
     T = L.transpose_outs(outs_order)
     g = {d: T.flat_bases(d) for d in T.in_dims}
     lanes = g["lane"]
-    merged = op == "load" and (lanes[0] == 0 or lanes[1] == 0)
-    side = cache[key] = _Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), merged)
+    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
+    side = cache[key] = _Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast)
     return side
 
 
@@ -154,8 +146,7 @@ def _geometry(d: int, eb: int, hw: SharedMemory) -> _Geometry:
     rb = hw.row_bytes.bit_length() - 1
     word_end = min(d, max(0, ws - z))
     bank_end = min(d, max(0, rb - z))
-    cap = max(0, ((max(hw.access_sizes()) * 8) // eb).bit_length() - 1)
-    return _Geometry(d, word_end, bank_end, eb, cap)
+    return _Geometry(d, word_end, bank_end, eb, vector_cap(eb, hw))
 
 
 @dataclass(frozen=True)
@@ -168,83 +159,38 @@ class _Cost:
     vector: int  # log2 elements per access
 
 
-def _dependent(base: list[int], extra: Sequence[int]) -> int:
-    """dim(span(extra) ∩ span(base)) for independent ``base`` and independent ``extra``."""
-    span = f2.Span(base)
-    return sum(1 for v in extra if not span.add(v))
-
-
-def _aligned_vector(cols: Sequence[int], side: _Side, k: int) -> int:
-    """The widest vector ``j <= k`` the counter accepts: the rule of :func:`linlayout.conflicts._max_vector`.
-
-    ``cols[:k]`` are register directions of ``side`` (single tensor bits at
-    offsets 1, 2, 4, ...).  A ``2^j``-element vector also needs every other
-    direction of the side to move by a multiple of ``2^j`` offsets, i.e. to
-    lie in ``span(cols[j:])``.  That holds whenever no later column touches the
-    vector's tensor bits; a completion column that does (a swizzle column such
-    as ``8 ^ 2`` next to the vector bit 2) can break it, and then the offsets
-    are checked through the inverse.
-    """
-    inv: list[int] | None = None
-    while k:
-        vbits = 0
-        for c in cols[:k]:
-            vbits |= c
-        if all(c & vbits == 0 for c in cols[k:]):
-            return k
-        if inv is None:
-            inv = f2.inverse(cols)  # directions are single tensor bits: the offset of bit b is inv[b]
-            dirs = [x for x in side.regs + side.lanes + side.others if x]
-        low = (1 << k) - 1
-        vec = cols[:k]
-        if all(inv[x.bit_length() - 1] & low == 0 for x in dirs if x not in vec):
-            return k
-        k -= 1
-    return 0
+def _shape(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> AccessShape | None:
+    """The access plan's shape of one side with a ``2^k``-element vector (None: not addressable)."""
+    try:
+        return access_shape(ins, geo.eb, hw, k, side.nregs, side.broadcast)
+    except LoweringError:
+        return None
 
 
 def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory,
            fixed_vector: int | None) -> _Cost | None:
-    """Exact cost of one side for a memory layout built by this module (unit-structured)."""
-    if ins.is_matrix:
-        kv = (32 // geo.eb).bit_length() - 1
-        nmat = ins.matrices.bit_length() - 1
-        rest = side.nregs - (1 if ins.trans else kv)
-        if rest < nmat:
-            return None
-        instr = 1 << (rest - nmat)
-        if ins.trans:
-            gens = [side.regs[0], side.lanes[0], side.lanes[1]]
-        else:
-            gens = [side.lanes[2], side.lanes[3], side.lanes[4]]
-        passes = ins.matrices
-        k = kv
-        tau = [g for g in gens if g]
-    else:
-        k = 0
-        if fixed_vector is None:
-            while k < len(cols) and k < geo.cap and cols[k] in side.reg_set:
-                k += 1
-            k = _aligned_vector(cols, side, k)
-        else:
-            k = fixed_vector
-            if _aligned_vector(cols, side, k) < k:
-                return None
-        if geo.eb << k < 8:
-            return None
-        access = (geo.eb << k) >> 3
-        instr = 1 << (side.nregs - k)
-        pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
-        passes = 1 << len(pb)
-        tau = [x for i, x in enumerate(side.lanes) if x and i not in pb]
-    # conflicts: dim(tau ∩ (W ⊕ S)) - dim(tau ∩ W), with W = word columns, S = segment columns.
-    # The columns are independent, so each intersection dimension is the number of
-    # tau vectors that become dependent once added to the columns' echelon basis.
-    c = _dependent(list(cols[: geo.word_end]) + list(cols[geo.bank_end:]), tau) - (
-        _dependent(list(cols[: geo.word_end]), tau) if geo.word_end else 0
-    )
-    per = passes << c
-    return _Cost(instr * per, instr, per, passes, c, k)
+    """Exact cost of one side on the memory whose offset bit ``p`` holds tensor direction ``cols[p]``.
+
+    The side's bases are mapped to element offsets through the inverse of
+    the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
+    closed form's conflict rule: the same computation as
+    :func:`linlayout.count.closed_form.wavefronts` on the built layout.
+    """
+    reduce = f2.echelon(cols)[0].reduce  # reduce(x) = (0, offset of tensor direction x): cols are independent
+    offsets = {
+        "register": tuple(reduce(x)[1] for x in side.regs),
+        "lane": tuple(reduce(x)[1] for x in side.lanes),
+        "warp": tuple(reduce(x)[1] for x in side.others),
+    }
+    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
+    try:
+        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
+    except LoweringError:
+        return None
+    shape = plan.shape
+    c = len(collisions(plan.generator_bytes(), hw))
+    per = shape.passes << c
+    return _Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
 
 
 # ---------------------------------------------------------------------------
@@ -266,6 +212,7 @@ class _Candidate:
     write_cost: _Cost
     read_cost: _Cost
     taus: dict[str, frozenset[int]] = field(default_factory=dict)
+    low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
 
 
 def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
@@ -278,14 +225,11 @@ def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: Share
 
 
 def _pass_lanes_uncached(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
-    if ins.is_matrix:
-        gens = [side.regs[0], side.lanes[0], side.lanes[1]] if ins.trans else [side.lanes[2], side.lanes[3], side.lanes[4]]
-        return [g for g in gens if g]
-    access = (geo.eb << k) >> 3
-    if access < 1:  # sub-byte access: this candidate is unusable for the side (scored as None)
+    shape = _shape(side, ins, k, geo, hw)
+    if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
         return []
-    pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
-    return [x for i, x in enumerate(side.lanes) if x and i not in pb]
+    images = {"register": side.regs, "lane": side.lanes}
+    return [x for d, i in shape.within_pass if (x := images[d][i])]
 
 
 def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
@@ -322,7 +266,7 @@ def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], ge
     ks: dict[str, int] = {}
     for nm, sd in sides.items():
         if ins[nm].is_matrix:
-            k = (32 // geo.eb).bit_length() - 1
+            k = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
         elif fixed_vector is not None:
             k = fixed_vector
         else:
@@ -353,20 +297,10 @@ def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], ge
 def _analytic(plan: _Plan, side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory) -> _Cost | None:
     """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
     k = plan.ks[side.name]
-    if ins.is_matrix:
-        kv = (32 // geo.eb).bit_length() - 1
-        nmat = ins.matrices.bit_length() - 1
-        rest = side.nregs - (1 if ins.trans else kv)
-        if rest < nmat:
-            return None
-        instr = 1 << (rest - nmat)
-        passes = ins.matrices
-    else:
-        if geo.eb << k < 8:
-            return None
-        access = (geo.eb << k) >> 3
-        instr = 1 << (side.nregs - k)
-        passes = 1 << len(hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes))
+    shape = _shape(side, ins, k, geo, hw)
+    if shape is None:
+        return None
+    instr, passes = shape.instructions, shape.passes
     t = len(plan.taus[side.name] - set(plan.F))
     c = max(0, t - plan.b)
     per = passes << c
@@ -589,24 +523,17 @@ class _Terms:
 
 
 def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> _Terms | None:
-    d = geo.d
-    if ins.is_matrix:
-        kv = (32 // geo.eb).bit_length() - 1
-        nmat = ins.matrices.bit_length() - 1
-        rest = side.nregs - (1 if ins.trans else kv)
-        if rest < nmat:
-            return None
-        base = (1 << (rest - nmat)) * ins.matrices
-        low = min(d, (128 // geo.eb).bit_length() - 1)  # the 16-byte row
-        return _Terms(base, frozenset(_pass_lanes(side, ins, kv, geo, hw)), 0,
-                      max(0, geo.bank_end - max(low, geo.word_end)), side.reg_set)
-    if geo.eb << k < 8 or k > side.nregs or k > geo.cap:
+    if not ins.is_matrix and (k > side.nregs or k > geo.cap):
         return None
-    access = (geo.eb << k) >> 3
-    pb = hw.pass_lane_bits(access, side.op, side.merged and access > hw.bank_bytes)
-    base = (1 << (side.nregs - k)) << len(pb)
-    tau = frozenset(x for i, x in enumerate(side.lanes) if x and i not in pb)
-    return _Terms(base, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)), side.reg_set)
+    shape = _shape(side, ins, k, geo, hw)
+    if shape is None:
+        return None
+    tau = frozenset(_pass_lanes(side, ins, k, geo, hw))
+    if ins.is_matrix:
+        row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
+        return _Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set)
+    return _Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
+                  side.reg_set)
 
 
 def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
@@ -654,9 +581,9 @@ def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint
     return out
 
 
-def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, fixed: int | None) -> list[int]:
+def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
     if ins.is_matrix:
-        return [(32 // geo.eb).bit_length() - 1]
+        return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
@@ -668,19 +595,20 @@ def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, fixed: int | No
 # ---------------------------------------------------------------------------
 
 
-def _tile(side: _Side, ins: Instruction, eb: int) -> list[int] | None:
-    """The low offset columns a matrix instruction forces (paper §5.3 tile), or None if impossible."""
-    if eb not in (8, 16, 32) or (ins.trans and eb != 16):
+def _tile(side: _Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
+    """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible."""
+    try:
+        tile = matrix_tile(ins, eb, hw)
+    except LoweringError:
         return None
-    if ins.trans:
-        cols = [side.lanes[2], side.lanes[3], side.lanes[4]]
-        if not side.regs:
+    images = {"register": side.regs, "lane": side.lanes}
+    cols = []
+    for (d, i), _ in tile.required:  # lowest offset first
+        if i >= len(images[d]):
             return None
-    else:
-        kv = (32 // eb).bit_length() - 1
-        if len(side.regs) < kv:
-            return None
-        cols = list(side.regs[:kv]) + [side.lanes[0], side.lanes[1]]
+        cols.append(images[d][i])
+    if ins.trans and not side.regs:
+        return None
     if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
         return None
     return cols
@@ -730,8 +658,7 @@ def optimal_swizzle(
     hw = get_hardware(hardware)
     if objective not in OBJECTIVES:
         raise SwizzleError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
-    if isinstance(element_bits, bool) or not isinstance(element_bits, int) or element_bits <= 0 or element_bits & (element_bits - 1) or element_bits > 128:
-        raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
+    check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
     if write.out_dim_bits != read.out_dim_bits and sorted(write.out_dim_bits) != sorted(read.out_dim_bits):
@@ -763,7 +690,7 @@ def optimal_swizzle(
         for ri in r_opts:
             ins = {"write": wi, "read": ri}
             vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
-            for D, V, E, ext in _low_blocks(sides, ins, common, geo, fixed, problems):
+            for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems):
                 u = max(0, geo.word_end - len(D))
                 seen = set()
                 for split in (range(u + 1) if u else (None,)):
@@ -791,7 +718,7 @@ def optimal_swizzle(
         ew = _score(cols, sw, wi, geo, hw, vec_arg)
         er = _score(cols, sr, ri, geo, hw, vec_arg)
         E = plan.D[len(V):] if ext else ()
-        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus)
+        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
@@ -806,7 +733,7 @@ def optimal_swizzle(
     outs = sw.layout.out_dim_bits
     mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
-    widths = [32 if c_ins.is_matrix else element_bits << c.vector
+    widths = [hw.register_bytes * 8 if c_ins.is_matrix else element_bits << c.vector
               for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
     return SwizzleResult(
         memory=mem,
@@ -846,7 +773,7 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
     return list(dict.fromkeys(w)), list(dict.fromkeys(r))
 
 
-def _low_blocks(sides, ins, common, geo, fixed, problems):
+def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
     """Candidate low blocks D (vector, extension) for an instruction pair."""
     sw, sr = sides["write"], sides["read"]
     wi, ri = ins["write"], ins["read"]
@@ -855,7 +782,7 @@ def _low_blocks(sides, ins, common, geo, fixed, problems):
         tiles = {}
         for nm, i in (("write", wi), ("read", ri)):
             if i.is_matrix:
-                t = _tile(sides[nm], i, geo.eb)
+                t = _tile(sides[nm], i, geo.eb, hw)
                 if t is None:
                     problems.append(f"{i.name} cannot access the {nm} layout ({geo.eb}-bit elements)")
                     return []
@@ -898,9 +825,9 @@ def _low_blocks(sides, ins, common, geo, fixed, problems):
 def _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
     sw, sr = sides["write"], sides["read"]
-    wt = {wi: [(k, t) for k in _vector_range(sw, wi, geo, fixed) if (t := _side_terms(sw, wi, k, geo, hw)) is not None]
+    wt = {wi: [(k, t) for k in _vector_range(sw, wi, geo, hw, fixed) if (t := _side_terms(sw, wi, k, geo, hw)) is not None]
           for wi in w_opts}
-    rt = {ri: [(k, t) for k in _vector_range(sr, ri, geo, fixed) if (t := _side_terms(sr, ri, k, geo, hw)) is not None]
+    rt = {ri: [(k, t) for k in _vector_range(sr, ri, geo, hw, fixed) if (t := _side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
     allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
@@ -930,12 +857,10 @@ def _explain(best: _Candidate, sides, geo, lb, optimal, relaxed, objective, outs
     def fmt(vs):
         return "[" + ", ".join(str(_unflat(v, outs)) for v in vs) + "]" if vs else "none"
 
-    sw, sr = sides["write"], sides["read"]
     lines = []
     if best.write_ins.is_matrix or best.read_ins.is_matrix:
-        ntile = 3 if (best.write_ins.trans or best.read_ins.trans) else (32 // geo.eb).bit_length() + 1
         lines.append(f"instructions: {best.write_ins.name} (write), {best.read_ins.name} (read); the matrix tile "
-                     f"fixes the low offsets {fmt(best.cols[:ntile])}")
+                     f"fixes the low offsets {fmt(best.low)}")
     if best.vector:
         lines.append(f"vector: {1 << len(best.vector)} elements along the common register directions {fmt(best.vector)} "
                      f"({geo.eb << len(best.vector)}-bit accesses on both sides before any extension)")
