@@ -53,10 +53,10 @@ from typing import Any
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
-from ..errors import AccessError, NotLinearError, SizeError
-from ..hw import Instruction, SharedMemory, check_access_bytes, get_hardware, parse_instruction
+from ..errors import NotLinearError, SizeError
+from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .plan import Generator, Memory, access_shape, plan_access
-from .simulate import check_lane_offsets
+from .simulate import check_access
 
 __all__ = [
     "ConflictDirection",
@@ -410,26 +410,20 @@ def access_wavefronts(
 
     The offsets must be an XOR-affine function of the lane index (true for
     every linear layout); otherwise :class:`NotLinearError` says so and points
-    to :func:`linlayout.simulate.simulate_access`.
+    to :func:`linlayout.count.simulate.simulate_access`.
 
     >>> access_wavefronts("ld.shared", "load", 8, [0] * 32).wavefronts   # merged broadcast load
     1
     """
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
+    offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
     if ins.is_matrix:
-        if not hw.matrix_rows:
-            raise AccessError(f"{hw.name} has no {ins.kind}")
-        if access_bytes != hw.matrix_row_bytes:
-            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
-        offs = check_lane_offsets(lane_byte_offsets, hw.lanes, hw.matrix_row_bytes)
         # Lanes rows*j .. rows*j + rows - 1 address matrix j: the low lane bits generate its rows.
         _, basis = _fit_lanes(offs[: hw.matrix_rows * ins.matrices])
         gens = [(("lane", i), b) for i, b in enumerate(basis[: hw.matrix_rows.bit_length() - 1])]
         passes, pass_bits, merged = ins.matrices, (), False
     else:
-        check_access_bytes(access_bytes, hw)
-        offs = check_lane_offsets(lane_byte_offsets, hw.lanes, access_bytes)
         _, basis = _fit_lanes(offs)
         broadcast = any(i < len(basis) and basis[i] == 0 for i in (0, 1))
         shape = access_shape(ins, access_bytes * 8, hw, 0, 0, broadcast)

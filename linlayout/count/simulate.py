@@ -38,6 +38,7 @@ __all__ = [
     "merged_load",
     "max_words_per_bank",
     "check_lane_offsets",
+    "check_access",
 ]
 
 
@@ -93,6 +94,24 @@ def merged_load(offsets: Sequence[int], hw: SharedMemory | None = None) -> bool:
         if all(offsets[l] == offsets[l ^ (1 << b)] for l in range(n)):
             return True
     return False
+
+
+def check_access(ins, access_bytes: int, offsets: Sequence[int], hw: SharedMemory) -> list[int]:
+    """Validate an address-level access (instruction on this model, size, one aligned offset per lane).
+
+    Returns the offsets as ints; raises :class:`AccessError` or
+    :class:`~linlayout.errors.SizeError` saying what is wrong.  Shared by the
+    simulator and :func:`linlayout.count.closed_form.access_wavefronts`, so both
+    accept exactly the same inputs.
+    """
+    if ins.is_matrix:
+        if not hw.matrix_rows:
+            raise AccessError(f"{hw.name} has no {ins.kind}")
+        if access_bytes != hw.matrix_row_bytes:
+            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
+        return check_lane_offsets(offsets, hw.lanes, hw.matrix_row_bytes)
+    check_access_bytes(access_bytes, hw)
+    return check_lane_offsets(offsets, hw.lanes, access_bytes)
 
 
 def check_lane_offsets(offsets: Sequence[int], count: int, align: int) -> list[int]:
@@ -171,19 +190,13 @@ def simulate_access(
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
     op = ins.op
+    offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
     if ins.is_matrix:
-        if not hw.matrix_rows:
-            raise AccessError(f"{hw.name} has no {ins.kind}")
-        if access_bytes != hw.matrix_row_bytes:
-            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
-        offs = check_lane_offsets(lane_byte_offsets, hw.lanes, hw.matrix_row_bytes)
         rows = hw.matrix_rows
         passes = tuple(
             _pass(range(rows * j, rows * j + rows), offs, hw.matrix_row_bytes, hw) for j in range(ins.matrices)
         )
         return AccessResult(ins.name, op, access_bytes, sum(p.wavefronts for p in passes), passes, False)
-    check_access_bytes(access_bytes, hw)
-    offs = check_lane_offsets(lane_byte_offsets, hw.lanes, access_bytes)
     broadcast = merged_load(offs)
     bits = hw.pass_lane_bits(access_bytes, op, broadcast)
     passes = tuple(_pass(g, offs, access_bytes, hw) for g in _groups(bits, hw.lanes))
