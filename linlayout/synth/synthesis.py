@@ -176,12 +176,20 @@ def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, h
     closed form's conflict rule: the same computation as
     :func:`linlayout.count.closed_form.wavefronts` on the built layout.
     """
-    reduce = f2.echelon(cols)[0].reduce  # reduce(x) = (0, offset of tensor direction x): cols are independent
-    offsets = {
-        "register": tuple(reduce(x)[1] for x in side.regs),
-        "lane": tuple(reduce(x)[1] for x in side.lanes),
-        "warp": tuple(reduce(x)[1] for x in side.others),
-    }
+    offsets = {"register": (), "lane": (), "warp": ()}
+    known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p
+    known[0] = 0
+    echelon = None
+    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
+        out = []
+        for x in images:
+            o = known.get(x)
+            if o is None:  # a direction that is no single column: solve M o = x
+                if echelon is None:
+                    echelon = f2.echelon(cols)[0]
+                o = known[x] = echelon.reduce(x)[1]
+            out.append(o)
+        offsets[dim] = tuple(out)
     vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
     try:
         plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
