@@ -98,7 +98,7 @@ def swizzle_queries() -> list[tuple[str, dict]]:
     from linlayout.conflicts import wavefronts
     from linlayout.jsonio import swizzle_query_from_json
     from linlayout.swizzles import unswizzled
-    from linlayout.verify_gpu import swizzle_sides
+    from linlayout.io.gpu_queries import swizzle_sides
 
     out: list[tuple[str, dict]] = []
     for name in ("transpose_16x32", "gemm_fp16_operand_a", "transpose_fp8_128x128"):
@@ -187,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     command = "PYTHONPATH=. python3 benchmarks/gpu_validation.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
 
-    from linlayout.verify_gpu import Tools, find_tools, generate_cuda, load_queries, verify
+    from linlayout.check.gpu.codegen import generate_cuda
+    from linlayout.check.gpu.tools import Tools, find_tools
+    from linlayout.check.gpu.verify import verify
+    from linlayout.io.gpu_queries import load_queries
 
     def say(msg: str) -> None:
         print(f"gpu_validation: {msg}", file=sys.stderr, flush=True)

@@ -254,7 +254,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify_gpu(args: argparse.Namespace) -> int:
-    from .check.verify_gpu import verify_files
+    from .io.gpu_queries import verify_files
 
     if args.repeat < 1 or args.timeout <= 0:
         raise _UsageError("linlayout verify-gpu: --repeat and --timeout must be positive")

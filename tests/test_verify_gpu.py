@@ -213,15 +213,15 @@ def test_missing_tools_one_line_exit_2(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("CUDA_PATH", raising=False)
     monkeypatch.delenv("NVCC", raising=False)
     monkeypatch.delenv("NCU", raising=False)
-    import linlayout.check.verify_gpu as vg
+    import linlayout.check.gpu.tools as vg
 
-    real = vg._which
+    real = vg.which_tool
 
     def no_default_dirs(name, explicit, env):
         r = real(name, explicit, env)
         return None if r and not r.startswith(str(tmp_path)) else r
 
-    monkeypatch.setattr(vg, "_which", no_default_dirs)
+    monkeypatch.setattr(vg, "which_tool", no_default_dirs)
     assert main(["verify-gpu", str(EX / "float4_store_ld128_access.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
@@ -237,10 +237,10 @@ def test_missing_ncu_only(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "none"))
     monkeypatch.setenv("NVCC", str(tools / "nvcc"))
     monkeypatch.delenv("NCU", raising=False)
-    import linlayout.check.verify_gpu as vg
+    import linlayout.check.gpu.tools as vg
 
-    real = vg._which
-    monkeypatch.setattr(vg, "_which", lambda n, e, v: None if n == "ncu" else real(n, e, v))
+    real = vg.which_tool
+    monkeypatch.setattr(vg, "which_tool", lambda n, e, v: None if n == "ncu" else real(n, e, v))
     with pytest.raises(GPUToolError) as e:
         find_tools()
     msg = str(e.value)

@@ -1,0 +1,121 @@
+"""A layout-level access planned once and counted per instruction by the library's counters.
+
+Concepts
+========
+
+To measure a layout-level query on a GPU, every instruction of warp 0 must
+become a probe with its lane byte offsets and two predictions: the closed
+form and the simulator.  :func:`~linlayout.count.closed_form.wavefronts`,
+:func:`~linlayout.count.by_simulation.simulate_wavefronts` and
+:func:`~linlayout.count.by_simulation.lane_byte_offsets` each plan the
+access themselves; :func:`count_layout_query` plans it once
+(:func:`~linlayout.count.plan.plan_access`, the one access rule) and
+evaluates that plan with the pieces those counters are made of:
+
+* lane byte offsets: :func:`~linlayout.count.by_simulation.instruction_byte_offsets`
+  (a padded memory places each lane's element with its own pitch);
+* simulator: :func:`~linlayout.count.simulate.simulate_batch` on those
+  offsets, one count per instruction;
+* closed form: the plan's passes times ``2^dim P``, ``P`` the colliding
+  subspace of the plan's within-pass generators
+  (:func:`~linlayout.count.closed_form.collisions`); every instruction of a
+  linear access costs the same.  A padded memory is not linear: no closed form.
+
+So the counts are those of the three counters, by construction and by test:
+
+>>> from linlayout.core.layout import LinearLayout
+>>> from linlayout.catalog.swizzles import unswizzled
+>>> from linlayout.count.closed_form import wavefronts
+>>> from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
+>>> read = LinearLayout({"register": [[0, 2], [0, 4], [0, 8], [0, 16]],
+...                      "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]}, {"dim0": 16, "dim1": 32})
+>>> args = (read, unswizzled([16, 32]), 32, "load")
+>>> c = count_layout_query(*args)
+>>> c.closed_form, c.simulated[:3], len(c.simulated)
+(16, (16, 16, 16), 16)
+>>> c.closed_form == wavefronts(*args).wavefronts_per_instruction
+True
+>>> c.simulated == simulate_wavefronts(*args).per_instruction
+True
+>>> [list(o) for o in c.lane_byte_offsets] == lane_byte_offsets(*args)
+True
+
+API: :class:`LayoutQueryCounts`, :func:`count_layout_query`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.layout import LinearLayout
+from ...core.memory import PaddedLayout
+from ...count.by_simulation import instruction_byte_offsets
+from ...count.closed_form import collisions
+from ...count.plan import AccessPlan, Memory, plan_access
+from ...count.simulate import simulate_batch
+from ...errors import AccessError
+from ...hw import Instruction, SharedMemory
+
+__all__ = ["LayoutQueryCounts", "count_layout_query"]
+
+
+@dataclass(frozen=True)
+class LayoutQueryCounts:
+    """Warp 0's instructions of a layout-level access, from one plan.
+
+    ``lane_byte_offsets[k]`` are instruction ``k``'s 32 lane byte offsets,
+    ``simulated[k]`` its simulated wavefronts and ``closed_form`` the closed
+    form per instruction (``None`` for a padded memory).  ``instruction``,
+    ``op`` and ``access_bytes`` describe every instruction.
+    """
+
+    plan: AccessPlan
+    lane_byte_offsets: tuple[tuple[int, ...], ...]
+    closed_form: int | None
+    simulated: tuple[int, ...]
+
+    @property
+    def instruction(self) -> str:
+        return self.plan.instruction.name
+
+    @property
+    def op(self) -> str:
+        return self.plan.instruction.op
+
+    @property
+    def access_bytes(self) -> int:
+        return self.plan.access_bytes
+
+
+def count_layout_query(
+    layout: LinearLayout,
+    memory: Memory,
+    element_bits: int,
+    op: str | None = None,
+    instruction: str | Instruction | None = None,
+    vector_bits: int | None = None,
+    hardware: str | SharedMemory | None = "sm90",
+) -> LayoutQueryCounts:
+    """Plan a layout-level access once and count every instruction of warp 0 (closed form and simulator).
+
+    Same arguments as :func:`~linlayout.count.closed_form.wavefronts` (a
+    padded memory is accepted) and the same errors as
+    :func:`~linlayout.count.by_simulation.simulate_wavefronts`: planning
+    errors (``LoweringError``, ``SizeError``, ...) and :class:`AccessError`
+    when the memory makes an access misaligned.
+    """
+    import numpy as np
+
+    plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    shape = plan.shape
+    ins = shape.instruction
+    offs = instruction_byte_offsets(plan, memory, layout)
+    try:
+        counts = simulate_batch(ins.name, ins.op, shape.access_bytes, np.array(offs, dtype=np.int64),
+                                shape.hardware).tolist()
+    except AccessError as e:
+        raise AccessError(f"the layout and memory give a misaligned access: {e}") from None
+    closed = None
+    if not isinstance(memory, PaddedLayout):
+        closed = shape.passes << len(collisions(plan.generator_bytes(), shape.hardware))
+    return LayoutQueryCounts(plan, tuple(tuple(o) for o in offs), closed, tuple(counts))
