@@ -1,2 +1,2 @@
-"""Checks at scale: exhaustive sweeps over families of memory layouts (:mod:`.sweep`) and the GPU verification kit (:mod:`.verify_gpu`).
+"""Checks at scale: exhaustive sweeps over families of memory layouts (:mod:`.sweep`) and the GPU verification kit (:mod:`.gpu`).
 """

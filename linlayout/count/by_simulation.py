@@ -27,7 +27,7 @@ from .closed_form import WavefrontReport
 from .plan import AccessPlan, Memory, plan_access
 from .simulate import simulate_access, simulate_batch
 
-__all__ = ["lane_byte_offsets", "simulate_wavefronts", "instruction_byte_offsets"]
+__all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan", "instruction_byte_offsets"]
 
 
 def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None) -> list[list[int]]:
@@ -93,10 +93,19 @@ def simulate_wavefronts(
     access plan as the closed form's (for a padded memory, from its unpadded
     reference), so the two agree on every linear layout.
     """
+    plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    return simulate_plan(plan, memory, layout)
+
+
+def simulate_plan(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None) -> WavefrontReport:
+    """Simulate every instruction of a planned access (warp 0); ``per_instruction`` holds each count.
+
+    ``layout`` is needed for a padded memory (to place each lane's element).
+    """
     import numpy as np
 
-    plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
     shape = plan.shape
+    element_bits = shape.element_bits
     hw = shape.hardware
     ins = shape.instruction
     offs = instruction_byte_offsets(plan, memory, layout)

@@ -55,7 +55,7 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
-from .plan import Generator, Memory, access_shape, plan_access
+from .plan import AccessPlan, Generator, Memory, access_shape, plan_access
 from .simulate import check_access
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "collisions",
     "conflict_directions",
     "wavefronts",
+    "count_plan",
     "access_wavefronts",
     "fit_affine",
 ]
@@ -326,8 +327,18 @@ def wavefronts(
             f"the padded memory (rows of {memory.pitch} elements) is not a power-of-two pattern, so it is not "
             f"linear over F2; count it with simulate_wavefronts (CLI: linlayout conflicts --simulate)"
         )
-    plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware), layout)
+
+
+def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> WavefrontReport:
+    """The closed form of a planned access: ``instructions x passes x 2^dim(P)``.
+
+    ``layout`` (the distributed layout the plan came from) only labels the
+    conflict directions with tensor coordinates.  :func:`wavefronts` is
+    :func:`~linlayout.count.plan.plan_access` followed by this.
+    """
     shape = plan.shape
+    element_bits = shape.element_bits
     gens = plan.generator_bytes()
     found = collisions(gens, shape.hardware)
     ways = 1 << len(found)

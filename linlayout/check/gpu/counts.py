@@ -10,16 +10,15 @@ form and the simulator.  :func:`~linlayout.count.closed_form.wavefronts`,
 :func:`~linlayout.count.by_simulation.lane_byte_offsets` each plan the
 access themselves; :func:`count_layout_query` plans it once
 (:func:`~linlayout.count.plan.plan_access`, the one access rule) and
-evaluates that plan with the pieces those counters are made of:
+evaluates that plan with the counters' plan-level entry points:
 
 * lane byte offsets: :func:`~linlayout.count.by_simulation.instruction_byte_offsets`
   (a padded memory places each lane's element with its own pitch);
-* simulator: :func:`~linlayout.count.simulate.simulate_batch` on those
-  offsets, one count per instruction;
-* closed form: the plan's passes times ``2^dim P``, ``P`` the colliding
-  subspace of the plan's within-pass generators
-  (:func:`~linlayout.count.closed_form.collisions`); every instruction of a
-  linear access costs the same.  A padded memory is not linear: no closed form.
+* simulator: :func:`~linlayout.count.by_simulation.simulate_plan`, one count
+  per instruction;
+* closed form: :func:`~linlayout.count.closed_form.count_plan` (every
+  instruction of a linear access costs the same).  A padded memory is not
+  linear: no closed form.
 
 So the counts are those of the three counters, by construction and by test:
 
@@ -49,11 +48,9 @@ from dataclasses import dataclass
 
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout
-from ...count.by_simulation import instruction_byte_offsets
-from ...count.closed_form import collisions
+from ...count.by_simulation import instruction_byte_offsets, simulate_plan
+from ...count.closed_form import count_plan
 from ...count.plan import AccessPlan, Memory, plan_access
-from ...count.simulate import simulate_batch
-from ...errors import AccessError
 from ...hw import Instruction, SharedMemory
 
 __all__ = ["LayoutQueryCounts", "count_layout_query"]
@@ -104,18 +101,8 @@ def count_layout_query(
     errors (``LoweringError``, ``SizeError``, ...) and :class:`AccessError`
     when the memory makes an access misaligned.
     """
-    import numpy as np
-
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
-    shape = plan.shape
-    ins = shape.instruction
     offs = instruction_byte_offsets(plan, memory, layout)
-    try:
-        counts = simulate_batch(ins.name, ins.op, shape.access_bytes, np.array(offs, dtype=np.int64),
-                                shape.hardware).tolist()
-    except AccessError as e:
-        raise AccessError(f"the layout and memory give a misaligned access: {e}") from None
-    closed = None
-    if not isinstance(memory, PaddedLayout):
-        closed = shape.passes << len(collisions(plan.generator_bytes(), shape.hardware))
-    return LayoutQueryCounts(plan, tuple(tuple(o) for o in offs), closed, tuple(counts))
+    simulated = simulate_plan(plan, memory, layout)
+    closed = None if isinstance(memory, PaddedLayout) else count_plan(plan).wavefronts_per_instruction
+    return LayoutQueryCounts(plan, tuple(tuple(o) for o in offs), closed, simulated.per_instruction)
