@@ -49,8 +49,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import DimensionError, NotLinearError, SizeError
-from ..core.layout import LinearLayout
 from ..core.dims import log2_size
+from ..core.layout import LinearLayout
+from ..hw import sm90
 
 __all__ = [
     "blocked",
@@ -63,9 +64,15 @@ __all__ = [
     "mfma",
     "fit_to_shape",
     "MMA_INSTRUCTIONS",
+    "AMD_WAVE64_LANE_BITS",
 ]
 
-LANE_BITS = 5
+AMD_WAVE64_LANE_BITS = 6
+"""log2 of the 64 lanes of an AMD CDNA wavefront (wave64), the lanes of :func:`mfma`'s layouts.
+
+There is no AMD hardware model in :mod:`linlayout.hw`; the NVIDIA
+constructors read their 32 lanes from :data:`linlayout.hw.sm90` instead.
+"""
 
 
 def _dims(rank: int) -> list[str]:
@@ -167,8 +174,8 @@ def blocked(
     tpw = 1
     for x in threads_per_warp:
         tpw *= x
-    if tpw != 1 << LANE_BITS:
-        raise SizeError(f"threads_per_warp must multiply to 32 lanes, got {list(threads_per_warp)} = {tpw}")
+    if tpw != sm90.lanes:
+        raise SizeError(f"threads_per_warp must multiply to {sm90.lanes} lanes, got {list(threads_per_warp)} = {tpw}")
     L = (_identity_nd("register", size_per_thread, order) * _identity_nd("lane", threads_per_warp, order)
          * _identity_nd("warp", warps_per_cta, order))
     return fit_to_shape(L, shape)
@@ -419,8 +426,9 @@ def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
 
     thr = images(ts, tt, "threads")
     val = images(vs, vt, "values")
-    if len(thr) < LANE_BITS:
-        thr += [0] * (LANE_BITS - len(thr))
+    lane_bits = sm90.lane_bits
+    if len(thr) < lane_bits:
+        thr += [0] * (lane_bits - len(thr))
 
     def coords(v):  # column-major index -> (dim0, dim1, ...)
         out = []
@@ -429,8 +437,8 @@ def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
             v >>= b
         return out
 
-    bases = {"register": [coords(v) for v in val], "lane": [coords(v) for v in thr[:LANE_BITS]],
-             "warp": [coords(v) for v in thr[LANE_BITS:]]}
+    bases = {"register": [coords(v) for v in val], "lane": [coords(v) for v in thr[:lane_bits]],
+             "warp": [coords(v) for v in thr[lane_bits:]]}
     return LinearLayout(bases, {f"dim{i}": x for i, x in enumerate(tile)})
 
 
@@ -439,7 +447,7 @@ def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
 # ---------------------------------------------------------------------------
 
 _MFMA = {
-    # (instr, operand): (register bases, lane bases) on (dim0, dim1); 64 lanes (6 lane bits).
+    # (instr, operand): (register bases, lane bases) on (dim0, dim1); 64 lanes (AMD_WAVE64_LANE_BITS lane bits).
     ("32x32x8", "C"): ([[1, 0], [2, 0], [8, 0], [16, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]),
     ("32x32x8", "A"): ([[0, 1], [0, 2]], [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 4]]),
     ("32x32x8", "B"): ([[1, 0], [2, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]),
@@ -457,8 +465,10 @@ def mfma(operand: str, instr: str = "32x32x8") -> LinearLayout:
     matrix instruction documentation: for 32x32x8, ``C[i][j]`` is in lane
     ``j + 32 * ((i // 4) % 2)``, register ``(i % 4) + 4 * (i // 8)``; ``A[i][k]``
     in lane ``i + 32 * (k // 4)``, register ``k % 4``.  These layouts have 64
-    lanes; the ``sm90`` bank model does not apply to them.
+    lanes (:data:`AMD_WAVE64_LANE_BITS`); the ``sm90`` bank model does not apply to them.
 
+    >>> mfma("A").in_sizes["lane"] == 1 << AMD_WAVE64_LANE_BITS
+    True
     >>> mfma("C", "16x16x16").apply(lane=17, register=2)
     {'dim0': 6, 'dim1': 1}
     """

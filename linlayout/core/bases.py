@@ -1,6 +1,8 @@
-"""The JSON interchange form of a layout, checked before it becomes a value.
+"""The input form of a layout: bases as the user writes them, checked before they become a value.
 
-The layout format (also documented in README.md)::
+A layout is given by its **bases** (the image of each input bit) and its
+**output dimensions**.  The same form serves the :class:`~linlayout.core.layout.LinearLayout`
+constructor and the JSON interchange format (also documented in README.md)::
 
     {"bases": {"register": [[0, 1], [8, 0]],
                "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
@@ -13,24 +15,53 @@ The layout format (also documented in README.md)::
   size 1 has an empty list.
 * ``out_dims`` gives the output dimensions and their power-of-two sizes, minor
   to major.  It may be omitted: the names become ``dim0, dim1, ...`` and each
-  size the smallest power of two holding the bases.
+  size the smallest power of two holding the bases.  The constructor also
+  accepts a list of names (sizes inferred) or of ``(name, size)`` pairs.
 * For parsers that do not keep object key order, both fields may be lists of
   pairs: ``{"bases": [["register", [...]], ...], "out_dims": [["dim0", 16], ...]}``.
 
-This module checks the *shape* of the document (keys, lists, integers) and
-says what is wrong in JSON terms; :class:`~linlayout.core.layout.LinearLayout`
-checks the values.  :mod:`linlayout.io.jsonio` builds the queries on top.
+Two checks, two error families:
+
+* :func:`parse_layout_object` checks the *shape* of a decoded JSON document
+  (keys, lists, integers) and says what is wrong in JSON terms
+  (:class:`~linlayout.errors.LayoutJSONError`).
+* :func:`parse_bases` is THE parser of the constructor input: it checks the
+  values (names, power-of-two sizes, one non-negative entry per output
+  dimension, entries inside their sizes) and packs every basis into a flat
+  int (see :mod:`linlayout.core.dims`).  The common form (dicts of lists of
+  int lists, sizes given) goes through a fast lane; anything else takes the
+  general route, which names the first problem.
+* :func:`parse_flat` and :func:`parse_matrix` check the two other inputs of
+  a layout: flat columns (for code that works on flat ints) and a 0/1
+  matrix.
+
+>>> parse_bases({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 4})
+((('lane', 2),), (('dim0', 1), ('dim1', 2)), ((2, 1),))
+>>> parse_bases({"lane": [[0, 8]]}, {"dim0": 2, "dim1": 4})
+Traceback (most recent call last):
+...
+linlayout.errors.BasisError: basis 0 of 'lane' has dim1 = 8, outside the output size 4; enlarge 'dim1' to 16 or fix the basis
+
+:mod:`linlayout.io.jsonio` builds the queries on top.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Union
 
-from ..errors import LayoutJSONError
+from ..errors import BasisError, DimensionError, LayoutJSONError, SizeError
+from . import f2
+from .dims import Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, dim_offsets, dims_with_sizes, log2_size, split_columns
 
-__all__ = ["LAYOUT_KEYS", "decode", "parse_layout_object"]
+__all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases", "parse_flat", "parse_matrix"]
+
+BasisLike = Union[int, Sequence[int]]
+"""One basis as the user writes it: one int per output dimension (a plain int with a single one)."""
+
+BasesLike = Union[Mapping[str, Sequence[BasisLike]], Sequence[tuple[str, Sequence[BasisLike]]]]
+"""The ``bases`` argument: ``{in_dim: [basis, ...]}`` or ``(in_dim, [basis, ...])`` pairs."""
 
 LAYOUT_KEYS = frozenset({"bases", "out_dims"})
 """The keys of a layout object."""
@@ -106,3 +137,301 @@ def parse_layout_object(obj: Any, what: str = "layout") -> tuple[Any, Any]:
             if not isinstance(p, int) or isinstance(p, bool):
                 raise LayoutJSONError(f"output sizes must be integers, got {p!r}")
     return bases, out_dims
+
+
+def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Columns]:
+    """Check the constructor input of a layout and pack it: ``(in dims, out dims, columns)``.
+
+    ``bases`` is a mapping ``{in_dim: [basis, ...]}`` or a sequence of
+    ``(in_dim, [basis, ...])`` pairs; ``out_dims`` a mapping ``{name: size}``,
+    a sequence of names or ``(name, size)`` pairs, or ``None`` (names
+    ``dim0, dim1, ...``; sizes inferred).  Returns the input and output
+    dimensions as ``(name, log2 size)`` pairs and, per input dimension, the
+    flat image of each of its bits (output dimensions packed minor first).
+
+    Errors (all :class:`~linlayout.errors.InputError`), the first problem in
+    this order: an input name that is empty, not a string or repeated
+    (:class:`DimensionError`); an output dimension likewise, or a size that
+    is not a power of two (:class:`SizeError`); a basis that is not a list of
+    ints, has the wrong number of entries or a negative one
+    (:class:`BasisError`); last, an entry outside its output size
+    (:class:`BasisError`, for the first such output dimension).
+
+    >>> parse_bases({"offset": [1, 2]})
+    ((('offset', 2),), (('dim0', 2),), ((1, 2),))
+    >>> parse_bases([("lane", [(1, 1)])], ["x", ("y", 4)])
+    ((('lane', 1),), (('x', 1), ('y', 2)), ((3,),))
+    >>> parse_bases({"lane": [[1, 0]]}, {"dim0": 4})
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.BasisError: basis 0 of 'lane' has 2 entries but there are 1 output dimensions ['dim0']; give one int per output dimension
+    """
+    # The input dimensions: names checked (a dict cannot repeat one).
+    if type(bases) is dict:
+        entries = bases.items()
+        for name in bases:
+            if type(name) is not str or not name:
+                check_name(name, "input dimension")
+    else:
+        entries = _input_entries(bases)
+
+    # The output dimensions: the fast lane takes a dict of power-of-two ints.
+    outs: list[tuple[str, int | None]] | None = None
+    offs: list[int] = []
+    lims: list[int] = []
+    sized = False
+    if type(out_dims) is dict:
+        outs = []
+        o = 0
+        for n, sz in out_dims.items():
+            if type(n) is not str or not n or type(sz) is not int or sz <= 0 or sz & (sz - 1):
+                outs = None
+                break
+            b = sz.bit_length() - 1
+            outs.append((n, b))
+            offs.append(o)
+            lims.append(sz)
+            o += b
+        else:
+            sized = True
+    if out_dims is not None and not sized:  # anything unusual: the general route
+        outs = _output_entries(out_dims)
+        if all(b is not None for _, b in outs):
+            sized = True
+            offs = dim_offsets(outs)  # type: ignore[arg-type]
+            lims = [1 << b for _, b in outs]  # type: ignore[operator]
+    nout = None if outs is None else len(outs)
+    pair = sized and nout == 2
+    if pair:
+        s0, s1 = lims
+        o1 = offs[1]
+    elif sized and nout:
+        s0 = lims[0]
+
+    # The bases, packed as they come when every size is known, else kept as
+    # coordinates until the sizes are inferred.  Entries outside their size
+    # are reported after every other check, for the first output dimension.
+    ins = []
+    cols: list[tuple[Any, ...]] = []
+    outside: list[tuple[int, str, int, int]] = []
+    for name, blist in entries:
+        if type(blist) is not list and type(blist) is not tuple:
+            blist = _basis_list(name, blist)
+        flat: list[Any] = []
+        if pair:  # the fast lane of the common case: [x, y] pairs of ints in range
+            for b in blist:
+                if (type(b) is list or type(b) is tuple) and len(b) == 2:
+                    x, y = b
+                    if type(x) is int and type(y) is int and 0 <= x < s0 and 0 <= y < s1:
+                        flat.append(x | y << o1)
+                        continue
+                k = len(flat)
+                flat.append(_pack_checked(_basis_coords(b, k, name, outs, nout), k, name, offs, lims, outside))
+        elif sized:  # the fast lane of any other number of output dimensions
+            for b in blist:
+                tb = type(b)
+                if tb is int:
+                    if nout == 1 and 0 <= b < s0:
+                        flat.append(b)
+                        continue
+                elif (tb is list or tb is tuple) and len(b) == nout:
+                    v = 0
+                    for x, o, lim in zip(b, offs, lims):
+                        if type(x) is not int or not 0 <= x < lim:
+                            break
+                        v |= x << o
+                    else:
+                        flat.append(v)
+                        continue
+                k = len(flat)
+                flat.append(_pack_checked(_basis_coords(b, k, name, outs, nout), k, name, offs, lims, outside))
+        else:  # sizes to infer: coordinates for now
+            for b in blist:
+                coords = _basis_coords(b, len(flat), name, outs, nout)
+                if nout is None:
+                    nout = len(coords)
+                flat.append(coords)
+        ins.append((name, len(flat)))
+        cols.append(tuple(flat))
+
+    if not sized:
+        # Infer the missing sizes, then pack.
+        if outs is None:
+            outs = [(f"dim{i}", None) for i in range(nout or 0)]
+        resolved = []
+        for i, (n, b) in enumerate(outs):
+            if b is None:
+                top = 0
+                for rows in cols:
+                    for r in rows:
+                        top |= r[i]
+                b = top.bit_length()
+            resolved.append((n, b))
+        outs = resolved
+        offs = dim_offsets(outs)  # type: ignore[arg-type]
+        lims = [1 << b for _, b in outs]  # type: ignore[operator]
+        cols = [tuple(_pack_checked(r, k, name, offs, lims, outside) for k, r in enumerate(rows))
+                for (name, _), rows in zip(ins, cols)]
+    if outside:
+        i, name, k, x = min(outside, key=lambda t: t[0])  # the first output dimension, then the first basis
+        n, b = outs[i]
+        size = 1 << b  # type: ignore[operator]
+        raise BasisError(
+            f"basis {k} of {name!r} has {n} = {x}, outside the output size "
+            f"{size}; enlarge {n!r} to {1 << x.bit_length()} or fix the basis"
+        )
+    return tuple(ins), tuple(outs), tuple(cols)  # type: ignore[arg-type]
+
+
+def _input_entries(bases: Any) -> list[tuple[Any, Any]]:
+    """The ``(name, bases)`` entries of any accepted ``bases`` form, names checked and unique."""
+    if isinstance(bases, Mapping):
+        items = list(bases.items())
+    else:
+        try:
+            items = [tuple(p) for p in bases]
+        except TypeError:
+            raise BasisError(
+                "bases must be a mapping {in_dim: [basis, ...]} or a sequence of "
+                f"(in_dim, [basis, ...]) pairs, got {type(bases).__name__}"
+            ) from None
+        for p in items:
+            if len(p) != 2:
+                raise BasisError(f"each bases entry must be an (in_dim, [basis, ...]) pair, got {p!r}")
+    seen: set[str] = set()
+    for name, _ in items:
+        check_name(name, "input dimension")
+        if name in seen:
+            raise DimensionError(f"input dimension {name!r} appears twice; merge its bases into one list")
+        seen.add(name)
+    return items  # type: ignore[return-value]
+
+
+def _output_entries(out_dims: Any) -> list[tuple[str, int | None]]:
+    """The ``(name, log2 size or None)`` pairs of any accepted ``out_dims`` form, checked."""
+    if isinstance(out_dims, Mapping):
+        pairs = list(out_dims.items())
+    else:
+        if isinstance(out_dims, (str, bytes)) or not isinstance(out_dims, Iterable):
+            raise DimensionError(
+                f"out_dims must be a mapping {{name: size}} or a list of names or (name, size) pairs, "
+                f"got {out_dims!r}"
+            )
+        pairs = []
+        for p in out_dims:
+            if isinstance(p, str):
+                pairs.append((p, None))
+            else:
+                try:
+                    n, s = p
+                except (TypeError, ValueError):
+                    raise DimensionError(
+                        f"each out_dims entry must be a name or a (name, size) pair, got {p!r}"
+                    ) from None
+                pairs.append((n, s))
+    outs: list[tuple[str, int | None]] = []
+    for n, s in pairs:
+        check_name(n, "output dimension")
+        if any(n == m for m, _ in outs):
+            raise DimensionError(f"output dimension {n!r} appears twice in out_dims")
+        outs.append((n, None if s is None else log2_size(s, f"size of output dimension {n!r}")))
+    return outs
+
+
+def _basis_list(name: str, blist: Any) -> list[Any]:
+    """The bases of one input dimension as a list, or the error naming it."""
+    if isinstance(blist, (str, bytes, Mapping)) or not isinstance(blist, Iterable):
+        raise BasisError(f"bases of {name!r} must be a list of bases, got {blist!r}")
+    return list(blist)
+
+
+def _basis_coords(b: Any, k: int, name: str, outs: list[tuple[str, int | None]] | None,
+                  nout: int | None) -> tuple[int, ...]:
+    """Basis ``k`` of ``name`` in any accepted form as non-negative ints, or the error naming it."""
+    if isinstance(b, (str, bytes)):
+        raise BasisError(f"basis {k} of {name!r} must be ints, got {b!r}")
+    if isinstance(b, Iterable):
+        coords = tuple(as_int(x, f"entry of basis {k} of {name!r}") for x in b)
+    else:
+        coords = (as_int(b, f"basis {k} of {name!r}"),)
+        if nout is not None and nout != 1:
+            raise BasisError(
+                f"basis {k} of {name!r} is a plain int, but there are {nout} output "
+                f"dimensions; write it as a list of {nout} ints"
+            )
+    if nout is not None and len(coords) != nout:
+        names = "" if outs is None else " " + str([n for n, _ in outs])
+        raise BasisError(
+            f"basis {k} of {name!r} has {len(coords)} entries but there are {nout} output "
+            f"dimensions{names}; give one int per output dimension"
+        )
+    for x in coords:
+        if x < 0:
+            raise BasisError(f"basis {k} of {name!r} has a negative entry {x}; entries are bit vectors >= 0")
+    return coords
+
+
+def _pack_checked(coords: tuple[int, ...], k: int, name: str, offs: list[int], lims: list[int],
+                  outside: list[tuple[int, str, int, int]]) -> int:
+    """Pack one basis; note in ``outside`` each entry past its size as ``(output index, name, k, value)``."""
+    v = 0
+    for i, (x, o, lim) in enumerate(zip(coords, offs, lims)):
+        if x >= lim:
+            outside.append((i, name, k, x))
+        v |= x << o
+    return v
+
+
+def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool = True) -> FlatLayout:
+    """Check flat layout data: ``(name, log2 size)`` pairs and one flat int per input bit.
+
+    Returns the data as tuples of Python ints and strings.  ``check=False``
+    skips the checks (for data built from valid layouts).
+
+    >>> parse_flat((("offset", 2),), (("dim0", 1), ("dim1", 1)), [(2, 1)])
+    ((('offset', 2),), (('dim0', 1), ('dim1', 1)), ((2, 1),))
+    >>> parse_flat((("offset", 1),), (("dim0", 1),), [(2,)])
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.BasisError: from_flat: basis 0 of 'offset' is 2, outside 0..1
+    """
+    ins = tuple((str(n), int(b)) for n, b in in_dims)
+    outs = tuple((str(n), int(b)) for n, b in out_dims)
+    cols = tuple(tuple(int(v) for v in c) for c in columns)
+    if check:
+        limit = 1 << sum(b for _, b in outs)
+        if len(cols) != len(ins) or any(len(c) != b for c, (_, b) in zip(cols, ins)):
+            raise BasisError("from_flat: one column per input bit is needed, for every input dimension")
+        for (n, _), c in zip(ins, cols):
+            for k, v in enumerate(c):
+                if not 0 <= v < limit:
+                    raise BasisError(f"from_flat: basis {k} of {n!r} is {v}, outside 0..{limit - 1}")
+        for n, b in ins + outs:
+            check_name(n, "dimension")
+            if b < 0:
+                raise SizeError(f"from_flat: dimension {n!r} has a negative bit count")
+    return ins, outs, cols
+
+
+def parse_matrix(matrix: Any, in_dims: DimsLike, out_dims: DimsLike) -> FlatLayout:
+    """Check a 0/1 matrix (rows: output bits, columns: input bits) against its dimensions.
+
+    >>> parse_matrix([[0, 1], [1, 0]], {"lane": 4}, {"dim0": 4})
+    ((('lane', 2),), (('dim0', 2),), ((2, 1),))
+    """
+    ins = dims_with_sizes(in_dims, "in_dims")
+    outs = dims_with_sizes(out_dims, "out_dims")
+    cols = f2.from_numpy(matrix)
+    nin = sum(b for _, b in ins)
+    nout = sum(b for _, b in outs)
+    try:
+        import numpy as np
+
+        shape = np.asarray(matrix).shape
+    except Exception:  # pragma: no cover - from_numpy already validated
+        shape = (None, None)
+    if shape != (nout, nin):
+        raise SizeError(
+            f"the matrix has shape {shape} but the dimensions need ({nout} output bits, {nin} input bits)"
+        )
+    return ins, outs, split_columns(cols, ins)

@@ -79,6 +79,7 @@ __all__ = [
     "span_sum",
     "complement",
     "avoiding_subspace",
+    "subset_xors",
     "to_numpy",
     "from_numpy",
 ]
@@ -575,6 +576,21 @@ def avoiding_subspace(u: Iterable[int], v: Iterable[int], n: int) -> list[int]:
     g = [a ^ b for a, b in zip(e, f)]
     c = complement(ub + vb, n)
     return g + c
+
+
+def subset_xors(vectors: Sequence[int]) -> list[int]:
+    """The XOR of every subset of ``vectors``, indexed by the subset's bit mask (``2**len`` entries).
+
+    Entry ``m`` is the image of ``m`` under the matrix with columns
+    ``vectors``: a lookup table for evaluating a linear map.
+
+    >>> subset_xors([0b01, 0b11])
+    [0, 1, 3, 2]
+    """
+    table = [0]
+    for v in vectors:
+        table += [x ^ v for x in table]
+    return table
 
 
 def to_numpy(cols: Sequence[int], nrows: int):  # -> numpy.ndarray

@@ -26,7 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import DimensionError, SizeError
-from .layout import LinearLayout, log2_size
+from .dims import log2_size
+from .layout import LinearLayout
 
 __all__ = ["unswizzled", "PaddedLayout", "padded"]
 
