@@ -229,7 +229,9 @@ class _EmitError(LinLayoutError):
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .check.sweep import family_from_json, sweep, transpose_16x32_family
+    from .check.family import transpose_16x32_family
+    from .check.sweep import sweep
+    from .io.families import family_from_json
 
     if args.family is not None:
         if args.mask_bits is not None:

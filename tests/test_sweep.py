@@ -250,15 +250,15 @@ def test_disagreements_are_reported(monkeypatch, capsys, tmp_path):
     """A broken closed form must be caught, with the failing configuration and its lanes."""
     from linlayout import sweep as sw
 
-    from linlayout.check import sweep as sweep_impl
+    from linlayout.count import batched
 
-    real = sweep_impl._Engine._dim_p
+    real = batched.colliding_word_dims
 
     def broken(gens, hw):
         out = real(gens, hw)
         return out + (gens[:, 0] == 32 * 4 ^ 4)  # wrong for configurations with C_0 = 1
 
-    monkeypatch.setattr(sweep_impl._Engine, "_dim_p", staticmethod(broken))
+    monkeypatch.setattr(batched, "colliding_word_dims", broken)
     r = sweep(transpose_16x32_family(mask_bits=1), jobs=1, library_check=2)
     assert not r.ok
     read = r.sides["read"]
