@@ -53,8 +53,8 @@ from typing import Any
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
-from ..errors import AccessError, NotLinearError, SizeError
-from ..hw import Instruction, SharedMemory, check_access_bytes, get_hardware, parse_instruction
+from ..errors import NotLinearError, SizeError
+from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
 from .plan import Generator, Memory, access_shape, plan_access
 from .simulate import check_lane_offsets
 
@@ -308,7 +308,7 @@ def wavefronts(
     vector_bits
         Ask for a narrower vector than the widest possible.
     hardware
-        A preset name or a :class:`~linlayout.hardware.SharedMemory`.
+        A preset name or a :class:`~linlayout.hw.SharedMemory`.
 
     Returns a :class:`WavefrontReport`.  A padded memory raises
     :class:`NotLinearError`: use :func:`simulate_wavefronts`.
@@ -410,7 +410,7 @@ def access_wavefronts(
 
     The offsets must be an XOR-affine function of the lane index (true for
     every linear layout); otherwise :class:`NotLinearError` says so and points
-    to :func:`linlayout.simulate.simulate_access`.
+    to :func:`linlayout.count.simulate.simulate_access`.
 
     >>> access_wavefronts("ld.shared", "load", 8, [0] * 32).wavefronts   # merged broadcast load
     1
@@ -418,10 +418,7 @@ def access_wavefronts(
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
     if ins.is_matrix:
-        if not hw.matrix_rows:
-            raise AccessError(f"{hw.name} has no {ins.kind}")
-        if access_bytes != hw.matrix_row_bytes:
-            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
+        check_matrix_access(ins, access_bytes, hw)
         offs = check_lane_offsets(lane_byte_offsets, hw.lanes, hw.matrix_row_bytes)
         # Lanes rows*j .. rows*j + rows - 1 address matrix j: the low lane bits generate its rows.
         _, basis = _fit_lanes(offs[: hw.matrix_rows * ins.matrices])
