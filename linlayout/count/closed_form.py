@@ -180,7 +180,7 @@ class WavefrontReport:
     def explain(self) -> str:
         """A short human explanation of the count."""
         lines = []
-        if self.instruction.startswith(("ldmatrix", "stmatrix")):
+        if parse_instruction(self.instruction).is_matrix:
             lines.append(
                 f"{self.instruction} ({self.op}), {self.element_bits}-bit elements: "
                 f"{self.instructions} instruction(s) per warp, {self.passes_per_instruction} matrices each"
