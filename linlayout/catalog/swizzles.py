@@ -26,7 +26,7 @@ Def. 4.11 with ``vec = 1, per_phase = 1, max_phase = 4`` stores it at
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ..core import f2
 from ..core.layout import LinearLayout, log2_size

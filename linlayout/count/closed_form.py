@@ -181,7 +181,7 @@ class WavefrontReport:
     def explain(self) -> str:
         """A short human explanation of the count."""
         lines = []
-        if self.instruction.startswith(("ldmatrix", "stmatrix")):
+        if parse_instruction(self.instruction).is_matrix:
             lines.append(
                 f"{self.instruction} ({self.op}), {self.element_bits}-bit elements: "
                 f"{self.instructions} instruction(s) per warp, {self.passes_per_instruction} matrices each"
@@ -309,7 +309,7 @@ def wavefronts(
     vector_bits
         Ask for a narrower vector than the widest possible.
     hardware
-        A preset name or a :class:`~linlayout.hardware.SharedMemory`.
+        A preset name or a :class:`~linlayout.hw.SharedMemory`.
 
     Returns a :class:`WavefrontReport`.  A padded memory raises
     :class:`NotLinearError`: use :func:`simulate_wavefronts`.

@@ -2,7 +2,7 @@
 
 Given an instruction, the access size and every lane's byte offset, the
 simulator groups lanes into passes by the rules of a
-:class:`~linlayout.hardware.SharedMemory` model and counts, per pass, the
+:class:`~linlayout.hw.SharedMemory` model and counts, per pass, the
 largest number of distinct words any bank must deliver.  It accepts any
 pattern (padding such as ``tile[32][33]`` included), and it reproduces all
 626 instructions measured on an H100 (``tests/data/h100_smem_wavefronts.json``).
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AccessError
-from ..hw import SharedMemory, check_access_bytes, get_hardware, parse_instruction
+from ..hw import SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
 
 __all__ = [
     "AccessError",
@@ -105,10 +105,7 @@ def check_access(ins, access_bytes: int, offsets: Sequence[int], hw: SharedMemor
     accept exactly the same inputs.
     """
     if ins.is_matrix:
-        if not hw.matrix_rows:
-            raise AccessError(f"{hw.name} has no {ins.kind}")
-        if access_bytes != hw.matrix_row_bytes:
-            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
+        check_matrix_access(ins, access_bytes, hw)
         return check_lane_offsets(offsets, hw.lanes, hw.matrix_row_bytes)
     check_access_bytes(access_bytes, hw)
     return check_lane_offsets(offsets, hw.lanes, access_bytes)
@@ -181,7 +178,7 @@ def simulate_access(
         matrix ``j``; the other lanes are ignored (but must be listed).
 
     Raises :class:`AccessError` for misaligned or malformed offsets and
-    :class:`~linlayout.hardware.InstructionError` for unknown instructions.
+    :class:`~linlayout.errors.InstructionError` for unknown instructions.
 
     >>> r = simulate_access("ld.shared", "load", 16, [16 * l for l in range(32)])
     >>> r.wavefronts, len(r.passes)
@@ -233,8 +230,7 @@ def simulate_batch(
         offs = offs.astype(np.int64)
     n = offs.shape[0]
     if ins.is_matrix:
-        if access_bytes != hw.matrix_row_bytes or not hw.matrix_rows:
-            raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")
+        check_matrix_access(ins, access_bytes, hw)
     else:
         check_access_bytes(access_bytes, hw)
     if n == 0:

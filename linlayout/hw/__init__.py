@@ -6,7 +6,14 @@ read from a :class:`SharedMemory`, and every instruction is an
 :class:`Instruction` from the registry.
 """
 
-from .instructions import INSTRUCTIONS, Instruction, check_access_bytes, parse_instruction, register_instruction
+from .instructions import (
+    INSTRUCTIONS,
+    Instruction,
+    check_access_bytes,
+    check_matrix_access,
+    parse_instruction,
+    register_instruction,
+)
 from .model import PRESETS, SharedMemory, get_hardware, register_hardware
 from .sm90 import sm90
 
@@ -20,5 +27,6 @@ __all__ = [
     "parse_instruction",
     "register_instruction",
     "check_access_bytes",
+    "check_matrix_access",
     "sm90",
 ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InstructionError, SizeError
+from ..errors import AccessError, InstructionError, SizeError
 
 __all__ = [
     "Instruction",
@@ -37,6 +37,7 @@ __all__ = [
     "register_instruction",
     "parse_instruction",
     "check_access_bytes",
+    "check_matrix_access",
     "VECTOR",
     "MATRIX",
 ]
@@ -153,3 +154,23 @@ def check_access_bytes(access_bytes: object, hw) -> int:
     if access_bytes not in hw.access_sizes():
         raise SizeError(f"access_bytes must be one of {list(hw.access_sizes())}, got {access_bytes}")
     return access_bytes.bit_length() - 1
+
+
+def check_matrix_access(ins: Instruction, access_bytes: object, hw) -> None:
+    """Validate an address-level ``ldmatrix``/``stmatrix`` access on model ``hw``.
+
+    The model must have matrix instructions (``matrix_rows > 0``) and
+    ``access_bytes`` must be one matrix row.  Raises :class:`AccessError`
+    (the same message from the closed form and the simulators).
+
+    >>> from linlayout.hw import SharedMemory, sm90
+    >>> check_matrix_access(parse_instruction("ldmatrix.x4"), 16, sm90)
+    >>> check_matrix_access(parse_instruction("ldmatrix.x4"), 16, SharedMemory("n", matrix_rows=0))
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.AccessError: n has no ldmatrix
+    """
+    if not hw.matrix_rows:
+        raise AccessError(f"{hw.name} has no {ins.kind}")
+    if access_bytes != hw.matrix_row_bytes:
+        raise AccessError(f"{ins.name} moves {hw.matrix_row_bytes}-byte rows; access_bytes must be {hw.matrix_row_bytes}")

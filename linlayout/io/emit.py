@@ -20,7 +20,7 @@ the forms compilers and kernel authors use:
 
   is ``32 m + (n ^ 2 m)`` for ``(dim0, dim1) = (m, n)``.
 
->>> from linlayout.swizzles import mma_swizzle
+>>> from linlayout.catalog.swizzles import mma_swizzle
 >>> M = mma_swizzle(16, 32, vec=2, per_phase=1, max_phase=16)
 >>> print(to_c(M).splitlines()[-2].strip())
 return ((dim0 & 0xfu) << 1) ^ ((dim0 & 0xfu) << 5) ^ ((dim1 & 0x1fu) << 0);
@@ -48,7 +48,7 @@ def offset_terms(memory: LinearLayout) -> list[tuple[str, int, int]]:
 
     A negative shift means a right shift.  Terms are sorted by dimension, then shift.
 
-    >>> from linlayout.swizzles import mma_swizzle
+    >>> from linlayout.catalog.swizzles import mma_swizzle
     >>> offset_terms(mma_swizzle(4, 4, 1, 1, 4))
     [('dim0', 3, 0), ('dim0', 3, 2), ('dim1', 3, 0)]
     """
@@ -126,7 +126,7 @@ def _pow2s(limit: int) -> list[int]:
 def to_triton(memory: LinearLayout, element_bits: int | None = None) -> TritonForm:
     """Triton Gluon forms of a memory layout (``element_bits`` is needed for NVMMASharedLayout).
 
-    >>> from linlayout.swizzles import mma_swizzle
+    >>> from linlayout.catalog.swizzles import mma_swizzle
     >>> print(to_triton(mma_swizzle(16, 32, 2, 1, 16)).swizzled)
     SwizzledSharedLayout(vec=2, per_phase=1, max_phase=16, order=[1, 0])
     """
@@ -192,7 +192,7 @@ def to_cute(memory: LinearLayout) -> CuteForm:
 
     Tries the row-major and column-major tiles of the tensor's shape.
 
-    >>> from linlayout.swizzles import mma_swizzle
+    >>> from linlayout.catalog.swizzles import mma_swizzle
     >>> to_cute(mma_swizzle(16, 32, 2, 1, 16)).text
     'composition(Swizzle<4,1,4>{}, Layout<Shape<_16,_32>, Stride<_32,_1>>{})'
     """

@@ -1,4 +1,14 @@
-"""JSON interchange: layouts (and, later, queries) in and out as JSON.
+"""JSON interchange: layouts, memory layouts and the queries of the CLI, in and out as JSON.
+
+This module turns JSON into the library's values and back; it decides
+nothing itself.  A query becomes keyword arguments: a ``linlayout
+conflicts`` query (:func:`conflicts_query_from_json`) those of
+:func:`~linlayout.count.closed_form.wavefronts` (layout level) or
+:func:`~linlayout.count.simulate.simulate_access` (address level), a
+``linlayout swizzle`` query (:func:`swizzle_query_from_json`) those of
+:func:`~linlayout.synth.synthesis.optimal_swizzle`.  ``"hardware"`` names a
+model known to :func:`~linlayout.hw.get_hardware` (``sm90`` by default, or
+any registered with :func:`~linlayout.hw.register_hardware`).
 
 The layout format (also documented in README.md)::
 
@@ -23,7 +33,6 @@ The layout format (also documented in README.md)::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -139,12 +148,12 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
     "op": "load", "instruction": "ld.shared", "vector_bits": 64, "hardware": "sm90"}``
     (``instruction``, ``vector_bits``, ``hardware`` optional; ``memory`` may be
     ``{"padded": ...}``).  Returns ``{"kind": "layout", ...}`` with the
-    arguments of :func:`linlayout.conflicts.wavefronts`.
+    arguments of :func:`linlayout.count.closed_form.wavefronts`.
 
     Address-level query: ``{"instruction": "ld.shared", "op": "load",
     "access_bytes": 8, "lane_byte_offsets": [32 ints]}``.  Returns
     ``{"kind": "access", ...}`` with the arguments of
-    :func:`linlayout.simulate.simulate_access`.
+    :func:`linlayout.count.simulate.simulate_access`.
     """
     obj = decode(source, "query")
     if not isinstance(obj, Mapping):
@@ -187,7 +196,7 @@ _SWIZZLE_QUERY = {"write", "read", "element_bits", "hardware", "objective", "vec
 
 
 def swizzle_query_from_json(source: Any) -> dict[str, Any]:
-    """Parse a ``linlayout swizzle`` query into the arguments of :func:`linlayout.synthesis.optimal_swizzle`.
+    """Parse a ``linlayout swizzle`` query into the arguments of :func:`linlayout.synth.synthesis.optimal_swizzle`.
 
     ``{"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "hardware": "sm90",
     "objective": "balanced", "vector_bits": 64, "instructions": ["st.shared", "ldmatrix.x4"]}``

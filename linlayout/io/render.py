@@ -28,7 +28,7 @@ def bank_grid_text(memory, element_bits: int, hardware=None, max_side: int = 64)
     ``memory`` is a memory layout (``offset`` → 1 or 2 tensor dims) or a
     padded layout.  Elements narrower than a word share its bank.
 
-    >>> from linlayout.swizzles import unswizzled
+    >>> from linlayout.core.memory import unswizzled
     >>> print(bank_grid_text(unswizzled([2, 4]), 32))
     dim0\\dim1 0 1 2 3
             0 0 1 2 3
@@ -74,11 +74,11 @@ def bank_grid_text(memory, element_bits: int, hardware=None, max_side: int = 64)
 def pass_map_text(result, only_conflicts: bool = False) -> str:
     """Per pass of one simulated instruction: which lanes hit which bank, conflicts marked.
 
-    ``result`` is a :class:`linlayout.simulate.AccessResult`.  Each line is
+    ``result`` is a :class:`linlayout.count.simulate.AccessResult`.  Each line is
     one bank: its words (word = byte address // 4) and the lanes reading
     each word; ``<-- N words`` marks a bank that must serve N distinct words.
 
-    >>> from linlayout.simulate import simulate_access
+    >>> from linlayout.count.simulate import simulate_access
     >>> r = simulate_access("ld.shared", "load", 4, [0] * 16 + [128] * 16)
     >>> print(pass_map_text(r))
     pass 0 (lanes 0-31): 2 wavefronts

@@ -4,7 +4,7 @@ A kernel author who must pick a TMA swizzle mode, a CuTe ``Swizzle<B,M,S>``
 or Triton's default shared layout wants to know what each one costs for the
 actual write and read layouts.  :func:`compare_swizzles` scores every
 standard candidate that fits the tile with the exact counter (padding with
-the simulator) and puts :func:`~linlayout.synthesis.optimal_swizzle`'s
+the simulator) and puts :func:`~linlayout.synth.synthesis.optimal_swizzle`'s
 result next to them.
 
 >>> from linlayout import LinearLayout

@@ -1,0 +1,562 @@
+"""The package's architecture, checked from the source with ``ast`` (no import of linlayout).
+
+The rules (``docs/architecture.md``):
+
+* **Layers.**  ``errors`` < ``core`` < ``hw`` < ``count`` < ``catalog`` <
+  ``synth`` < ``check`` < ``io`` < top (``cli.py``, ``__main__.py``,
+  ``__init__.py`` and the compatibility modules at the top of the package,
+  which may import anything).  A module imports only from its own layer or
+  lower ones -- function-level imports included, imports under ``if
+  TYPE_CHECKING:`` excepted.
+* **No import cycles** between modules (same rule for what is counted).
+* **No private names across modules**: no ``from .x import _name``, no
+  ``module._name`` on an imported linlayout module, and no private attribute
+  of another module's objects (``layout._cols`` outside ``core/layout.py``).
+* **Small modules**: none over :data:`MAX_LINES` lines.
+
+Every failure names the file and the line.  The whole file runs in well under
+a second: each module is parsed once.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "linlayout"
+MAX_LINES = 800
+
+LAYERS = ("errors", "core", "hw", "count", "catalog", "synth", "check", "io", "top")
+"""Layer names, lowest first."""
+
+CORE_LAYOUT_PRIVATE = ("_make", "_ins", "_outs", "_cols", "_cached")
+"""Private attributes of LinearLayout: used nowhere outside ``core/layout.py``."""
+
+
+# ---------------------------------------------------------------------------
+# Reading the package
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import edge: ``source`` imports ``target`` (a linlayout module) at ``line``."""
+
+    source: str
+    target: str
+    line: int
+    function_level: bool
+    names: tuple[str, ...] = ()  # for ``from target import names``
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    root: Path
+    tree: ast.Module
+    lines: int
+    imports: list[Import] = field(default_factory=list)
+    nodes: list[tuple[ast.AST, bool]] = field(default_factory=list)  # every node, and whether inside a function
+
+    @property
+    def rel(self) -> str:
+        return self.path.relative_to(self.root).as_posix()
+
+    @property
+    def is_package(self) -> bool:
+        return self.path.name == "__init__.py"
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(name: str) -> str:
+    """The layer of a module: ``errors``, a subpackage name, or ``top``."""
+    parts = name.split(".")
+    if len(parts) >= 2 and parts[1] == "errors" and len(parts) == 2:
+        return "errors"
+    if len(parts) >= 2 and parts[1] in LAYERS[1:-1]:
+        return parts[1]
+    return "top"
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(tree: ast.AST) -> list[tuple[ast.AST, bool]]:
+    """Every node below ``tree`` with whether it sits inside a function; skips ``if TYPE_CHECKING:`` bodies."""
+    out: list[tuple[ast.AST, bool]] = []
+    todo: list[tuple[ast.AST, bool]] = [(tree, False)]
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    while todo:
+        node, in_fn = todo.pop()
+        inner = in_fn or isinstance(node, functions)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                todo.extend((sub, inner) for sub in child.orelse)
+                out.extend((sub, inner) for sub in child.orelse)
+                continue
+            out.append((child, inner))
+            todo.append((child, inner))
+    return out
+
+
+def read_package(pkg_dir: Path) -> dict[str, Module]:
+    """Every module under ``pkg_dir`` (a package directory), parsed, with its imports of modules of that package."""
+    root = pkg_dir.parent
+    mods: dict[str, Module] = {}
+    for path in sorted(pkg_dir.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = module_name(path, root)
+        mods[name] = Module(name, path, root, ast.parse(text, str(path)), text.count("\n"))
+    for mod in mods.values():
+        mod.nodes = _walk(mod.tree)
+        mod.imports = list(_imports(mod, mods))
+    return mods
+
+
+@lru_cache(maxsize=1)
+def package() -> dict[str, Module]:
+    """The modules of linlayout (parsed once per test session)."""
+    return read_package(PACKAGE)
+
+
+def _resolve(mod: Module, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = mod.name.split(".")
+    if not mod.is_package:
+        base.pop()
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _known(name: str, mods: dict[str, Module]) -> str | None:
+    """The longest prefix of dotted ``name`` that is a linlayout module."""
+    parts = name.split(".")
+    while parts:
+        if ".".join(parts) in mods:
+            return ".".join(parts)
+        parts.pop()
+    return None
+
+
+def _imports(mod: Module, mods: dict[str, Module]) -> Iterator[Import]:
+    for node, in_fn in mod.nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                target = _known(alias.name, mods) if alias.name.split(".")[0] == "linlayout" else None
+                if target:
+                    yield Import(mod.name, target, node.lineno, in_fn)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(mod, node)
+            if base.split(".")[0] != "linlayout":
+                continue
+            plain = []
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in mods:  # ``from . import f2``: the submodule itself
+                    yield Import(mod.name, sub, node.lineno, in_fn)
+                else:
+                    plain.append(alias.name)
+            if plain:
+                target = _known(base, mods)
+                if target:
+                    yield Import(mod.name, target, node.lineno, in_fn, tuple(plain))
+
+
+def _where(mod: Module, line: int) -> str:
+    return f"{mod.rel}:{line}"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+# ---------------------------------------------------------------------------
+# (a) cycles
+# ---------------------------------------------------------------------------
+
+
+def _cycles(edges: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """One cycle (list of modules, first repeated last) per non-trivial strongly connected component."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    comps: list[set[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan; the package is small, recursion is fine
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in edges.get(v, {}):
+                comps.append(comp)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    out = []
+    for comp in comps:
+        start = min(comp)
+        # Breadth-first search inside the component for the shortest way back to start.
+        prev: dict[str, str] = {}
+        frontier = [start]
+        found = None
+        while frontier and found is None:
+            nxt = []
+            for v in frontier:
+                for w in sorted(edges.get(v, {})):
+                    if w not in comp:
+                        continue
+                    if w == start:
+                        found = v
+                        break
+                    if w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            frontier = nxt
+        path = [found]
+        while path[-1] != start:
+            path.append(prev[path[-1]])
+        out.append([start] + path[::-1][1:] + [start] if len(path) > 1 else [start, start])
+    return out
+
+
+def find_cycles(mods: dict[str, Module]) -> list[str]:
+    """One message per import cycle, naming every import of the cycle with its file and line."""
+    edges: dict[str, dict[str, Import]] = {}
+    for mod in mods.values():
+        for imp in mod.imports:
+            if imp.target != mod.name:
+                edges.setdefault(mod.name, {}).setdefault(imp.target, imp)
+    problems = []
+    for cycle in _cycles(edges):
+        steps = []
+        for a, b in zip(cycle, cycle[1:]):
+            imp = edges[a][b]
+            kind = "function-level" if imp.function_level else "module-level"
+            steps.append(f"  {a} imports {b} at {_where(mods[a], imp.line)} ({kind})")
+        problems.append("import cycle " + " -> ".join(cycle) + ":\n" + "\n".join(steps))
+    return problems
+
+
+def test_no_import_cycles():
+    problems = find_cycles(package())
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# (b) layers
+# ---------------------------------------------------------------------------
+
+
+def test_layer_of():
+    assert [layer_of(n) for n in ("linlayout.errors", "linlayout.core.f2", "linlayout.hw", "linlayout.io.draw")] == [
+        "errors", "core", "hw", "io"]
+    assert {layer_of(n) for n in ("linlayout", "linlayout.cli", "linlayout.sweep", "linlayout.f2", "linlayout.__main__")} == {"top"}
+
+
+def find_upward_imports(mods: dict[str, Module]) -> list[str]:
+    """One message per import of a higher layer."""
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    problems = []
+    for mod in mods.values():
+        src = layer_of(mod.name)
+        if src == "top":
+            continue
+        for imp in mod.imports:
+            dst = layer_of(imp.target)
+            if rank[dst] > rank[src]:
+                kind = "function-level " if imp.function_level else ""
+                problems.append(
+                    f"{_where(mod, imp.line)}: {kind}import of {imp.target} ({dst}) from the {src} layer; "
+                    f"{src} may import only from {', '.join(LAYERS[: rank[src] + 1])}"
+                )
+    return problems
+
+
+def test_layers_import_downward_only():
+    problems = find_upward_imports(package())
+    assert not problems, "upward imports:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# (c) private names
+# ---------------------------------------------------------------------------
+
+
+def _private_attributes(mod: Module) -> set[str]:
+    """Private attribute names that the module's classes define (methods, class fields, ``self._x = ...``)."""
+    names: set[str] = set()
+    for node in ast.walk(mod.tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _private(item.name):
+                    names.add(item.name)
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and _private(item.target.id):
+                    names.add(item.target.id)
+                elif isinstance(item, ast.Assign):
+                    names.update(t.id for t in item.targets if isinstance(t, ast.Name) and _private(t.id))
+                    if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in item.targets):
+                        names.update(c.value for c in ast.walk(item.value)
+                                     if isinstance(c, ast.Constant) and isinstance(c.value, str) and _private(c.value))
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and _private(sub.attr):
+                    if isinstance(sub.value, ast.Name) and sub.value.id in ("self", "cls"):
+                        names.add(sub.attr)
+                elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "setattr":
+                    if len(sub.args) >= 2 and isinstance(sub.args[1], ast.Constant) and isinstance(sub.args[1].value, str):
+                        if _private(sub.args[1].value):
+                            names.add(sub.args[1].value)
+    return names
+
+
+def _module_aliases(mod: Module, mods: dict[str, Module]) -> dict[str, str]:
+    """Local names bound to linlayout modules (``from ..core import f2``, ``import linlayout.x as y``)."""
+    out: dict[str, str] = {}
+    for node, _ in mod.nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] != "linlayout":
+                    continue
+                if alias.asname:
+                    target = _known(alias.name, mods)
+                    if target:
+                        out[alias.asname] = target
+                else:
+                    out["linlayout"] = "linlayout"
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(mod, node)
+            if base.split(".")[0] != "linlayout":
+                continue
+            for alias in node.names:
+                if f"{base}.{alias.name}" in mods:
+                    out[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return out
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def find_private_uses(mods: dict[str, Module]) -> list[str]:
+    """One message per use of another module's private name or private attribute."""
+    defined = {name: _private_attributes(mod) for name, mod in mods.items()}
+    owners: dict[str, set[str]] = {}
+    for name, attrs in defined.items():
+        for attr in attrs:
+            owners.setdefault(attr, set()).add(name)
+    layout_mod = "linlayout.core.layout"
+    problems = []
+    for mod in mods.values():
+        own = defined[mod.name]
+        # from .x import _name
+        for imp in mod.imports:
+            for name in imp.names:
+                if _private(name):
+                    problems.append(f"{_where(mod, imp.line)}: imports the private name {name} from {imp.target}")
+        aliases = _module_aliases(mod, mods)
+        seen: set[tuple[int, str]] = set()
+        for node, _ in mod.nodes:
+            if not isinstance(node, ast.Attribute) or not _private(node.attr):
+                continue
+            key = (node.lineno, node.attr)
+            # module._name on an imported linlayout module (also linlayout.core.f2._name)
+            parts = _dotted(node)
+            if parts and parts[0] in aliases and parts[0] not in ("self", "cls"):
+                full = aliases[parts[0]].split(".") + parts[1:-1]
+                target = ".".join(full)
+                if target in mods and key not in seen:
+                    seen.add(key)
+                    problems.append(f"{_where(mod, node.lineno)}: uses {node.attr}, a private name of module {target}")
+                    continue
+            # private attributes of objects of another module's classes
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if node.attr in CORE_LAYOUT_PRIVATE and mod.name != layout_mod:
+                if key not in seen:
+                    seen.add(key)
+                    problems.append(
+                        f"{_where(mod, node.lineno)}: uses .{node.attr}, a private attribute of LinearLayout "
+                        f"(core/layout.py); use or add a public method"
+                    )
+                continue
+            others = owners.get(node.attr, set()) - {mod.name}
+            if others and node.attr not in own and key not in seen:
+                seen.add(key)
+                problems.append(
+                    f"{_where(mod, node.lineno)}: uses .{node.attr}, a private attribute defined by "
+                    f"{', '.join(sorted(others))}"
+                )
+    return problems
+
+
+def test_no_private_names_across_modules():
+    problems = find_private_uses(package())
+    assert not problems, "private names used across modules:\n" + "\n".join(problems)
+
+
+def test_the_checks_catch_each_kind_of_violation(tmp_path):
+    """The checkers on a small fake package with one violation of each kind (and imports they must ignore)."""
+    files = {
+        "__init__.py": "from .core.a import A\n",
+        "errors.py": "",
+        "core/__init__.py": "",
+        "core/a.py": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n"
+            "    from ..io.out import Out\n"  # ignored: TYPE_CHECKING
+            "class A:\n"
+            "    __slots__ = ('_cols',)\n"
+            "    def _make(self):\n"
+            "        return self._cols\n"
+            "def f():\n"
+            "    from ..count import e\n"  # line 9: upward, function-level
+            "    return e\n"
+        ),
+        "core/c.py": "from . import d\n",  # cycle c -> d -> c
+        "core/d.py": "import linlayout.core.c as c\n",
+        "count/__init__.py": "",
+        "count/e.py": "",
+        "count/b.py": (
+            "from ..core.a import _helper\n"  # line 1: private import
+            "from ..core import a\n"
+            "x = a._secret\n"  # line 3: module._name
+            "def g(layout):\n"
+            "    return layout._cols\n"  # line 5: private attribute of LinearLayout-like class
+            "def h(thing):\n"
+            "    return thing._make()\n"  # line 7
+        ),
+        "io/__init__.py": "",
+        "io/out.py": "import linlayout.count.b\nfrom linlayout.errors import *\n",
+    }
+    for rel, text in files.items():
+        path = tmp_path / "linlayout" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    mods = read_package(tmp_path / "linlayout")
+    assert {i.target for i in mods["linlayout.io.out"].imports} == {"linlayout.count.b", "linlayout.errors"}
+    cycles = find_cycles(mods)
+    assert len(cycles) == 1 and "linlayout.core.c -> linlayout.core.d -> linlayout.core.c" in cycles[0]
+    assert "linlayout/core/d.py:1" in cycles[0] and "linlayout/core/c.py:1" in cycles[0]
+    up = find_upward_imports(mods)
+    assert len(up) == 1 and up[0].startswith("linlayout/core/a.py:9: function-level import of linlayout.count.e")
+    private = sorted(find_private_uses(mods))
+    assert [p.split(": ")[0] for p in private] == [f"linlayout/count/b.py:{i}" for i in (1, 3, 5, 7)], private
+    assert "_helper" in private[0] and "module linlayout.core.a" in private[1] and "._cols" in private[2]
+
+
+# ---------------------------------------------------------------------------
+# (d) module size
+# ---------------------------------------------------------------------------
+
+
+# Modules being split into packages right now (io/draw/, check/gpu/, count/batched.py + check/family.py):
+# the size test may fail on them until the splits land; every other module must already be small.
+BEING_SPLIT = {"linlayout/io/draw.py", "linlayout/check/verify_gpu.py", "linlayout/check/sweep.py"}
+
+
+def _oversized() -> list[str]:
+    return [f"{m.rel}:1: {m.lines} lines (at most {MAX_LINES})" for m in package().values() if m.lines > MAX_LINES]
+
+
+@pytest.mark.xfail(
+    condition=any(m.rel in BEING_SPLIT for m in package().values() if m.lines > MAX_LINES),
+    strict=False,
+    reason="io/draw.py, check/verify_gpu.py and check/sweep.py are being split into smaller modules",
+)
+def test_modules_are_small():
+    big = _oversized()
+    assert not big, "modules over the size limit (split them by concept):\n" + "\n".join(big)
+
+
+def test_no_oversized_module_outside_the_splits():
+    big = [line for line in _oversized() if line.split(":")[0] not in BEING_SPLIT]
+    assert not big, "modules over the size limit (split them by concept):\n" + "\n".join(big)
+
+
+# ---------------------------------------------------------------------------
+# Optional dependencies stay optional
+# ---------------------------------------------------------------------------
+
+
+def test_matplotlib_only_in_draw_and_never_at_module_level():
+    problems = []
+    for mod in package().values():
+        if mod.rel.startswith("linlayout/io/draw"):
+            continue
+        for node, in_fn in mod.nodes:
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            if any(n.split(".")[0] == "matplotlib" for n in names) and not in_fn:
+                problems.append(f"{_where(mod, node.lineno)}: imports matplotlib at module level")
+    # Inside io/draw*, matplotlib is imported when a picture is drawn, not when the module loads.
+    for mod in package().values():
+        if not mod.rel.startswith("linlayout/io/draw"):
+            continue
+        for node, in_fn in mod.nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not in_fn:
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                if any(n.split(".")[0] == "matplotlib" for n in names):
+                    problems.append(f"{_where(mod, node.lineno)}: imports matplotlib at module level")
+    assert not problems, "\n".join(problems)
+
+
+def test_compatibility_modules_import_light():
+    """The old flat paths load without numpy, galois, networkx or matplotlib (``import linlayout``: tests/test_cli.py)."""
+    heavy = {"galois", "networkx", "matplotlib", "numpy"}
+    compat = sorted(m.name for m in package().values() if m.name.count(".") == 1 and layer_of(m.name) == "top"
+                    and m.name not in ("linlayout.__main__",))
+    code = (
+        "import importlib, sys\n"
+        f"for n in {compat!r}: importlib.import_module(n)\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({sorted(heavy)!r})))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]", f"importing {compat} pulled in {r.stdout.strip()}"
