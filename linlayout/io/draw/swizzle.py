@@ -1,0 +1,165 @@
+"""The swizzle picture: a synthesized shared-memory layout beside the row-major one it replaces.
+
+A swizzle query (``linlayout swizzle``) names a tile, the distributed layout
+that writes it to shared memory and the one that reads it back;
+:func:`~linlayout.synth.synthesis.optimal_swizzle` picks the memory layout
+(and the instructions) that minimise the bank conflicts of both.  The
+picture puts the answer next to the baseline: two columns, **before**
+(row-major :func:`~linlayout.core.memory.unswizzled` with
+``st.shared``/``ld.shared``, as
+:func:`~linlayout.synth.compare.compare_swizzles` scores it) and **after**
+(the synthesized memory and instructions), and three rows:
+
+1. the physical view of shared memory (:mod:`.physical`): where each tensor
+   element lives, at most 32 rows of 128 bytes;
+2. the first write instruction, and
+3. the first read instruction, each as in :mod:`.access` (lanes by pass x
+   banks, conflicts in vermilion), titled with the wavefronts per warp.
+
+The heading compares the totals: ``write + read`` wavefronts per warp,
+row-major (left) and synthesized (right).  A side that cannot be used (an
+instruction that does not fit the layout) says why in place of its panel.
+The axes are labelled ``"memory before"``, ``"write before"``, ``"read
+before"``, and the same with ``after``.
+
+Worked example: an 8x8 fp32 tile written by rows and read by columns.
+Row-major, the read takes 4 wavefronts per warp where 2 are conflict-free;
+the synthesized swizzle needs 2.
+
+>>> from linlayout import LinearLayout
+>>> rows = LinearLayout({"register": [[4, 0]], "lane": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]]},
+...                     {"dim0": 8, "dim1": 8})
+>>> cols = LinearLayout({"register": [[0, 4]], "lane": [[1, 0], [2, 0], [4, 0], [0, 1], [0, 2]]},
+...                     {"dim0": 8, "dim1": 8})
+>>> fig = draw_swizzle(rows, cols, 32)
+>>> print(fig.texts[-1].get_text())
+swizzle for a dim0(8) x dim1(8) tile of 32-bit elements
+wavefronts per warp: write 2 + read 4 row-major (left), write 2 + read 2 synthesized (right)
+>>> [ax.get_label() for ax in fig.axes if not ax.get_label().endswith("colour bar")]
+['memory before', 'memory after', 'write before', 'write after', 'read before', 'read after']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ...core.layout import LinearLayout
+from ...core.memory import unswizzled
+from ...count.closed_form import wavefronts
+from ...errors import LinLayoutError
+from ...hw import get_hardware
+from ...synth.synthesis import optimal_swizzle
+from .access import access_caption, access_content, access_legend, draw_access_panel, first_instruction, report_line
+from .figure import Panel, begin_picture, cell_size, compose, counted, join_lines, rc_params, save
+from .glyphs import SvgLabels
+from .grid import row_numbers
+from .physical import draw_physical_panel, physical_content, physical_view
+
+__all__ = ["draw_swizzle"]
+
+
+def draw_swizzle(
+    write: LinearLayout,
+    read: LinearLayout,
+    element_bits: int,
+    hardware: Any = "sm90",
+    objective: str = "balanced",
+    vector_bits: int | None = None,
+    instructions: Sequence[str] | None = None,
+    path: str | Path | None = None,
+    *,
+    max_side: int = 64,
+):
+    """Draw a synthesized swizzle beside the row-major layout: the memory, the first write, the first read.
+
+    Parameters
+    ----------
+    write, read, element_bits, hardware, objective, vector_bits, instructions
+        As for :func:`~linlayout.synth.synthesis.optimal_swizzle` (a
+        ``linlayout swizzle`` query).
+    path
+        ``.png`` or ``.svg`` file to write, or ``None``.
+    max_side
+        At most ``min(max_side, 32)`` rows of shared memory are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two columns, before (row-major :func:`~linlayout.core.memory.unswizzled`
+        with ``st.shared``/``ld.shared``, as
+        :func:`~linlayout.synth.compare.compare_swizzles` scores it) and after (the
+        synthesized memory and instructions); three rows, the physical view
+        (as in :func:`~.layouts.draw_memory`), the first write instruction and the
+        first read instruction (as in :func:`~.access.draw_access_offsets`), each
+        titled with its wavefronts per warp.  Axes labels ``"memory
+        before"``, ``"write before"``, ``"read before"``, and the same with
+        ``after``.
+    """
+    matplotlib = begin_picture(path, max_side)
+    hw = get_hardware(hardware)
+    res = optimal_swizzle(write, read, element_bits, hardware=hw, objective=objective, vector_bits=vector_bits,
+                          instructions=instructions)
+    shape = list(write.out_sizes.values())
+    mems = {"before": LinearLayout({"offset": unswizzled(shape).bases["offset"]}, write.out_sizes),
+            "after": res.memory}
+    sides: dict[tuple[str, str], tuple[Any, Any]] = {}
+    for name, mem in mems.items():
+        for k, (side, lay, op) in enumerate((("write", write, "store"), ("read", read, "load"))):
+            try:
+                if name == "after":
+                    rep = (res.write, res.read)[k]
+                else:
+                    rep = wavefronts(lay, mem, element_bits, op, hardware=hw)
+                sides[side, name] = (rep, first_instruction(rep, lay, mem, element_bits, hw))
+            except LinLayoutError as e:
+                sides[side, name] = (None, " ".join(str(e).split()))
+    phys = {n: physical_view(m, element_bits, hw, min(max_side, 32)) for n, m in mems.items()}
+    cell = cell_size(2 * hw.banks, budget=13.0, largest=0.24)
+    what = {"before": "row-major, no swizzle",
+            "after": "synthesized swizzle" + (", proven optimal" if res.optimal else "")}
+    rows: list[list[Panel]] = [[], [], []]
+    content = {}
+    for name in ("before", "after"):
+        p = phys[name]
+        faces, labels, caption = physical_content(mems[name], p, cell)
+        content["memory", name] = (faces, labels)
+        rows[0].append(Panel(f"memory {name}", p.nrows, p.banks, colorbar=True,
+                             title=join_lines(f"{name.upper()}: {what[name]}", caption, p.note),
+                             row_labels=row_numbers(p.nrows, cell, list(range(p.nrows)))))
+        for i, side in ((1, "write"), (2, "read")):
+            rep, first = sides[side, name]
+            if rep is None:
+                rows[i].append(Panel(f"{side} {name}", 1, hw.banks, title=f"{side}, {name}: cannot be used: {first}"))
+                continue
+            lanes, _, alabels, _ = access_content(first, hw)
+            rows[i].append(Panel(
+                f"{side} {name}", len(lanes), hw.banks, right=1.45,
+                title=join_lines(f"{side.upper()}, {name}: {report_line(rep)}",
+                                 f"first instruction: {counted(first.wavefronts, 'wavefront')} in "
+                                 f"{counted(len(first.passes), 'pass', 'passes')}; "
+                                 + access_caption(cell, alabels, True)),
+                row_labels=row_numbers(len(lanes), cell, lanes)))
+
+    def total(name):
+        w, r = sides["write", name][0], sides["read", name][0]
+        return f"write {w.wavefronts if w else '-'} + read {r.wavefronts if r else '-'}"
+
+    outs = " x ".join(f"{n}({s})" for n, s in write.out_sizes.items())
+    head = join_lines(f"swizzle for a {outs} tile of {element_bits}-bit elements",
+                      f"wavefronts per warp: {total('before')} row-major (left), {total('after')} synthesized (right)")
+    with matplotlib.rc_context(rc_params()), SvgLabels(path):
+        fig = compose(rows, cell, head, legend=access_legend())
+        for j, name in enumerate(("before", "after")):
+            faces, labels = content["memory", name]
+            draw_physical_panel(fig, rows[0][j], mems[name], phys[name], element_bits, hw, cell, faces, labels)
+            for i, side in ((1, "write"), (2, "read")):
+                rep, first = sides[side, name]
+                if rep is None:
+                    rows[i][j].ax.set_axis_off()
+                else:
+                    draw_access_panel(rows[i][j], first, hw, cell)
+    if path is not None:
+        save(fig, path)
+    return fig
