@@ -493,27 +493,12 @@ def test_the_checks_catch_each_kind_of_violation(tmp_path):
 # ---------------------------------------------------------------------------
 
 
-# Modules being split into packages right now (io/draw/, check/gpu/, count/batched.py + check/family.py):
-# the size test may fail on them until the splits land; every other module must already be small.
-BEING_SPLIT = {"linlayout/io/draw.py", "linlayout/check/verify_gpu.py", "linlayout/check/sweep.py"}
-
-
 def _oversized() -> list[str]:
     return [f"{m.rel}:1: {m.lines} lines (at most {MAX_LINES})" for m in package().values() if m.lines > MAX_LINES]
 
 
-@pytest.mark.xfail(
-    condition=any(m.rel in BEING_SPLIT for m in package().values() if m.lines > MAX_LINES),
-    strict=False,
-    reason="io/draw.py, check/verify_gpu.py and check/sweep.py are being split into smaller modules",
-)
 def test_modules_are_small():
     big = _oversized()
-    assert not big, "modules over the size limit (split them by concept):\n" + "\n".join(big)
-
-
-def test_no_oversized_module_outside_the_splits():
-    big = [line for line in _oversized() if line.split(":")[0] not in BEING_SPLIT]
     assert not big, "modules over the size limit (split them by concept):\n" + "\n".join(big)
 
 

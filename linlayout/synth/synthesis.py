@@ -61,144 +61,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from ..core import f2
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
-from ..count.closed_form import collisions
-from ..count.plan import AccessShape, access_shape, check_distributed_dims, check_element_bits, matrix_tile, plan_from_offsets, vector_cap
+from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from .bounds import OBJECTIVES, objective_key, relaxation
+from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
 
-OBJECTIVES = ("balanced", "read", "write", "sum")
-
-
-# ---------------------------------------------------------------------------
-# One side of the conversion
-# ---------------------------------------------------------------------------
-
-
-class _Side:
-    """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
-
-    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus")
-
-    def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
-                 others: tuple[int, ...], broadcast: bool) -> None:
-        self.name = name  # "write" / "read"
-        self.op = op  # "store" / "load"
-        self.layout = layout
-        self.regs = regs  # flat tensor image per register bit (0 = broadcast)
-        self.lanes = lanes  # flat tensor image per lane bit
-        self.others = others  # warps and blocks
-        self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        self.reg_set = frozenset(r for r in regs if r)
-        self.nregs = len(self.reg_set)
-        self.lane_set = frozenset(x for x in lanes if x)
-        self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
-
-
-def _side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> _Side:
-    if not isinstance(L, LinearLayout):
-        raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
-    cache = L.memo()
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
-    check_distributed_dims(L, hw, f"{name} layout")
-    if not L.is_distributed():
-        raise SwizzleError(
-            f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
-            f"and each basis must be one tensor bit or zero, no two alike); the synthesizer needs one on both sides"
-        )
-    T = L.transpose_outs(outs_order)
-    g = {d: T.flat_bases(d) for d in T.in_dims}
-    lanes = g["lane"]
-    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    side = cache[key] = _Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast)
-    return side
-
-
-# ---------------------------------------------------------------------------
-# Scoring a memory layout given as columns (exact, for our constructions)
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Geometry:
-    """Offset positions of word, bank and segment bits for the element width."""
-
-    d: int
-    word_end: int  # offsets [0, word_end) lie within one 4-byte word
-    bank_end: int  # offsets [word_end, bank_end) choose the bank; the rest the segment
-    eb: int
-    cap: int  # max vector elements (log2) per access
-
-
-@lru_cache(maxsize=256)
-def _geometry(d: int, eb: int, hw: SharedMemory) -> _Geometry:
-    z = eb.bit_length() - 1 - 3  # offset bit p is byte-address bit p + z
-    ws = hw.word_shift
-    rb = hw.row_bytes.bit_length() - 1
-    word_end = min(d, max(0, ws - z))
-    bank_end = min(d, max(0, rb - z))
-    return _Geometry(d, word_end, bank_end, eb, vector_cap(eb, hw))
-
-
-@dataclass(frozen=True)
-class _Cost:
-    total: int
-    instructions: int
-    per_instruction: int
-    passes: int
-    ways_log2: int
-    vector: int  # log2 elements per access
-
-
-def _shape(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> AccessShape | None:
-    """The access plan's shape of one side with a ``2^k``-element vector (None: not addressable)."""
-    try:
-        return access_shape(ins, geo.eb, hw, k, side.nregs, side.broadcast)
-    except LoweringError:
-        return None
-
-
-def _score(cols: Sequence[int], side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory,
-           fixed_vector: int | None) -> _Cost | None:
-    """Exact cost of one side on the memory whose offset bit ``p`` holds tensor direction ``cols[p]``.
-
-    The side's bases are mapped to element offsets through the inverse of
-    the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
-    closed form's conflict rule: the same computation as
-    :func:`linlayout.count.closed_form.wavefronts` on the built layout.
-    """
-    offsets = {"register": (), "lane": (), "warp": ()}
-    known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p
-    known[0] = 0
-    echelon = None
-    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
-        out = []
-        for x in images:
-            o = known.get(x)
-            if o is None:  # a direction that is no single column: solve M o = x
-                if echelon is None:
-                    echelon = f2.echelon(cols)[0]
-                o = known[x] = echelon.reduce(x)[1]
-            out.append(o)
-        offsets[dim] = tuple(out)
-    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
-    try:
-        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
-    except LoweringError:
-        return None
-    shape = plan.shape
-    c = len(collisions(plan.generator_bytes(), hw))
-    per = shape.passes << c
-    return _Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
 
 
 # ---------------------------------------------------------------------------
@@ -217,27 +92,10 @@ class _Candidate:
     segment: tuple[int, ...]
     write_ins: Instruction
     read_ins: Instruction
-    write_cost: _Cost
-    read_cost: _Cost
+    write_cost: Cost
+    read_cost: Cost
     taus: dict[str, frozenset[int]] = field(default_factory=dict)
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
-
-
-def _pass_lanes(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
-    """Directions that vary within one pass (lanes, or row generators for matrix instructions)."""
-    key = (ins, k, geo.eb, hw)
-    hit = side.taus.get(key)
-    if hit is None:
-        hit = side.taus[key] = _pass_lanes_uncached(side, ins, k, geo, hw)
-    return hit
-
-
-def _pass_lanes_uncached(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> list[int]:
-    shape = _shape(side, ins, k, geo, hw)
-    if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
-        return []
-    images = {"register": side.regs, "lane": side.lanes}
-    return [x for d, i in shape.within_pass if (x := images[d][i])]
 
 
 def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
@@ -260,7 +118,7 @@ class _Plan:
     s: int
 
 
-def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], geo: _Geometry,
+def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
           hw: SharedMemory, fill_split: int | None, fixed_vector: int | None) -> _Plan:
     """Vector widths, the lanes of one pass per side, and the word fill for a fixed low block D."""
     d = geo.d
@@ -280,7 +138,7 @@ def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], ge
         else:
             k = _prefix_len(D, sd.reg_set, geo.cap)
         ks[nm] = k
-        taus[nm] = frozenset(x for x in _pass_lanes(sd, ins[nm], k, geo, hw) if x not in inD)
+        taus[nm] = frozenset(x for x in pass_lanes(sd, ins[nm], k, geo, hw) if x not in inD)
     tw, tr = taus["write"], taus["read"]
     # Word fill: lanes of both sides first, then (split) write-only / read-only lanes, then anything.
     F: list[int] = []
@@ -302,17 +160,17 @@ def _plan(D: list[int], sides: dict[str, _Side], ins: dict[str, Instruction], ge
     return _Plan(tuple(D), tuple(F), tuple(Q), taus, ks, b, s)
 
 
-def _analytic(plan: _Plan, side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory) -> _Cost | None:
+def _analytic(plan: _Plan, side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> Cost | None:
     """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
     k = plan.ks[side.name]
-    shape = _shape(side, ins, k, geo, hw)
+    shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
         return None
     instr, passes = shape.instructions, shape.passes
     t = len(plan.taus[side.name] - set(plan.F))
     c = max(0, t - plan.b)
     per = passes << c
-    return _Cost(instr * per, instr, per, passes, c, k)
+    return Cost(instr * per, instr, per, passes, c, k)
 
 
 def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
@@ -419,7 +277,7 @@ class SwizzleResult:
     @cached_property
     def _relaxed(self) -> tuple[dict[str, int], tuple[int, int] | None]:
         sides, w_opts, r_opts, common, geo, hw, fixed, _, _ = self._proof
-        return _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, self.objective)
+        return relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, self.objective)
 
     @property
     def lower_bound(self) -> dict[str, int]:
@@ -505,105 +363,11 @@ class SwizzleResult:
 
 
 # ---------------------------------------------------------------------------
-# Bounds (the relaxation) and objectives
-# ---------------------------------------------------------------------------
-
-
-def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
-    if objective == "balanced":
-        return (max(w, r), w + r)
-    if objective == "sum":
-        return (w + r, max(w, r))
-    if objective == "read":
-        return (r, w)
-    return (w, r)
-
-
-@dataclass(frozen=True)
-class _Terms:
-    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
-
-    base: int  # instructions x passes
-    tau: frozenset[int]  # directions varying within one pass
-    word: int  # word positions above the vector (can absorb lanes: same word)
-    bank: int  # bank positions above the vector
-    regs: frozenset[int]  # the side's register directions (what its vector columns can be)
-
-
-def _side_terms(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> _Terms | None:
-    if not ins.is_matrix and (k > side.nregs or k > geo.cap):
-        return None
-    shape = _shape(side, ins, k, geo, hw)
-    if shape is None:
-        return None
-    tau = frozenset(_pass_lanes(side, ins, k, geo, hw))
-    if ins.is_matrix:
-        row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
-        return _Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set)
-    return _Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
-                  side.reg_set)
-
-
-def _side_bound(side: _Side, ins: Instruction, k: int, geo: _Geometry, hw: SharedMemory) -> int | None:
-    """A lower bound on one side's cost over every memory layout giving it a 2^k-element vector.
-
-    Any layout: conflicts (log2) >= lanes per pass - bank positions - word positions (Grassmann).
-    """
-    t = _side_terms(side, ins, k, geo, hw)
-    if t is None:
-        return None
-    return t.base << max(0, len(t.tau) - t.word - t.bank)
-
-
-def _pair_bounds(tw: _Terms, kw: int, tr: _Terms, kr: int, geo: _Geometry, joint: bool) -> list[tuple[int, int]]:
-    """Lower-bound pairs (write, read) for one pair of vector widths, one per way to share the word.
-
-    With two ld/st vectors, the word positions above both vectors are shared: a
-    column there absorbs a lane of both sides only if it is a lane of both, so
-    ``absorbed_w + absorbed_r <= m + |tau_w ∩ tau_r|`` over those ``m`` columns.
-    The wider side's own vector columns above the narrower vector (in the word
-    or among the bank positions) are unit register directions of the wider
-    side, and every other column has no component along them (the wider side's
-    other directions must be aligned to its vector), so they serve the narrower
-    side only where that register is one of its pass lanes: at most
-    ``|regs_wide ∩ tau_narrow|`` of them (paper_notes/synthesis.md, Fact 4).
-    Without ``joint`` each side may absorb its whole word.
-    """
-    if not joint:
-        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
-    wide_is_w = kw >= kr
-    tx, ty = (tw, tr) if wide_is_w else (tr, tw)
-    kx, ky = (kw, kr) if wide_is_w else (kr, kw)
-    m = max(0, geo.word_end - kx)
-    ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
-    nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
-    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
-    common = len(tx.tau & ty.tau)
-    out = []
-    for ax in range(0, min(m, len(tx.tau)) + 1):
-        zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
-        cx = max(0, len(tx.tau) - tx.bank - ax)
-        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
-        px, py = tx.base << cx, ty.base << cy
-        out.append((px, py) if wide_is_w else (py, px))
-    return out
-
-
-def _vector_range(side: _Side, ins: Instruction, geo: _Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
-    if ins.is_matrix:
-        return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
-    if fixed is not None:
-        return [fixed]
-    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, min(side.nregs, geo.cap) + 1))
-
-
-# ---------------------------------------------------------------------------
 # Matrix tiles
 # ---------------------------------------------------------------------------
 
 
-def _tile(side: _Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
+def _tile(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
     """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible."""
     try:
         tile = matrix_tile(ins, eb, hw)
@@ -675,11 +439,11 @@ def optimal_swizzle(
         )
     outs_order = list(write.out_dims)
     sides = {
-        "write": _side("write", "store", write, hw, outs_order),
-        "read": _side("read", "load", read, hw, outs_order),
+        "write": side_of("write", "store", write, hw, outs_order),
+        "read": side_of("read", "load", read, hw, outs_order),
     }
     d = write.out_bits
-    geo = _geometry(d, element_bits, hw)
+    geo = geometry(d, element_bits, hw)
     w_opts, r_opts = _instruction_options(instructions)
     fixed = None
     if vector_bits is not None:
@@ -693,7 +457,7 @@ def optimal_swizzle(
     sw, sr = sides["write"], sides["read"]
     common = [r for r in sw.regs if r and r in sr.reg_set]
     problems: list[str] = []
-    scored: list[tuple[tuple, _Plan, Instruction, Instruction, _Cost, _Cost, list, str | None]] = []
+    scored: list[tuple[tuple, _Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
     for wi in w_opts:
         for ri in r_opts:
             ins = {"write": wi, "read": ri}
@@ -723,8 +487,8 @@ def optimal_swizzle(
         B, S = _complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
         vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
-        ew = _score(cols, sw, wi, geo, hw, vec_arg)
-        er = _score(cols, sr, ri, geo, hw, vec_arg)
+        ew = exact_cost(cols, sw, wi, geo, hw, vec_arg)
+        er = exact_cost(cols, sr, ri, geo, hw, vec_arg)
         E = plan.D[len(V):] if ext else ()
         return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
 
@@ -828,37 +592,6 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
         if not out:
             problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
     return out
-
-
-def _relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
-    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
-    sw, sr = sides["write"], sides["read"]
-    wt = {wi: [(k, t) for k in _vector_range(sw, wi, geo, hw, fixed) if (t := _side_terms(sw, wi, k, geo, hw)) is not None]
-          for wi in w_opts}
-    rt = {ri: [(k, t) for k in _vector_range(sr, ri, geo, hw, fixed) if (t := _side_terms(sr, ri, k, geo, hw)) is not None]
-          for ri in r_opts}
-    lb: dict[str, int] = {}
-    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
-    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
-    if allw:
-        lb["write"] = min(allw)
-    if allr:
-        lb["read"] = min(allr)
-    best_key = None
-    best_pair = None
-    for wi, wl in wt.items():
-        for ri, rl in rt.items():
-            both_plain = not wi.is_matrix and not ri.is_matrix
-            for kw, tw in wl:
-                for kr, tr in rl:
-                    # The common prefix of two ld/st vectors holds common registers only.
-                    if both_plain and min(kw, kr) > len(common):
-                        continue
-                    for fw, fr in _pair_bounds(tw, kw, tr, kr, geo, both_plain):
-                        key = objective_key(objective, fw, fr)
-                        if best_key is None or key < best_key:
-                            best_key, best_pair = key, (fw, fr)
-    return lb, best_pair
 
 
 def _explain(best: _Candidate, sides, geo, lb, optimal, relaxed, objective, outs) -> str:

@@ -1,0 +1,142 @@
+"""Lower bounds: the relaxation that proves a synthesized swizzle optimal.
+
+For every pair of vector widths ``(k_w, k_r)`` that any memory layout can
+produce (their common prefix holds common registers only), each side's cost
+is at least ``base x 2^(lanes per pass - bank positions - absorbed word
+positions)`` (Grassmann); :func:`pair_bounds` shares the word positions
+above both vectors between the sides.  :func:`relaxation` minimises the
+objective over these bound pairs: a result that meets it is optimal, since
+no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..count.plan import matrix_tile
+from ..hw import Instruction, SharedMemory
+from .sides import Geometry, Side, pass_lanes, side_shape
+
+__all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation"]
+
+OBJECTIVES = ("balanced", "read", "write", "sum")
+
+
+def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
+    if objective == "balanced":
+        return (max(w, r), w + r)
+    if objective == "sum":
+        return (w + r, max(w, r))
+    if objective == "read":
+        return (r, w)
+    return (w, r)
+
+
+@dataclass(frozen=True)
+class Terms:
+    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
+
+    base: int  # instructions x passes
+    tau: frozenset[int]  # directions varying within one pass
+    word: int  # word positions above the vector (can absorb lanes: same word)
+    bank: int  # bank positions above the vector
+    regs: frozenset[int]  # the side's register directions (what its vector columns can be)
+
+
+def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
+    if not ins.is_matrix and (k > side.nregs or k > geo.cap):
+        return None
+    shape = side_shape(side, ins, k, geo, hw)
+    if shape is None:
+        return None
+    tau = frozenset(pass_lanes(side, ins, k, geo, hw))
+    if ins.is_matrix:
+        row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
+        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set)
+    return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
+                  side.reg_set)
+
+
+def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int | None:
+    """A lower bound on one side's cost over every memory layout giving it a 2^k-element vector.
+
+    Any layout: conflicts (log2) >= lanes per pass - bank positions - word positions (Grassmann).
+    """
+    t = side_terms(side, ins, k, geo, hw)
+    if t is None:
+        return None
+    return t.base << max(0, len(t.tau) - t.word - t.bank)
+
+
+def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bool) -> list[tuple[int, int]]:
+    """Lower-bound pairs (write, read) for one pair of vector widths, one per way to share the word.
+
+    With two ld/st vectors, the word positions above both vectors are shared: a
+    column there absorbs a lane of both sides only if it is a lane of both, so
+    ``absorbed_w + absorbed_r <= m + |tau_w ∩ tau_r|`` over those ``m`` columns.
+    The wider side's own vector columns above the narrower vector (in the word
+    or among the bank positions) are unit register directions of the wider
+    side, and every other column has no component along them (the wider side's
+    other directions must be aligned to its vector), so they serve the narrower
+    side only where that register is one of its pass lanes: at most
+    ``|regs_wide ∩ tau_narrow|`` of them (paper_notes/synthesis.md, Fact 4).
+    Without ``joint`` each side may absorb its whole word.
+    """
+    if not joint:
+        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
+    wide_is_w = kw >= kr
+    tx, ty = (tw, tr) if wide_is_w else (tr, tw)
+    kx, ky = (kw, kr) if wide_is_w else (kr, kw)
+    m = max(0, geo.word_end - kx)
+    ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
+    nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
+    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
+    common = len(tx.tau & ty.tau)
+    out = []
+    for ax in range(0, min(m, len(tx.tau)) + 1):
+        zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
+        cx = max(0, len(tx.tau) - tx.bank - ax)
+        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
+        px, py = tx.base << cx, ty.base << cy
+        out.append((px, py) if wide_is_w else (py, px))
+    return out
+
+
+def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
+    if ins.is_matrix:
+        return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+    if fixed is not None:
+        return [fixed]
+    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    return list(range(lo, min(side.nregs, geo.cap) + 1))
+
+
+def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
+    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
+    sw, sr = sides["write"], sides["read"]
+    wt = {wi: [(k, t) for k in vector_range(sw, wi, geo, hw, fixed) if (t := side_terms(sw, wi, k, geo, hw)) is not None]
+          for wi in w_opts}
+    rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
+          for ri in r_opts}
+    lb: dict[str, int] = {}
+    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
+    if allw:
+        lb["write"] = min(allw)
+    if allr:
+        lb["read"] = min(allr)
+    best_key = None
+    best_pair = None
+    for wi, wl in wt.items():
+        for ri, rl in rt.items():
+            both_plain = not wi.is_matrix and not ri.is_matrix
+            for kw, tw in wl:
+                for kr, tr in rl:
+                    # The common prefix of two ld/st vectors holds common registers only.
+                    if both_plain and min(kw, kr) > len(common):
+                        continue
+                    for fw, fr in pair_bounds(tw, kw, tr, kr, geo, both_plain):
+                        key = objective_key(objective, fw, fr)
+                        if best_key is None or key < best_key:
+                            best_key, best_pair = key, (fw, fr)
+    return lb, best_pair

@@ -1,0 +1,170 @@
+"""One side of a swizzle problem, and the exact cost of a memory for it.
+
+The synthesizer (:mod:`linlayout.synth.synthesis`) reduces each distributed
+layout to flat tensor images once (:class:`Side`, cached on the layout) and
+splits offsets by what their bits mean to the hardware (:class:`Geometry`:
+word, bank and segment positions for the element width).  Every cost here
+is the access plan's (:mod:`linlayout.count.plan`): :func:`side_shape` is
+the plan's shape for a vector width, :func:`pass_lanes` its within-pass
+generators as tensor directions, and :func:`exact_cost` maps the side's
+bases through a candidate memory and evaluates the plan with the closed
+form's conflict rule, exactly as :func:`linlayout.wavefronts` does on the
+built layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..count.closed_form import collisions
+from ..count.plan import AccessShape, access_shape, check_distributed_dims, plan_from_offsets, vector_cap
+from ..errors import DimensionError, LoweringError, SwizzleError
+from ..hw import Instruction, SharedMemory
+
+__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "pass_lanes"]
+
+
+# ---------------------------------------------------------------------------
+# One side of the conversion
+# ---------------------------------------------------------------------------
+
+
+class Side:
+    """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
+
+    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus")
+
+    def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
+                 others: tuple[int, ...], broadcast: bool) -> None:
+        self.name = name  # "write" / "read"
+        self.op = op  # "store" / "load"
+        self.layout = layout
+        self.regs = regs  # flat tensor image per register bit (0 = broadcast)
+        self.lanes = lanes  # flat tensor image per lane bit
+        self.others = others  # warps and blocks
+        self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
+        self.reg_set = frozenset(r for r in regs if r)
+        self.nregs = len(self.reg_set)
+        self.lane_set = frozenset(x for x in lanes if x)
+        self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
+
+
+def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
+    if not isinstance(L, LinearLayout):
+        raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
+    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
+    cache = L.memo()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    check_distributed_dims(L, hw, f"{name} layout")
+    if not L.is_distributed():
+        raise SwizzleError(
+            f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
+            f"and each basis must be one tensor bit or zero, no two alike); the synthesizer needs one on both sides"
+        )
+    T = L.transpose_outs(outs_order)
+    g = {d: T.flat_bases(d) for d in T.in_dims}
+    lanes = g["lane"]
+    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
+    side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast)
+    return side
+
+
+# ---------------------------------------------------------------------------
+# Scoring a memory layout given as columns (exact, for our constructions)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Offset positions of word, bank and segment bits for the element width."""
+
+    d: int
+    word_end: int  # offsets [0, word_end) lie within one 4-byte word
+    bank_end: int  # offsets [word_end, bank_end) choose the bank; the rest the segment
+    eb: int
+    cap: int  # max vector elements (log2) per access
+
+
+@lru_cache(maxsize=256)
+def geometry(d: int, eb: int, hw: SharedMemory) -> Geometry:
+    z = eb.bit_length() - 1 - 3  # offset bit p is byte-address bit p + z
+    ws = hw.word_shift
+    rb = hw.row_bytes.bit_length() - 1
+    word_end = min(d, max(0, ws - z))
+    bank_end = min(d, max(0, rb - z))
+    return Geometry(d, word_end, bank_end, eb, vector_cap(eb, hw))
+
+
+@dataclass(frozen=True)
+class Cost:
+    total: int
+    instructions: int
+    per_instruction: int
+    passes: int
+    ways_log2: int
+    vector: int  # log2 elements per access
+
+
+def side_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
+    """The access plan's shape of one side with a ``2^k``-element vector (None: not addressable)."""
+    try:
+        return access_shape(ins, geo.eb, hw, k, side.nregs, side.broadcast)
+    except LoweringError:
+        return None
+
+
+def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory,
+           fixed_vector: int | None) -> Cost | None:
+    """Exact cost of one side on the memory whose offset bit ``p`` holds tensor direction ``cols[p]``.
+
+    The side's bases are mapped to element offsets through the inverse of
+    the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
+    closed form's conflict rule: the same computation as
+    :func:`linlayout.count.closed_form.wavefronts` on the built layout.
+    """
+    offsets = {"register": (), "lane": (), "warp": ()}
+    known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p
+    known[0] = 0
+    echelon = None
+    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
+        out = []
+        for x in images:
+            o = known.get(x)
+            if o is None:  # a direction that is no single column: solve M o = x
+                if echelon is None:
+                    echelon = f2.echelon(cols)[0]
+                o = known[x] = echelon.reduce(x)[1]
+            out.append(o)
+        offsets[dim] = tuple(out)
+    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
+    try:
+        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
+    except LoweringError:
+        return None
+    shape = plan.shape
+    c = len(collisions(plan.generator_bytes(), hw))
+    per = shape.passes << c
+    return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
+
+
+def pass_lanes(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:
+    """Directions that vary within one pass (lanes, or row generators for matrix instructions)."""
+    key = (ins, k, geo.eb, hw)
+    hit = side.taus.get(key)
+    if hit is None:
+        hit = side.taus[key] = _pass_lanes_uncached(side, ins, k, geo, hw)
+    return hit
+
+
+def _pass_lanes_uncached(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:
+    shape = side_shape(side, ins, k, geo, hw)
+    if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
+        return []
+    images = {"register": side.regs, "lane": side.lanes}
+    return [x for d, i in shape.within_pass if (x := images[d][i])]
