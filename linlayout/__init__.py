@@ -16,8 +16,8 @@ from .catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layo
 from .core import f2
 from .core.layout import LinearLayout
 from .core.memory import PaddedLayout, padded, unswizzled
-from .count.by_simulation import lane_byte_offsets, simulate_wavefronts
-from .count.closed_form import ConflictDirection, WavefrontReport, access_wavefronts, fit_affine, wavefronts
+from .count.by_simulation import lane_byte_offsets, simulate_plan, simulate_wavefronts
+from .count.closed_form import ConflictDirection, WavefrontReport, access_wavefronts, count_plan, fit_affine, wavefronts
 from .count.plan import AccessPlan, AccessShape, access_shape, plan_access
 from .count.simulate import AccessResult, simulate_access, simulate_batch
 from .errors import (
@@ -26,8 +26,10 @@ from .errors import (
     DimensionError,
     DivisionError,
     DrawError,
+    EnvironmentFailure,
     GPUToolError,
     HardwareError,
+    InputError,
     InstructionError,
     LayoutJSONError,
     LinLayoutError,
@@ -40,7 +42,7 @@ from .errors import (
     SweepError,
     SwizzleError,
 )
-from .hw import INSTRUCTIONS, Instruction, SharedMemory, get_hardware, parse_instruction, register_hardware, sm90
+from .hw import INSTRUCTIONS, Instruction, SharedMemory, get_hardware, parse_instruction, register_hardware, register_instruction, sm90
 from .io.emit import CuteForm, TritonForm, offset_terms, to_c, to_cute, to_triton
 from .io.jsonio import (
     conflicts_query_from_json,
@@ -71,6 +73,8 @@ __all__ = [
     "AccessShape",
     "access_shape",
     "plan_access",
+    "count_plan",
+    "simulate_plan",
     "simulate_access",
     "simulate_batch",
     "AccessResult",
@@ -82,6 +86,7 @@ __all__ = [
     "Instruction",
     "INSTRUCTIONS",
     "parse_instruction",
+    "register_instruction",
     # memory layouts and the catalogue
     "unswizzled",
     "padded",
@@ -124,6 +129,8 @@ __all__ = [
     "TritonForm",
     # errors
     "LinLayoutError",
+    "InputError",
+    "EnvironmentFailure",
     "SizeError",
     "DimensionError",
     "BasisError",
