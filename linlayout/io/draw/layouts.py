@@ -45,6 +45,7 @@ from typing import Any
 
 from ...core.layout import LinearLayout
 from ...core.text import DIM_ABBREVIATIONS, owners
+from ...count.plan import check_element_bits
 from ...errors import SizeError
 from ...hw import get_hardware
 from .figure import Panel, begin_picture, cell_size, compose, join_lines, rc_params, save
@@ -54,19 +55,6 @@ from .palette import BANK_CMAP, LANE_CMAP, ordered_colour
 from .physical import draw_physical_panel, physical_content, physical_view
 
 __all__ = ["element_bank", "draw_distributed", "draw_memory", "draw_layout"]
-
-
-def _check_element_bits(element_bits: Any) -> int:
-    """``element_bits`` if it is a power of two from 1 to 128, else :class:`~linlayout.errors.SizeError`."""
-    if (
-        isinstance(element_bits, bool)
-        or not isinstance(element_bits, int)
-        or element_bits <= 0
-        or element_bits & (element_bits - 1)
-        or element_bits > 128
-    ):
-        raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
-    return element_bits
 
 
 def element_bank(offset: int, element_bits: int = 32, hardware: Any = None) -> int:
@@ -85,7 +73,7 @@ def element_bank(offset: int, element_bits: int = 32, hardware: Any = None) -> i
     >>> [element_bank(o, 8) for o in (0, 3, 4, 128)]
     [0, 0, 1, 0]
     """
-    return get_hardware(hardware).bank_of((offset * _check_element_bits(element_bits)) >> 3)
+    return get_hardware(hardware).bank_of((offset * check_element_bits(element_bits)) >> 3)
 
 
 @dataclass
@@ -289,7 +277,7 @@ def draw_memory(
     DrawError
         ``path`` is not a ``.png`` or ``.svg`` file, or cannot be written.
     """
-    _check_element_bits(element_bits)
+    check_element_bits(element_bits)
     matplotlib = begin_picture(path, max_side)
     hw = get_hardware(hardware)
     view = _tensor_view(memory, max_side)
