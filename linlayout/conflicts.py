@@ -7,10 +7,8 @@ New code should import from ``linlayout`` or the module named above.
 
 from __future__ import annotations
 
+from .compat import reexport
 from .count import closed_form as _m0
 from .count import by_simulation as _m1
 
-__all__: list[str] = []
-for _m in (_m0, _m1):
-    globals().update({_k: _v for _k, _v in vars(_m).items() if not _k.startswith("_")})
-    __all__ += _m.__all__
+__all__ = reexport(globals(), _m0, _m1)

@@ -7,9 +7,7 @@ New code should import from ``linlayout`` or the module named above.
 
 from __future__ import annotations
 
+from .compat import reexport
 from .catalog import constructors as _m0
 
-__all__: list[str] = []
-for _m in (_m0,):
-    globals().update({_k: _v for _k, _v in vars(_m).items() if not _k.startswith("_")})
-    __all__ += _m.__all__
+__all__ = reexport(globals(), _m0)

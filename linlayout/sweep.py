@@ -10,13 +10,11 @@ New code should import from ``linlayout`` or the modules named above.
 
 from __future__ import annotations
 
+from .compat import reexport
 from .check import family as _m0
 from .check import sweep as _m1
 from .count.batched import batch_rank
 from .io.families import family_from_json
 
-__all__: list[str] = []
-for _m in (_m0, _m1):
-    globals().update({_k: _v for _k, _v in vars(_m).items() if not _k.startswith("_")})
-    __all__ += _m.__all__
+__all__ = reexport(globals(), _m0, _m1)
 __all__ += ["family_from_json", "batch_rank"]

@@ -14,6 +14,7 @@ New code should import from ``linlayout`` or the modules named above.
 from __future__ import annotations
 
 from .check.gpu import codegen as _m0
+from .compat import reexport
 from .check.gpu import counts as _m1
 from .check.gpu import ncu as _m2
 from .check.gpu import tools as _m3
@@ -21,7 +22,4 @@ from .check.gpu import verify as _m4
 from .errors import GPUToolError
 from .io import gpu_queries as _m5
 
-__all__: list[str] = ["GPUToolError"]
-for _m in (_m0, _m1, _m2, _m3, _m4, _m5):
-    globals().update({_k: _v for _k, _v in vars(_m).items() if not _k.startswith("_")})
-    __all__ += _m.__all__
+__all__ = ["GPUToolError", *reexport(globals(), _m0, _m1, _m2, _m3, _m4, _m5)]

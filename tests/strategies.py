@@ -82,3 +82,15 @@ def layouts(draw, in_dims=None, out_dims=None, max_in_bits=4, max_out_bits=4, ki
             bl.append([(v >> off) & ((1 << ob) - 1) for (_, ob), off in zip(outs, offs)])
         bases[n] = bl
     return LinearLayout(bases, {n: 1 << b for n, b in outs})
+
+
+def aligned_value(draw, n: int, low: int) -> int:
+    """A random offset with the low ``low`` bits clear: zero, a unit vector, or a mix."""
+    if n <= low:
+        return 0
+    kind = draw(st.sampled_from(["zero", "unit", "unit", "mixed"]))
+    if kind == "zero":
+        return 0
+    if kind == "unit":
+        return 1 << draw(st.integers(low, n - 1))
+    return draw(st.integers(1, (1 << (n - low)) - 1)) << low

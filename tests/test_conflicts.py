@@ -12,6 +12,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from .strategies import aligned_value
 from linlayout import LinearLayout, LinLayoutError, f2
 from linlayout.conflicts import access_wavefronts, fit_affine, lane_byte_offsets, simulate_wavefronts, wavefronts
 from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError
@@ -248,18 +249,6 @@ def memories(draw, n):
     return cols
 
 
-def _aligned_value(draw, n, low):
-    """A random offset with the low `low` bits clear: zero, a unit vector, or a mix."""
-    if n <= low:
-        return 0
-    kind = draw(st.sampled_from(["zero", "unit", "unit", "mixed"]))
-    if kind == "zero":
-        return 0
-    if kind == "unit":
-        return 1 << draw(st.integers(low, n - 1))
-    return draw(st.integers(1, (1 << (n - low)) - 1)) << low
-
-
 INSTRUCTIONS = ["ld.shared", "st.shared", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "stmatrix.x1", "stmatrix.x2",
                 "stmatrix.x4", "ldmatrix.x4.trans", "stmatrix.x2.trans"]
 
@@ -282,22 +271,22 @@ def access_cases(draw):
         lanes = [0] * 5
         if trans:
             lanes[2:5] = [1, 2, 4]
-            regs[0] = _aligned_value(draw, n, lowbits)
-            lanes[0] = _aligned_value(draw, n, lowbits)
-            lanes[1] = _aligned_value(draw, n, lowbits)
+            regs[0] = aligned_value(draw, n, lowbits)
+            lanes[0] = aligned_value(draw, n, lowbits)
+            lanes[1] = aligned_value(draw, n, lowbits)
             first = 1
         else:
             for i in range(kv):
                 regs[i] = 1 << i
             lanes[0], lanes[1] = 1 << kv, 1 << (kv + 1)
             for i in (2, 3, 4):
-                lanes[i] = _aligned_value(draw, n, lowbits)
+                lanes[i] = aligned_value(draw, n, lowbits)
             first = kv
         for i in range(first, nreg):
-            regs[i] = _aligned_value(draw, n, lowbits)
+            regs[i] = aligned_value(draw, n, lowbits)
             if i < first + nmat and regs[i] == 0:
                 regs[i] = 1 << draw(st.integers(lowbits, n - 1))
-        warps = [_aligned_value(draw, n, lowbits) for _ in range(nwarp)]
+        warps = [aligned_value(draw, n, lowbits) for _ in range(nwarp)]
     else:
         eb = draw(st.sampled_from([4, 8, 16, 32, 64]))
         cap = (128 // eb).bit_length() - 1
@@ -310,10 +299,10 @@ def access_cases(draw):
         for i in range(k):
             regs[slots[i]] = 1 << i
         for s in slots[k:]:
-            regs[s] = _aligned_value(draw, n, k)
+            regs[s] = aligned_value(draw, n, k)
         # Lane offsets: often above the bank bits (where conflicts come from), sometimes anywhere.
-        lanes = [_aligned_value(draw, n, max(k, draw(st.sampled_from([k, 32 // eb if eb < 32 else k])))) for _ in range(5)]
-        warps = [_aligned_value(draw, n, k) for _ in range(nwarp)]
+        lanes = [aligned_value(draw, n, max(k, draw(st.sampled_from([k, 32 // eb if eb < 32 else k])))) for _ in range(5)]
+        warps = [aligned_value(draw, n, k) for _ in range(nwarp)]
     r0 = draw(st.integers(0, n))
     mem_cols = draw(memories(n))
     M = LinearLayout({"offset": [_split(c, r0) for c in mem_cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})

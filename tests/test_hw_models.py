@@ -41,7 +41,7 @@ from linlayout.cli import main
 from linlayout.hw import PRESETS
 from linlayout.synth.synthesis import objective_key
 
-from .strategies import invertible_matrices
+from .strategies import aligned_value, invertible_matrices
 
 WAVE64 = SharedMemory("wave64-test", banks=32, bank_bytes=4, lanes=64, merge_broadcast_loads=False, matrix_rows=0)
 WAVE64_MINI = SharedMemory("wave64-mini-test", banks=4, bank_bytes=4, lanes=64, merge_broadcast_loads=False,
@@ -66,18 +66,6 @@ def _split(v: int, r0: int) -> list[int]:
     return [v & ((1 << r0) - 1), v >> r0]
 
 
-def _aligned_value(draw, n: int, low: int) -> int:
-    """A random offset with the low ``low`` bits clear: zero, a unit vector, or a mix."""
-    if n <= low:
-        return 0
-    kind = draw(st.sampled_from(["zero", "unit", "unit", "mixed"]))
-    if kind == "zero":
-        return 0
-    if kind == "unit":
-        return 1 << draw(st.integers(low, n - 1))
-    return draw(st.integers(1, (1 << (n - low)) - 1)) << low
-
-
 @st.composite
 def wave64_cases(draw, hw: SharedMemory = WAVE64):
     """(L, M, element_bits, op): a random distributed layout of ``hw.lanes`` lanes and a random invertible memory.
@@ -97,10 +85,10 @@ def wave64_cases(draw, hw: SharedMemory = WAVE64):
     for i in range(k):
         regs[slots[i]] = 1 << i
     for s in slots[k:]:
-        regs[s] = _aligned_value(draw, n, k)
+        regs[s] = aligned_value(draw, n, k)
     # Lane offsets above the vector, or (sometimes) anywhere: then the plan picks a narrower vector.
-    lanes = [_aligned_value(draw, n, draw(st.sampled_from([k, k, 0]))) for _ in range(hw.lane_bits)]
-    warps = [_aligned_value(draw, n, k) for _ in range(draw(st.integers(0, 2)))]
+    lanes = [aligned_value(draw, n, draw(st.sampled_from([k, k, 0]))) for _ in range(hw.lane_bits)]
+    warps = [aligned_value(draw, n, k) for _ in range(draw(st.integers(0, 2)))]
     r0 = draw(st.integers(0, n))
     cols = draw(invertible_matrices(max_n=n, min_n=n))
     M = LinearLayout({"offset": [_split(c, r0) for c in cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})

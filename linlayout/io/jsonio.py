@@ -10,22 +10,9 @@ conflicts`` query (:func:`conflicts_query_from_json`) those of
 model known to :func:`~linlayout.hw.get_hardware` (``sm90`` by default, or
 any registered with :func:`~linlayout.hw.register_hardware`).
 
-The layout format (also documented in README.md)::
-
-    {"bases": {"register": [[0, 1], [8, 0]],
-               "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
-               "warp": []},
-     "out_dims": {"dim0": 16, "dim1": 16}}
-
-* ``bases`` lists, per input dimension in minor-to-major order, the image of
-  each input bit: one int per output dimension, in ``out_dims`` order.  With
-  a single output dimension a basis may be a plain int.  An input dimension of
-  size 1 has an empty list.
-* ``out_dims`` gives the output dimensions and their power-of-two sizes, minor
-  to major.  It may be omitted: the names become ``dim0, dim1, ...`` and each
-  size the smallest power of two holding the bases.
-* For parsers that do not keep object key order, both fields may be lists of
-  pairs: ``{"bases": [["register", [...]], ...], "out_dims": [["dim0", 16], ...]}``.
+The layout object (``{"bases": {...}, "out_dims": {...}}``) is described
+and checked in :mod:`linlayout.core.bases`; this module adds JSON text,
+files and the queries around it.
 
 >>> layout_from_json('{"bases": [["lane", [[0, 1], [1, 0]]]], "out_dims": [["dim0", 2], ["dim1", 2]]}').bases
 {'lane': [(0, 1), (1, 0)]}
