@@ -58,6 +58,21 @@ from .synth.synthesis import OBJECTIVES, SwizzleResult, optimal_swizzle
 
 __version__ = "0.1.0"
 
+# name -> module that defines it, imported by __getattr__ on first use.
+_LAZY = {
+    **dict.fromkeys(("Family", "Access", "Toggle", "transpose_16x32_family"), ".check.family"),
+    "SweepResult": ".check.sweep_result",
+    "evaluate": ".check.sweep",
+    "batch_rank": ".count.batched",
+    "family_from_json": ".io.families",
+    **dict.fromkeys(("draw_layout", "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"), ".io.draw"),
+    **dict.fromkeys(("verify", "VerifyResult", "plan_probes"), ".check.gpu.verify"),
+    "find_tools": ".check.gpu.tools",
+    **dict.fromkeys(("verify_files", "load_queries", "plan_query"), ".io.gpu_queries"),
+    **dict.fromkeys(("generate_cuda", "ptx_statement"), ".check.gpu.codegen"),
+    "parse_ncu_csv": ".check.gpu.ncu",
+}
+
 __all__ = [
     "LinearLayout",
     "f2",
@@ -148,5 +163,31 @@ __all__ = [
     "GPUToolError",
     "MissingDependencyError",
     "DrawError",
+    # sweeps, pictures and the GPU kit (imported on first use; see _LAZY)
+    *_LAZY,
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    """Import the sweep, picture and GPU-kit names on first use.
+
+    They pull in multiprocessing, matplotlib and subprocess machinery that
+    most callers never need, so ``import linlayout`` stays fast.  The
+    functions ``sweep`` and ``draw`` themselves are not exported here: their
+    names are the compatibility modules ``linlayout.sweep`` and
+    ``linlayout.draw``; import them from :mod:`linlayout.check.sweep` and
+    :mod:`linlayout.io.draw`.
+
+    >>> import linlayout
+    >>> len(linlayout.transpose_16x32_family().toggles)
+    20
+    """
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'linlayout' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value
+    return value

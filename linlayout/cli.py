@@ -304,7 +304,7 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--tv", help="cute: JSON [[thread shape, value shape], [thread stride, value stride]]")
     s.set_defaults(func=_cmd_show)
 
-    c = sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, sm90 rules)")
+    c = sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, for the hardware model the query names; sm90 by default)")
     c.add_argument("query", metavar="QUERY.json", help="layout-level or address-level query ('-' for stdin)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--simulate", action="store_true", help="count with the address-level simulator instead of the closed form")

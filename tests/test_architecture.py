@@ -544,3 +544,38 @@ def test_compatibility_modules_import_light():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]", f"importing {compat} pulled in {r.stdout.strip()}"
+
+
+# ---------------------------------------------------------------------------
+# (f) the top-level API
+# ---------------------------------------------------------------------------
+
+
+def test_every_exported_name_resolves():
+    """Every name in ``linlayout.__all__`` (the lazily imported ones included) is importable."""
+    import linlayout
+
+    missing = [n for n in linlayout.__all__ if not hasattr(linlayout, n)]
+    assert not missing, f"in linlayout.__all__ but not importable: {missing}"
+    assert set(linlayout._LAZY) <= set(linlayout.__all__)
+
+
+def test_import_does_not_load_the_heavy_kits():
+    """``import linlayout`` alone loads neither the sweep's process pool, the pictures nor the GPU kit."""
+    code = ("import sys, linlayout; heavy = [m for m in ('linlayout.check.sweep', 'linlayout.io.draw', "
+            "'linlayout.check.gpu.verify', 'matplotlib') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_readme_api_table_names_are_importable():
+    """The README's API table promises that its names import from ``linlayout`` (sweep and draw aside)."""
+    import linlayout
+
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("## API overview"): text.index("Every name in this table")]
+    for name in ("transpose_16x32_family", "family_from_json", "evaluate", "batch_rank", "load_queries",
+                 "generate_cuda", "ptx_statement", "parse_ncu_csv", "find_tools", "verify", "plan_query",
+                 "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"):
+        assert name in table
+        assert hasattr(linlayout, name), name

@@ -111,8 +111,20 @@ def test_ptx_statements():
     assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];" in ptx_statement(
         "ldmatrix.x4.trans", "load", 16)
     assert "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" in ptx_statement("stmatrix.x1", "store", 16)
-    with pytest.raises(GPUToolError):
+    # A width ld/st.shared cannot move is a mistake in the input, not a missing tool.
+    with pytest.raises(LoweringError, match="not 32"):
         ptx_statement("ld.shared", "load", 32)
+
+
+def test_bad_probe_requests_are_input_errors():
+    from linlayout.check.gpu.codegen import generate_cuda
+    from linlayout.check.gpu.verify import verify
+    from linlayout.errors import InputError
+
+    with pytest.raises(InputError, match="at least one ProbeInstruction"):
+        generate_cuda([])
+    with pytest.raises(InputError, match="repeat must be a positive integer"):
+        verify([], repeat=0)
 
 
 def test_generated_source_structure():

@@ -61,7 +61,7 @@ from typing import Any
 
 from ...count.closed_form import access_wavefronts
 from ...count.simulate import simulate_access
-from ...errors import GPUToolError, NotLinearError
+from ...errors import GPUToolError, InputError, NotLinearError
 from .codegen import MAX_SHARED_BYTES, ProbeInstruction, generate_cuda, kernel_name, shared_bytes
 from .counts import count_layout_query
 from .ncu import METRIC_LOAD, METRIC_STORE, Measured, collect_measurements, parse_ncu_csv
@@ -399,7 +399,7 @@ def verify(
     and failing runs (with the tools' last messages).
     """
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise GPUToolError(f"repeat must be a positive integer, got {repeat!r}")
+        raise InputError(f"repeat must be a positive integer, got {repeat!r}")
     tools = tools or find_tools(nvcc, ncu, arch)
     kernels, index, skipped = _select_kernels(plans, tools)
     if not kernels:
