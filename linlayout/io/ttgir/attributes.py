@@ -101,7 +101,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if not m or m.end() == pos:
             raise TTGIRError(f"cannot read attribute text at {text[pos:pos + 30]!r}")
         kind = m.lastgroup
-        out.append((kind, m.group(kind)))
+        out.append((kind, m.group(kind), m.start(kind), m.end(kind)))
         pos = m.end()
         while pos < len(text) and text[pos].isspace():
             pos += 1
@@ -117,7 +117,7 @@ class _Parser:
 
     def peek(self, k: int = 0) -> tuple[str, str]:
         j = self.i + k
-        return self.toks[j] if j < len(self.toks) else ("end", "")
+        return self.toks[j][:2] if j < len(self.toks) else ("end", "")
 
     def take(self, value: str | None = None) -> tuple[str, str]:
         tok = self.peek()
@@ -184,12 +184,12 @@ class _Parser:
         return out
 
     def reference(self) -> Any:
+        begin = self.toks[self.i][2]
         _, name = self.take()
         if self.peek()[1] != "<":
             if name in self.aliases:
                 return self.aliases[name]
             return Attr(name, {}, (), name)
-        start = self.i
         self.take("<")
         fields: dict = {}
         items: list = []
@@ -206,12 +206,8 @@ class _Parser:
             if self.peek()[1] == ",":
                 self.take(",")
         self.take(">")
-        text = name + "<" + "".join(self._join(self.toks[start + 1:self.i - 1])) + ">"
+        text = self.text[begin:self.toks[self.i - 1][3]]
         return Attr(name.lstrip("#!"), fields, tuple(items), text)
-
-    @staticmethod
-    def _join(toks):
-        return [(" " if t[1] not in ",]}>:" and i else "") + t[1] for i, t in enumerate(toks)]
 
 
 def parse_attribute(text: str, aliases: Mapping[str, Any] | None = None) -> Any:

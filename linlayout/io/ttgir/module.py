@@ -27,7 +27,7 @@ from typing import Any
 
 from .attributes import Attr, TensorType, TTGIRError, parse_attribute, parse_type, split_top
 
-__all__ = ["Op", "Loop", "Module", "parse_module", "is_ttgir_text"]
+__all__ = ["Op", "Loop", "Module", "UnreadType", "parse_module", "is_ttgir_text"]
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,9 @@ def _resolve_loc(ref: str | None, locs: dict[str, str], depth: int = 0) -> str:
     m = re.match(r'^"([^"]*)":(\d+):(\d+)', ref)
     if m:
         return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-    m = re.match(r"^callsite\((.*?) at ", ref)
-    if m:
-        return _resolve_loc(m.group(1), locs, depth + 1)
+    m = re.match(r"^callsite\((.*) at (.*)\)$", ref)
+    if m:  # the caller: the line of the kernel that called the inlined function
+        return _resolve_loc(m.group(2), locs, depth + 1)
     m = re.match(r'^"[^"]*"\((.*)\)$', ref)  # a named location "x"(#loc3)
     if m:
         return _resolve_loc(m.group(1), locs, depth + 1)
@@ -129,6 +129,8 @@ def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """Operand and result types of a signature ``(A, B) -> C``, ``A -> B`` or ``A``."""
     sig = sig.strip()
     parts = split_top(sig, "->")
+    if len(parts) != 2:
+        parts = split_top(sig, " to ")
     if len(parts) == 2:
         ins, outs = parts
     else:
@@ -139,12 +141,25 @@ def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
             text = text[1:-1]
         out = []
         for t in split_top(text):
+            if t.startswith("<") and t.endswith(">"):  # async_copy prints its memdesc result as <...>
+                t = "!ttg.memdesc" + t
             if t.startswith("tensor<") or t.startswith("!ttg.memdesc<"):
-                out.append(parse_type(t, aliases))
+                try:
+                    out.append(parse_type(t, aliases))
+                except TTGIRError as e:
+                    out.append(UnreadType(t, str(e)))
             else:
                 out.append(t)
         return out
     return one(ins), one(outs)
+
+
+@dataclass(frozen=True)
+class UnreadType:
+    """A tensor or memdesc type the reader could not read, with why."""
+
+    text: str
+    error: str
 
 
 _OPNAME = re.compile(r'^(?:"([\w.]+)"|([a-z_][\w]*\.[\w.]+))')
@@ -172,6 +187,7 @@ def parse_module(text: str) -> Module:
     ops: list[Op] = []
     loops: list[Loop] = []
     stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
+    owners: list[int | None] = []  # per open region: the index of the op that opened it
     pending: dict[int, int] = {}  # loop index -> stack depth of its region
     for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
@@ -182,15 +198,25 @@ def parse_module(text: str) -> Module:
             if m:
                 attributes = parse_attribute(m.group(1), aliases)
             stack.append(None)
+            owners.append(None)
             continue
         if s.startswith("}"):
             body, loc = _strip_loc(s)
             closing = stack.pop() if stack else None
+            owner = owners.pop() if owners else None
             if closing is not None:
                 lp = loops[closing]
                 loops[closing] = Loop(lp.index, lp.name, _resolve_loc(loc, locs))
             if body.rstrip().endswith("{"):  # "} else {", "} do {"
                 stack.append(closing if closing is not None and body.strip().startswith("} do") else None)
+                owners.append(owner)
+            elif owner is not None:  # generic form: "}) : (types) -> types loc(...)" closes the op
+                tail = body.lstrip("}) ")
+                parts = ["", tail[1:].strip()] if tail.startswith(":") else split_top(tail, " : ")
+                if len(parts) >= 2 and not ops[owner].operand_types and not ops[owner].result_types:
+                    ops[owner].operand_types, ops[owner].result_types = _types(parts[-1], aliases)
+                if ops[owner].location == "unknown" and loc:
+                    ops[owner].location = _resolve_loc(loc, locs)
             continue
         body, loc = _strip_loc(s)
         opens = body.rstrip().endswith("{")
@@ -204,6 +230,7 @@ def parse_module(text: str) -> Module:
         if not nm:
             if opens:
                 stack.append(None)
+                owners.append(None)
             continue
         name = nm.group(1) or nm.group(2)
         after = rest[nm.end():]
@@ -214,14 +241,13 @@ def parse_module(text: str) -> Module:
                 sig_text = parts[-1]
                 after = " : ".join(parts[:-1])
         operands = re.findall(r"%[\w#]+", after)
-        try:
-            ins, outs = _types(sig_text, aliases) if sig_text else ([], [])
-        except TTGIRError as e:
-            raise TTGIRError(f"line {lineno}: {e}") from e
+        ins, outs = _types(sig_text, aliases) if sig_text else ([], [])
         enclosing = [x for x in stack if x is not None]
-        op = Op(name, results, operands, ins, outs, _resolve_loc(loc, locs), lineno, s, list(enclosing))
+        op = Op(name, results, operands, ins, outs, _resolve_loc(loc, locs) if loc else "unknown", lineno, s,
+                list(enclosing))
         ops.append(op)
         if opens:
+            owners.append(len(ops) - 1)
             if name in ("scf.for", "scf.while"):
                 loops.append(Loop(len(loops), name, "unknown"))
                 stack.append(len(loops) - 1)
