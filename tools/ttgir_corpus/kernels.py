@@ -151,9 +151,10 @@ def gluon_smem_transpose_kernel(x_ptr, out_ptr, n, B: ttgl.constexpr, VEC: ttgl.
     ttgl.store(out_ptr + sn[None, :] * n + sm[:, None], y)
 
 
-def _case(name, fn, signature, constexprs, grid, make_args, num_warps=4, num_stages=3):
+def _case(name, fn, signature, constexprs, grid, make_args, num_warps=4, num_stages=3, trips=None):
+    """``trips``: the source text of a loop's ``for`` line → its trip count in the measured launch."""
     return {"name": name, "fn": fn, "signature": signature, "constexprs": constexprs, "grid": grid,
-            "make_args": make_args, "num_warps": num_warps, "num_stages": num_stages}
+            "make_args": make_args, "num_warps": num_warps, "num_stages": num_stages, "trips": trips or {}}
 
 
 N_VEC = 1 << 20
@@ -208,6 +209,7 @@ MM_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N":
           "BK": "constexpr"}
 MM8_SIG = dict(MM_SIG, a_ptr="*fp8e4nv", b_ptr="*fp8e4nv")
 MM_CONST = {"BM": 128, "BN": 128, "BK": 64}
+MM_TRIPS = {"for k in range(0, K, BK):": MM // 64}
 
 CASES = [
     _case("vector_add", add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
@@ -218,13 +220,13 @@ CASES = [
                                           "stride": "i32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"},
           {"BLOCK": 1024}, (ROWS, 1, 1), _args_layernorm),
     _case("matmul_fp16_s1", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), _args_matmul("float16"),
-          num_stages=1),
+          num_stages=1, trips=MM_TRIPS),
     _case("matmul_fp16_s3", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), _args_matmul("float16"),
-          num_stages=3),
+          num_stages=3, trips=MM_TRIPS),
     _case("matmul_fp8_s1", matmul_kernel, MM8_SIG, MM_CONST, (MM // 128, MM // 128, 1),
-          _args_matmul("float8_e4m3fn"), num_stages=1),
+          _args_matmul("float8_e4m3fn"), num_stages=1, trips=MM_TRIPS),
     _case("matmul_fp8_s3", matmul_kernel, MM8_SIG, MM_CONST, (MM // 128, MM // 128, 1),
-          _args_matmul("float8_e4m3fn"), num_stages=3),
+          _args_matmul("float8_e4m3fn"), num_stages=3, trips=MM_TRIPS),
     _case("transpose", transpose_kernel, {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "B": "constexpr"},
           {"B": 64}, (TN // 64, TN // 64, 1), _args_transpose),
     _case("colsum", colsum_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BR": "constexpr",
@@ -232,7 +234,8 @@ CASES = [
     _case("attention_fwd", attention_kernel, {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
                                               "n_ctx": "i32", "sm_scale": "fp32", "BM": "constexpr",
                                               "BN": "constexpr", "D": "constexpr"},
-          {"BM": 128, "BN": 64, "D": 64}, (CTX // 128, 1, 1), _args_attention, num_stages=1),
+          {"BM": 128, "BN": 64, "D": 64}, (CTX // 128, 1, 1), _args_attention, num_stages=1,
+          trips={"for start in range(0, n_ctx, BN):": CTX // 64}),
     _case("gluon_convert", gluon_convert_kernel, {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "B": "constexpr"},
           {"B": 64}, (TN // 64, 1, 1), _args_transpose),
     _case("gluon_smem_transpose", gluon_smem_transpose_kernel,
@@ -244,3 +247,14 @@ CASES = [
            "PER_PHASE": "constexpr", "MAX_PHASE": "constexpr"},
           {"B": 64, "VEC": 8, "PER_PHASE": 1, "MAX_PHASE": 8}, (TN // 64, TN // 64, 1), _args_transpose),
 ]
+
+
+def loop_line(fn, text: str) -> int:
+    """The line number in this file of the loop whose ``for`` line is ``text``."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(getattr(fn, "fn", fn))
+    for i, ln in enumerate(lines):
+        if ln.strip() == text:
+            return start + i
+    raise KeyError(text)
