@@ -41,7 +41,8 @@ from ...core.memory import PaddedLayout, padded
 from ...errors import InputError
 from .attributes import Attr, TTGIRError
 
-__all__ = ["layout_from_encoding", "is_shared_encoding", "to_ttgir_linear", "to_ttgir_shared", "SUPPORTED_ENCODINGS"]
+__all__ = ["layout_from_encoding", "layout_from_ttgir", "is_shared_encoding", "to_ttgir_linear", "to_ttgir_shared",
+           "SUPPORTED_ENCODINGS"]
 
 SUPPORTED_ENCODINGS = ("ttg.blocked", "ttg.slice", "ttg.linear", "ttg.nvidia_mma", "ttg.dot_op", "ttg.amd_mfma",
                        "ttg.swizzled_shared", "ttg.nvmma_shared", "ttg.shared_linear", "ttg.padded_shared")
@@ -236,3 +237,54 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
     if block:
         body += f", block = {_bases_text(block)}"
     return "#ttg.shared_linear<{" + body + "}, alignment = 16>"
+
+
+def layout_from_ttgir(text: str, shape: Sequence[int] | None = None,
+                      value: str | None = None) -> LinearLayout | PaddedLayout:
+    """The layout named by TTGIR text: a type, an attribute (with ``shape``), or a module's value or alias.
+
+    ``text`` may start with ``#name = ...`` alias lines.  A ``tensor<...>`` or
+    ``!ttg.memdesc<...>`` type carries its shape; a bare attribute needs
+    ``shape``.  In a whole module, ``value`` names an SSA value (``%x``, its
+    result type) or an alias (``#blocked``, with ``shape``).
+
+    >>> layout_from_ttgir("tensor<16x8xf32, #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+    ...                   "warpsPerCTA = [1, 1], instrShape = [16, 8]}>>").bases["register"]
+    [(0, 1), (8, 0)]
+    """
+    from .attributes import parse_attribute, parse_type
+    from .module import parse_module
+
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    is_module = any(ln.lstrip().startswith(("module", '"builtin.module"')) for ln in lines)
+    if is_module or value is not None:
+        m = parse_module(text)
+        if value is None:
+            raise TTGIRError("a TTGIR module holds many layouts: name a value (%x) or an alias (#blocked)")
+        if value.startswith("#"):
+            if value not in m.aliases:
+                raise TTGIRError(f"the module has no alias {value}")
+            if shape is None:
+                raise TTGIRError(f"{value} is an attribute: give the tensor shape")
+            return layout_from_encoding(m.aliases[value], shape)
+        for op in m.ops:
+            if value in op.results:
+                t = op.result_types[op.results.index(value)] if len(op.result_types) > op.results.index(value) else None
+                if t is None or isinstance(t, str) or not hasattr(t, "encoding"):
+                    raise TTGIRError(f"{value} is not a tensor or memdesc value")
+                return layout_from_encoding(t.encoding, t.shape)
+        raise TTGIRError(f"the module defines no value {value}")
+    from .module import parse_module as _pm
+
+    aliases = _pm("\n".join(ln for ln in lines if ln.lstrip().startswith("#") and "=" in ln.split("<")[0])).aliases
+    body = [ln for ln in lines if not (ln.lstrip().startswith("#") and "=" in ln.split("<")[0])]
+    if len(body) != 1:
+        raise TTGIRError("expected one TTGIR type or attribute (after any #alias lines)")
+    item = body[0].strip()
+    if item.startswith(("tensor<", "!ttg.memdesc<")):
+        t = parse_type(item, aliases)
+        return layout_from_encoding(t.encoding, t.shape)
+    enc = parse_attribute(item, aliases)
+    if shape is None:
+        raise TTGIRError(f"{item[:60]}... is an attribute: give the tensor shape (or write tensor<SHAPExTYPE, #...>)")
+    return layout_from_encoding(enc, shape)
