@@ -106,9 +106,31 @@ def predict(ttgir_dir: Path, dump: Path | None = None) -> dict[str, dict]:
     return out
 
 
+def table(measured_json: Path, ttgir_dir: Path) -> None:
+    """Re-lint the stored GPU TTGIR and print the table (kernel, predicted, measured) as Markdown."""
+    rows = json.loads(measured_json.read_text())["rows"]
+    pred = predict(ttgir_dir)
+    out = ["| kernel | predicted ld / ldsm / st / stsm | measured ld / ldsm / st / stsm | loads | stores | "
+           "not counted by lint |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        p = pred.get(r["kernel"], {})
+        m = {k: int(v) for k, v in r["measured"].items()}
+        pl, ps = (p.get("ld") or 0) + (p.get("ldsm") or 0), (p.get("st") or 0) + (p.get("stsm") or 0)
+        ml, ms = m["ld"] + m["ldsm"], m["st"] + m["stsm"]
+        nc = "; ".join(sorted({n.split(":")[0] + ": " + n.split(": ", 1)[1].split(":")[0][:60]
+                               for n in p.get("not_counted", [])}))
+        out.append(f"| {r['kernel']} | {p.get('ld')} / {p.get('ldsm')} / {p.get('st')} / {p.get('stsm')} | "
+                   f"{m['ld']} / {m['ldsm']} / {m['st']} / {m['stsm']} | {'=' if pl == ml else f'{pl} vs {ml}'} | "
+                   f"{'=' if ps == ms else f'{ps} vs {ms}'} | {nc} |")
+    print("\n".join(out))
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         child(Path(sys.argv[2]))
+        return 0
+    if sys.argv[1:2] == ["--table"]:
+        table(Path(sys.argv[2]), Path(sys.argv[3]))
         return 0
     if sys.argv[1:2] == ["--dry-run"]:
         pred = predict(HERE.parents[1] / "tests" / "data" / "ttgir")
