@@ -276,6 +276,29 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from .errors import InputError
+    from .io.ttgir.lint import lint_text, render_lint
+
+    try:
+        text = sys.stdin.read() if args.kernel == "-" else open(args.kernel, encoding="utf-8").read()
+    except OSError as e:
+        raise InputError(f"cannot read {args.kernel}: {e.strerror or e}") from None
+    trips = {}
+    for item in args.trip_count or []:
+        loc, sep, n = item.rpartition("=")
+        if not sep or not loc or not n.isdigit():
+            raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
+                              f"iterations), got {item!r}")
+        trips[loc] = int(n)
+    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips)
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(render_lint(report))
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -360,6 +383,18 @@ def _build_parser() -> argparse.ArgumentParser:
     d.add_argument("--max-side", type=int, default=64, metavar="N",
                    help="draw at most N rows and columns of a tensor, the top-left corner (default 64)")
     d.set_defaults(func=_cmd_draw)
+
+    t = sub.add_parser("lint", help="count the shared-memory wavefronts of every op of a Triton kernel's TTGIR and "
+                       "suggest better swizzles")
+    t.add_argument("kernel", metavar="KERNEL.ttgir", help="TTGIR module text ('-' for stdin), e.g. "
+                   "kernel.asm['ttgir'] or a TRITON_KERNEL_DUMP file")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+    t.add_argument("--num-warps", type=int, metavar="N", help="warps per CTA (default: the module's ttg.num-warps)")
+    t.add_argument("--grid", type=int, nargs=3, metavar=("X", "Y", "Z"), help="launch grid: multiply out the "
+                   "kernel's total wavefronts")
+    t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
+                   "(file:line[:col] or line of its scf.for), repeatable")
+    t.set_defaults(func=_cmd_lint)
     return p
 
 

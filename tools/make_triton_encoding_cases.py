@@ -66,11 +66,10 @@ def rand_cga(rng, rank, shape):
     return out
 
 
-def main() -> int:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 14
+def build(n: int, seed: int) -> dict:
+    """``n`` random attributes of each kind (half for amd_mfma and shared_linear), with Triton's layouts."""
     rng = random.Random(seed)
-    st = triton_peers._state()
+    st = triton_peers._GluonState()  # a fresh module per call
     Lm, b = st.layouts, st.builder
     tys = {8: b.get_int8_ty(), 16: b.get_half_ty(), 32: b.get_float_ty()}
     cases = []
@@ -196,11 +195,17 @@ def main() -> int:
             cols += [[1 << k, rng.randrange(shape[1])] for k in range(shape[0].bit_length() - 1)]
         shared("shared_linear", Lm.SharedLinearLayout(cols), shape)
     module = st.module.str()
-    OUT.write_text(json.dumps({
-        "generator": "tools/make_triton_encoding_cases.py", "triton": triton.__version__, "seed": seed,
-        "note": "module: MLIR's printout of the cases; result i is case i's value (%i); triton: to_linear_layout",
-        "module": module, "cases": cases}, indent=None, separators=(",", ":")) + "\n")
-    print(f"{len(cases)} cases -> {OUT.relative_to(ROOT)}")
+    return {"generator": "tools/make_triton_encoding_cases.py", "triton": triton.__version__, "seed": seed,
+            "note": "module: MLIR's printout of the cases; result i is case i's value (%i); triton: to_linear_layout",
+            "module": module, "cases": cases}
+
+
+def main() -> int:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 14
+    data = build(n, seed)
+    OUT.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n")
+    print(f"{len(data['cases'])} cases -> {OUT.relative_to(ROOT)}")
     return 0
 
 

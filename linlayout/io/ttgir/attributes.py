@@ -130,7 +130,7 @@ class _Parser:
         kind, v = self.peek()
         if kind == "num":
             self.take()
-            if self.peek()[1] == ":":  # typed integer "4 : i32"
+            if self.peek()[1] == ":" and self.peek(1)[0] == "id":  # typed integer "4 : i32"
                 self.take()
                 self.take()
             return float(v) if "." in v else int(v)

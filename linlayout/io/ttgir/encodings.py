@@ -187,17 +187,32 @@ def _swizzled_candidates(shape: list[int]):
                     yield vec, per_phase, max_phase, order
 
 
+def _nvmma_match(L: LinearLayout, shape: list[int], element_bits: int | None, widths) -> str | None:
+    if not element_bits:
+        return None
+    for sw in widths:
+        for tr in (False, True):
+            try:
+                cand = te.triton_nvmma_shared(shape, sw, element_bits, tr)
+            except InputError:
+                continue
+            if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:
+                rank = f", rank = {len(shape)}" if len(shape) != 2 else ""
+                return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {sw}, transposed = {str(tr).lower()}, "
+                        f"elementBitWidth = {element_bits}{rank}}}>")
+    return None
+
+
 def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | None = None) -> str:
     """The most specific shared encoding whose layout equals ``memory`` (``offset`` → ``dim*``).
 
-    Tried in order: ``#ttg.swizzled_shared`` (an identity is one with
-    ``vec = perPhase = maxPhase = 1``), ``#ttg.nvmma_shared`` (needs
-    ``element_bits``), then ``#ttg.shared_linear`` which represents any
-    invertible layout.  A :class:`PaddedLayout` prints as ``#ttg.padded_shared``.
+    Tried in order: a swizzled ``#ttg.nvmma_shared`` (needs ``element_bits``;
+    TMA and wgmma can use it), ``#ttg.swizzled_shared`` (an identity is one
+    with ``vec = perPhase = maxPhase = 1``), an unswizzled ``nvmma_shared``,
+    then ``#ttg.shared_linear``, which represents any invertible layout.  A :class:`PaddedLayout` prints as ``#ttg.padded_shared``.
 
-    >>> from linlayout.catalog.swizzles import mma_swizzle
-    >>> print(to_ttgir_shared(te.triton_swizzled_shared([16, 64], 8, 1, 8, [1, 0]), 16))
-    #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    >>> print(to_ttgir_shared(te.triton_swizzled_shared([16, 64], 4, 2, 4, [1, 0]), 16))
+    #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]}>
     >>> print(to_ttgir_shared(te.triton_nvmma_shared([64, 64], 128, 16), 16))
     #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
     """
@@ -214,7 +229,11 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
     if not block:
         L = LinearLayout({"offset": L.bases["offset"]}, L.out_sizes)
         if len(shape) >= 2:
-            # the cheapest candidates first: the identity, then swizzles
+            # nvmma_shared (a swizzled one says more: TMA and wgmma can use it), then swizzled_shared
+            # (the identity first), then the unswizzled nvmma_shared
+            nvmma = _nvmma_match(L, shape, element_bits, (128, 64, 32))
+            if nvmma:
+                return nvmma
             for vec, pp, mp, order in sorted(_swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
                 try:
                     cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)
@@ -223,16 +242,9 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
                 if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:
                     return (f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {pp}, maxPhase = {mp}, "
                             f"order = [{', '.join(map(str, order))}]}}>")
-            if element_bits:
-                for sw in (128, 64, 32, 0):
-                    for tr in (False, True):
-                        try:
-                            cand = te.triton_nvmma_shared(shape, sw, element_bits, tr)
-                        except InputError:
-                            continue
-                        if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:
-                            return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {sw}, transposed = {str(tr).lower()}, "
-                                    f"elementBitWidth = {element_bits}}}>")
+            nvmma = _nvmma_match(L, shape, element_bits, (0,))
+            if nvmma:
+                return nvmma
     body = f"offset = {_bases_text(L.bases['offset'])}"
     if block:
         body += f", block = {_bases_text(block)}"
