@@ -151,6 +151,25 @@ def gluon_smem_transpose_kernel(x_ptr, out_ptr, n, B: ttgl.constexpr, VEC: ttgl.
     ttgl.store(out_ptr + sn[None, :] * n + sm[:, None], y)
 
 
+@gluon.jit
+def gluon_smem_transpose_opt_kernel(x_ptr, out_ptr, n, B: ttgl.constexpr):
+    # The shared layout `linlayout lint` suggested for gluon_smem_transpose (write 16 + read 16 wavefronts per warp).
+    load_layout: ttgl.constexpr = ttgl.BlockedLayout([1, 8], [8, 4], [4, 1], [1, 0])
+    store_layout: ttgl.constexpr = ttgl.BlockedLayout([8, 1], [4, 8], [1, 4], [0, 1])
+    smem_layout: ttgl.constexpr = ttgl.SharedLinearLayout(
+        [[0, 32], [32, 0], [0, 1], [1, 0], [0, 8], [0, 16], [2, 0], [4, 0], [0, 4], [9, 0], [16, 8], [0, 18]])
+    pid_m = ttgl.program_id(0)
+    pid_n = ttgl.program_id(1)
+    rm = pid_m * B + ttgl.arange(0, B, layout=ttgl.SliceLayout(1, load_layout))
+    rn = pid_n * B + ttgl.arange(0, B, layout=ttgl.SliceLayout(0, load_layout))
+    x = ttgl.load(x_ptr + rm[:, None] * n + rn[None, :])
+    smem = ttgl.allocate_shared_memory(x_ptr.dtype.element_ty, [B, B], smem_layout, x)
+    y = smem.load(store_layout)
+    sm = pid_m * B + ttgl.arange(0, B, layout=ttgl.SliceLayout(1, store_layout))
+    sn = pid_n * B + ttgl.arange(0, B, layout=ttgl.SliceLayout(0, store_layout))
+    ttgl.store(out_ptr + sn[None, :] * n + sm[:, None], y)
+
+
 def _case(name, fn, signature, constexprs, grid, make_args, num_warps=4, num_stages=3, trips=None):
     """``trips``: the source text of a loop's ``for`` line → its trip count in the measured launch."""
     return {"name": name, "fn": fn, "signature": signature, "constexprs": constexprs, "grid": grid,
@@ -246,6 +265,9 @@ CASES = [
           {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "B": "constexpr", "VEC": "constexpr",
            "PER_PHASE": "constexpr", "MAX_PHASE": "constexpr"},
           {"B": 64, "VEC": 8, "PER_PHASE": 1, "MAX_PHASE": 8}, (TN // 64, TN // 64, 1), _args_transpose),
+    _case("gluon_smem_transpose_opt", gluon_smem_transpose_opt_kernel,
+          {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "B": "constexpr"},
+          {"B": 64}, (TN // 64, TN // 64, 1), _args_transpose),
 ]
 
 
