@@ -93,8 +93,14 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     if args.layout in CONSTRUCTORS:
         layout = _layout_by_name(args)
+    elif args.layout.lstrip().startswith(("tensor<", "!ttg.memdesc<", "#ttg.")):  # a TTGIR type or attribute
+        layout = layout_from_json({"ttgir": args.layout, **({"shape": args.shape} if args.shape else {})})
     else:
-        layout = layout_from_json(load_file(args.layout, "layout file"))
+        path, sep, value = args.layout.partition(".ttgir:")  # FILE.ttgir:%value or FILE.ttgir:#alias
+        obj = load_file(path + ".ttgir" if sep else args.layout, "layout file")
+        if isinstance(obj, dict) and "ttgir" in obj:
+            obj = dict(obj, **({"shape": args.shape} if args.shape else {}), **({"value": value} if sep else {}))
+        layout = layout_from_json(obj)
     props = _properties(layout)
     if args.json:
         print(json.dumps({"layout": layout.to_dict(), **props}))
@@ -309,7 +315,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("show", help="print a layout, its properties and its grid")
     s.add_argument("layout", metavar="LAYOUT.json|NAME",
-                   help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS))
+                   help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS)
+                   + "; or TTGIR: a type 'tensor<...>', an attribute '#ttg...' with --shape, a .ttgir file, "
+                   "FILE.ttgir:%%value or FILE.ttgir:#alias")
     s.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     s.add_argument("--no-grid", action="store_true", help="do not print the tensor grid")
     g = s.add_argument_group("constructor parameters")

@@ -248,3 +248,25 @@ def test_cli_lint(tmp_path):
     assert main(["lint", str(bad)]) == 2
     assert main(["lint", str(f), "--trip-count", "oops"]) == 2
     assert main(["lint", str(tmp_path / "missing.ttgir")]) == 2
+
+
+def test_cli_takes_ttgir_where_it_takes_a_layout(tmp_path, capsys):
+    from linlayout.cli import main
+
+    mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+    assert main(["show", mma, "--shape", "16", "8", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["layout"]
+    assert LinearLayout.from_json(shown) == te.triton_nvidia_mma([16, 8], 2, [1, 1], [16, 8])
+    f = DATA / "ttgir" / "transpose.ttgir"
+    assert main(["show", f"{f}:#blocked", "--shape", "64", "64", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(f)]) == 2  # a module: name a value
+    assert "name a value" in capsys.readouterr().err
+    q = {"layout": "tensor<64x64xf16, #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], "
+                   "warpsPerCTA = [4, 1], order = [1, 0]}>>",
+         "memory": {"ttgir": "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+                    "shape": [64, 64]},
+         "element_bits": 16, "op": "store"}
+    (tmp_path / "q.json").write_text(json.dumps(q))
+    assert main(["conflicts", str(tmp_path / "q.json"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wavefronts"] == 16

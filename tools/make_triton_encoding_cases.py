@@ -186,6 +186,10 @@ def build(n: int, seed: int) -> dict:
             shape = [p2(rng, 1, 2)] + shape
         lay = Lm.NVMMASharedLayout(swizzle_byte_width=sw, element_bitwidth=bits, rank=len(shape), transposed=transposed)
         shared("nvmma_shared", lay, shape, bits)
+    for _ in range(max(1, n // 10)):  # fp4 padded (8-bit storage, 128-byte swizzle)
+        shape = [p2(rng, 3, 7), 64 * p2(rng, 0, 2)]
+        lay = Lm.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=8, rank=2, fp4_padded=True)
+        shared("nvmma_shared", lay, shape, 8)
     for _ in range(n // 2):
         rank = rng.randint(1, 2)
         shape = [p2(rng, 1, 5) for _ in range(rank)]

@@ -122,7 +122,10 @@ def memory_from_json(source: Any, what: str = "memory"):
     obj = decode(source, what) if tt is None else tt
     tt = _ttgir_source(obj)
     if tt is not None:
-        return _layout_from_ttgir(tt, what)
+        M = _layout_from_ttgir(tt, what)
+        if isinstance(M, LinearLayout) and "block" in M.in_dims and not M.bases["block"]:
+            M = LinearLayout({"offset": M.bases.get("offset", [])}, M.out_sizes)  # one CTA: offsets only
+        return M
     if isinstance(obj, Mapping) and "padded" in obj:
         if len(obj) != 1:
             raise LayoutJSONError(f"a padded {what} has only the key \"padded\"")
