@@ -17,7 +17,12 @@ from linlayout.core.memory import padded
 from linlayout.errors import InputError
 from linlayout.io.jsonio import layout_from_json, memory_from_json
 from linlayout.io.ttgir.attributes import TTGIRError, parse_attribute, parse_type
-from linlayout.io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
+from linlayout.io.ttgir.encodings import (
+    layout_from_encoding,
+    layout_from_ttgir,
+    to_ttgir_linear,
+    to_ttgir_shared,
+)
 from linlayout.io.ttgir.lint import conversion_scope, gluon_text, lint_text
 from linlayout.io.ttgir.module import parse_module
 

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import triton  # noqa: E402
-import triton_peers  # noqa: E402
-from triton.experimental.gluon.language.amd import AMDMFMALayout  # noqa: E402
+import triton
+import triton_peers
+from triton.experimental.gluon.language.amd import AMDMFMALayout
 
 DEBUG = bool(__import__("os").environ.get("DEBUG"))
 OUT = ROOT / "tests" / "data" / "triton_encoding_cases.json"

@@ -35,15 +35,15 @@ from ..core.layout import LinearLayout
 from ..errors import DimensionError, SizeError
 
 __all__ = [
+    "triton_amd_mfma",
     "triton_blocked",
-    "triton_slice",
+    "triton_dot_operand",
     "triton_linear",
     "triton_nvidia_mma",
-    "triton_dot_operand",
-    "triton_amd_mfma",
-    "triton_swizzled_shared",
     "triton_nvmma_shared",
     "triton_shared_linear",
+    "triton_slice",
+    "triton_swizzled_shared",
 ]
 
 _DIST_INS = ("register", "lane", "warp", "block")

@@ -20,7 +20,7 @@ from triton.backends.compiler import GPUTarget
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import kernels  # noqa: E402
+import kernels
 
 
 def source(case):
@@ -29,7 +29,10 @@ def source(case):
         from triton.experimental.gluon._runtime import GluonASTSource as Src
     else:
         try:
-            from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
+            from triton.experimental.gluon._runtime import (
+                GluonASTSource,
+                GluonJITFunction,
+            )
             Src = GluonASTSource if isinstance(fn, GluonJITFunction) else None
         except ImportError:
             Src = None

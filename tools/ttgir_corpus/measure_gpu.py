@@ -33,9 +33,8 @@ EXTRA = ["smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_
 
 
 def child(out: Path) -> None:
-    import torch
-
     import kernels
+    import torch
 
     (out / "ttgir_gpu").mkdir(parents=True, exist_ok=True)
     order = []
@@ -85,6 +84,7 @@ def run_ncu(out: Path) -> dict[str, dict[str, float]]:
 
 def predict(ttgir_dir: Path, dump: Path | None = None) -> dict[str, dict]:
     import kernels
+
     from linlayout.io.ttgir.lint import lint_text, render_lint
 
     out = {}

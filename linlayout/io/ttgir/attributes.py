@@ -23,13 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import InputError
+from ...errors import TTGIRError
 
-__all__ = ["TTGIRError", "Attr", "TensorType", "parse_attribute", "parse_type", "split_top", "element_bits"]
-
-
-class TTGIRError(InputError):
-    """TTGIR text that cannot be read (syntax), or an encoding the reader does not know."""
+__all__ = ["Attr", "TTGIRError", "TensorType", "element_bits", "parse_attribute", "parse_type", "split_top"]
 
 
 @dataclass(frozen=True)
@@ -263,7 +259,7 @@ def _shape_element(text: str) -> tuple[tuple[int, ...], str]:
 def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorType:
     """Read ``tensor<...>`` or ``!ttg.memdesc<...>`` (a ``#name`` encoding resolved through ``aliases``)."""
     text = text.strip()
-    m = re.match(r"^(tensor|!ttg\.memdesc)<(.*)>$", text, re.S)
+    m = re.match(r"^(tensor|!ttg\.memdesc)<(.*)>$", text, re.DOTALL)
     if not m:
         raise TTGIRError(f"not a tensor or memdesc type: {text[:120]!r}")
     parts = split_top(m.group(2))

@@ -45,11 +45,21 @@ from ...count.closed_form import WavefrontReport, wavefronts
 from ...errors import InputError
 from ...synth.synthesis import optimal_swizzle
 from .attributes import TensorType, TTGIRError
-from .encodings import layout_from_encoding, to_ttgir_linear, to_ttgir_shared
+from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import Module, Op, UnreadType, parse_module
 
-__all__ = ["ConvertPlanner", "ConvertPlan", "shared_round_trip", "lint_module", "lint_text", "count_local_access",
-           "gluon_text", "LintReport", "render_lint", "conversion_scope"]
+__all__ = [
+    "ConvertPlan",
+    "ConvertPlanner",
+    "LintReport",
+    "conversion_scope",
+    "count_local_access",
+    "gluon_text",
+    "lint_module",
+    "lint_text",
+    "render_lint",
+    "shared_round_trip",
+]
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .attributes import Attr, TensorType, TTGIRError, parse_attribute, parse_type, split_top
+from .attributes import (
+    Attr,
+    TTGIRError,
+    parse_attribute,
+    parse_type,
+    split_top,
+)
 
-__all__ = ["Op", "Loop", "Module", "UnreadType", "parse_module", "is_ttgir_text"]
+__all__ = ["Loop", "Module", "Op", "UnreadType", "is_ttgir_text", "parse_module"]
 
 
 @dataclass(frozen=True)
@@ -188,7 +194,6 @@ def parse_module(text: str) -> Module:
     loops: list[Loop] = []
     stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
     owners: list[int | None] = []  # per open region: the index of the op that opened it
-    pending: dict[int, int] = {}  # loop index -> stack depth of its region
     for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
         if not s or s.startswith("//") or _ALIAS.match(raw) and not raw.startswith(" "):
