@@ -275,3 +275,28 @@ def test_cli_takes_ttgir_where_it_takes_a_layout(tmp_path, capsys):
     (tmp_path / "q.json").write_text(json.dumps(q))
     assert main(["conflicts", str(tmp_path / "q.json"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["wavefronts"] == 16
+
+
+def test_unknown_ops_and_encodings_are_reported_not_guessed():
+    text = """#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#odd = #ttg.future_layout<{x = 1}>
+#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%v: tensor<64x64xf16, #blocked>, %w: tensor<64x64xf16, #odd>) {
+    %a = ttg.local_alloc %v : (tensor<64x64xf16, #blocked>) -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable> loc(#loc1)
+    ttg.local_store %w, %a : tensor<64x64xf16, #odd> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable> loc(#loc2)
+    ttng.shiny_new_op %a : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> loc(#loc2)
+    tt.return
+  }
+}
+#loc1 = loc("k.py":3:4)
+#loc2 = loc("k.py":4:4)
+"""
+    ops = lint_text(text).to_dict()["ops"]
+    assert [o["op"] for o in ops] == ["ttg.local_alloc", "ttg.local_store", "ttng.shiny_new_op"]
+    assert ops[0]["counted"] and ops[0]["location"] == "k.py:3:4"
+    assert not ops[1]["counted"] and "unknown encoding #ttg.future_layout" in ops[1]["reason"]
+    assert not ops[2]["counted"] and ops[2]["reason"].startswith("unknown op")
+    with pytest.raises(TTGIRError, match="not a TTGIR module"):
+        lint_text('{"bases": {"lane": [1]}}')

@@ -496,6 +496,8 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     out the kernel's totals.
     """
     module = parse_module(text)
+    if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
+        raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     nw = num_warps or module.num_warps
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
