@@ -53,6 +53,21 @@ from .io.jsonio import (
     memory_from_json,
     swizzle_query_from_json,
 )
+from .catalog.triton_encodings import (
+    triton_amd_mfma,
+    triton_blocked,
+    triton_dot_operand,
+    triton_linear,
+    triton_nvidia_mma,
+    triton_nvmma_shared,
+    triton_shared_linear,
+    triton_slice,
+    triton_swizzled_shared,
+)
+from .errors import TTGIRError
+from .io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
+from .io.ttgir.lint import ConvertPlan, ConvertPlanner, LintReport, lint_text, render_lint, shared_round_trip
+from .io.ttgir.module import parse_module
 from .synth.compare import SwizzleScore, compare_swizzles, standard_candidates
 from .synth.synthesis import OBJECTIVES, SwizzleResult, optimal_swizzle
 
@@ -163,6 +178,28 @@ __all__ = [
     "GPUToolError",
     "MissingDependencyError",
     "DrawError",
+    # Triton TTGIR (encodings, reader, printer, lint)
+    "triton_blocked",
+    "triton_slice",
+    "triton_linear",
+    "triton_nvidia_mma",
+    "triton_dot_operand",
+    "triton_amd_mfma",
+    "triton_swizzled_shared",
+    "triton_nvmma_shared",
+    "triton_shared_linear",
+    "layout_from_encoding",
+    "layout_from_ttgir",
+    "to_ttgir_linear",
+    "to_ttgir_shared",
+    "parse_module",
+    "lint_text",
+    "render_lint",
+    "LintReport",
+    "ConvertPlan",
+    "ConvertPlanner",
+    "shared_round_trip",
+    "TTGIRError",
     # sweeps, pictures and the GPU kit (imported on first use; see _LAZY)
     *_LAZY,
     "__version__",

@@ -93,8 +93,14 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     if args.layout in CONSTRUCTORS:
         layout = _layout_by_name(args)
+    elif args.layout.lstrip().startswith(("tensor<", "!ttg.memdesc<", "#ttg.")):  # a TTGIR type or attribute
+        layout = layout_from_json({"ttgir": args.layout, **({"shape": args.shape} if args.shape else {})})
     else:
-        layout = layout_from_json(load_file(args.layout, "layout file"))
+        path, sep, value = args.layout.partition(".ttgir:")  # FILE.ttgir:%value or FILE.ttgir:#alias
+        obj = load_file(path + ".ttgir" if sep else args.layout, "layout file")
+        if isinstance(obj, dict) and "ttgir" in obj:
+            obj = dict(obj, **({"shape": args.shape} if args.shape else {}), **({"value": value} if sep else {}))
+        layout = layout_from_json(obj)
     props = _properties(layout)
     if args.json:
         print(json.dumps({"layout": layout.to_dict(), **props}))
@@ -276,6 +282,29 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from .errors import InputError
+    from .io.ttgir.lint import lint_text, render_lint
+
+    try:
+        text = sys.stdin.read() if args.kernel == "-" else open(args.kernel, encoding="utf-8").read()
+    except OSError as e:
+        raise InputError(f"cannot read {args.kernel}: {e.strerror or e}") from None
+    trips = {}
+    for item in args.trip_count or []:
+        loc, sep, n = item.rpartition("=")
+        if not sep or not loc or not n.isdigit():
+            raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
+                              f"iterations), got {item!r}")
+        trips[loc] = int(n)
+    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips)
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(render_lint(report))
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -286,7 +315,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("show", help="print a layout, its properties and its grid")
     s.add_argument("layout", metavar="LAYOUT.json|NAME",
-                   help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS))
+                   help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS)
+                   + "; or TTGIR: a type 'tensor<...>', an attribute '#ttg...' with --shape, a .ttgir file, "
+                   "FILE.ttgir:%%value or FILE.ttgir:#alias")
     s.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     s.add_argument("--no-grid", action="store_true", help="do not print the tensor grid")
     g = s.add_argument_group("constructor parameters")
@@ -360,6 +391,18 @@ def _build_parser() -> argparse.ArgumentParser:
     d.add_argument("--max-side", type=int, default=64, metavar="N",
                    help="draw at most N rows and columns of a tensor, the top-left corner (default 64)")
     d.set_defaults(func=_cmd_draw)
+
+    t = sub.add_parser("lint", help="count the shared-memory wavefronts of every op of a Triton kernel's TTGIR and "
+                       "suggest better swizzles")
+    t.add_argument("kernel", metavar="KERNEL.ttgir", help="TTGIR module text ('-' for stdin), e.g. "
+                   "kernel.asm['ttgir'] or a TRITON_KERNEL_DUMP file")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+    t.add_argument("--num-warps", type=int, metavar="N", help="warps per CTA (default: the module's ttg.num-warps)")
+    t.add_argument("--grid", type=int, nargs=3, metavar=("X", "Y", "Z"), help="launch grid: multiply out the "
+                   "kernel's total wavefronts")
+    t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
+                   "(file:line[:col] or line of its scf.for), repeatable")
+    t.set_defaults(func=_cmd_lint)
     return p
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "InstructionError",
     "AccessError",
     "LoweringError",
+    "TTGIRError",
     "NotLinearError",
     "SweepError",
     "GPUToolError",
@@ -125,3 +126,7 @@ class DrawError(InputError):
 
 class SwizzleError(InputError):
     """The write and read layouts cannot share a memory layout as asked."""
+
+
+class TTGIRError(InputError):
+    """TTGIR text that cannot be read (syntax), or an encoding or op the reader does not know."""

@@ -55,7 +55,27 @@ def load_file(path: str | Path, what: str = "JSON file") -> Any:
         raise LayoutJSONError(f"cannot read {path}: not UTF-8 text") from None
     except OSError as e:
         raise LayoutJSONError(f"cannot read {path}: {e.strerror or e}") from None
+    if str(path).endswith((".ttgir", ".mlir")) or text.lstrip().startswith(("#ttg", "tensor<", "!ttg.memdesc<")):
+        return {"ttgir": text}  # TTGIR: read by layout_from_json / memory_from_json
     return decode(text, f"{what} {path}")
+
+
+def _ttgir_source(source: Any) -> Any:
+    """TTGIR text (a type or attribute string) or ``{"ttgir": text[, "shape"][, "value"]}``, else None."""
+    if isinstance(source, str) and source.lstrip().startswith(("tensor<", "!ttg.memdesc<", "#")):
+        return {"ttgir": source}
+    if isinstance(source, Mapping) and "ttgir" in source:
+        return source
+    return None
+
+
+def _layout_from_ttgir(obj: Mapping[str, Any], what: str):
+    from .ttgir.encodings import layout_from_ttgir
+
+    reject_unknown_keys(obj, ("ttgir", "shape", "value"), what)
+    if not isinstance(obj["ttgir"], str):
+        raise LayoutJSONError(f"\"ttgir\" in the {what} must be TTGIR text")
+    return layout_from_ttgir(obj["ttgir"], obj.get("shape"), obj.get("value"))
 
 
 def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = "layout") -> LinearLayout:
@@ -67,7 +87,21 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
 
     >>> layout_from_json({"bases": {"offset": [1, 2]}}).out_sizes
     {'dim0': 4}
+
+    TTGIR is accepted too: a type string, or ``{"ttgir": "#ttg...", "shape": [...]}``
+    (see :func:`linlayout.io.ttgir.encodings.layout_from_ttgir`).
+
+    >>> layout_from_json("tensor<4xf32, #ttg.linear<{register = [[1], [2]], lane = [], warp = [], block = []}>>").bases
+    {'register': [(1,), (2,)], 'lane': [], 'warp': [], 'block': []}
     """
+    tt = _ttgir_source(source)
+    if tt is None and isinstance(source, (str, bytes)):
+        tt = _ttgir_source(decode(source, what))
+    if tt is not None:
+        L = _layout_from_ttgir(tt, what)
+        if not isinstance(L, LinearLayout):
+            raise LayoutJSONError(f"the {what} is a padded shared layout, not linear: use it as a memory layout")
+        return L
     return LinearLayout(*parse_layout_object(decode(source, what), what))
 
 
@@ -84,7 +118,14 @@ def memory_from_json(source: Any, what: str = "memory"):
     """
     from ..core.memory import padded
 
-    obj = decode(source, what)
+    tt = _ttgir_source(source)
+    obj = decode(source, what) if tt is None else tt
+    tt = _ttgir_source(obj)
+    if tt is not None:
+        M = _layout_from_ttgir(tt, what)
+        if isinstance(M, LinearLayout) and "block" in M.in_dims and not M.bases["block"]:
+            M = LinearLayout({"offset": M.bases.get("offset", [])}, M.out_sizes)  # one CTA: offsets only
+        return M
     if isinstance(obj, Mapping) and "padded" in obj:
         if len(obj) != 1:
             raise LayoutJSONError(f"a padded {what} has only the key \"padded\"")

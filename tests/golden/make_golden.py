@@ -192,6 +192,13 @@ def _build_cases() -> list[dict]:
                                                        "no_such_dir/out.png", "--element-bits", "16"]),
         _case("draw__error__sweep-family", ["draw", "examples/sweep_transpose_16x32.json", "-o", "no_such_dir/out.png"]),
         _case("draw__error__missing-file", ["draw", "examples/nonexistent.json", "-o", "no_such_dir/out.png"]),
+        _case("lint__gluon_smem_transpose__text", ["lint", "tests/data/ttgir/gluon_smem_transpose.ttgir",
+                                                   "--grid", "16", "16", "1"]),
+        _case("lint__gluon_smem_transpose__json", ["lint", "tests/data/ttgir/gluon_smem_transpose.ttgir", "--json"]),
+        _case("lint__matmul_fp16_s3__trip-count", ["lint", "tests/data/ttgir/matmul_fp16_s3.ttgir", "--grid", "4", "4",
+                                                   "1", "--trip-count", "kernels.py:69=8"]),
+        _case("lint__error__missing-file", ["lint", "tests/data/ttgir/nonexistent.ttgir"]),
+        _case("lint__error__json-file", ["lint", "examples/paper_layout_a.json"]),
     ]
     names = [c["name"] for c in cases]
     dup = {n for n in names if names.count(n) > 1}

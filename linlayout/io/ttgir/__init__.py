@@ -1,0 +1,1 @@
+"""Triton's TTGIR: read encodings, types and modules, print layouts back, lint shared-memory traffic."""

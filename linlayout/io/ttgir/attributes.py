@@ -1,0 +1,278 @@
+"""Read TTGIR attribute and type text: ``#ttg.blocked<{...}>``, ``tensor<...>``, ``!ttg.memdesc<...>``.
+
+The grammar read is the part of MLIR's attribute syntax that Triton's
+layouts print: integers, booleans, strings, lists ``[...]``, dictionaries
+``{key = value, ...}``, references ``#name`` (resolved through the module's
+``#name = ...`` aliases) and dialect attributes ``#ttg.kind<...>`` whose body
+is a dictionary, ``key = value`` pairs, or (``padded_shared``) interval pairs
+``[32:+4]``.  :func:`parse_attribute` returns an :class:`Attr` value;
+:mod:`linlayout.io.ttgir.encodings` turns it into a layout.
+
+>>> a = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], order = [1, 0]}>")
+>>> a.kind, a.fields["sizePerThread"]
+('ttg.blocked', [1, 4])
+>>> t = parse_type("!ttg.memdesc<2x64x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, #smem, mutable, 2x64x64>")
+>>> t.shape, t.element, t.encoding.kind, t.mutable
+((2, 64, 64), 'f16', 'ttg.swizzled_shared', True)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import TTGIRError
+
+__all__ = ["Attr", "TTGIRError", "TensorType", "element_bits", "parse_attribute", "parse_type", "split_top"]
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A dialect attribute ``#kind<...>``: its kind (``ttg.blocked``), named fields, and positional items."""
+
+    kind: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    items: tuple = ()
+    text: str = ""
+
+    def __hash__(self) -> int:
+        return hash(self.text or self.kind)
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """``tensor<SHAPExELEM, #enc>`` (``memdesc=False``) or ``!ttg.memdesc<SHAPExELEM, #enc, #space[, mutable][, ALLOC]>``."""
+
+    shape: tuple[int, ...]
+    element: str
+    encoding: Attr | None
+    memdesc: bool = False
+    mutable: bool = False
+    alloc_shape: tuple[int, ...] = ()
+    text: str = ""
+
+    @property
+    def element_bits(self) -> int:
+        """Bits per element (``f16`` → 16, pointers → 64)."""
+        return element_bits(self.element)
+
+
+_ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "i1": 8, "i8": 8, "i16": 16, "i32": 32,
+                 "i64": 64, "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8, "f8E4M3B11FNUZ": 8,
+                 "f4E2M1FN": 4, "index": 64}
+
+
+def element_bits(name: str) -> int:
+    """Bits of an MLIR element type as stored in shared memory (``i1`` is a byte, pointers 64 bits).
+
+    >>> element_bits("f8E4M3FN"), element_bits("!tt.ptr<f16>")
+    (8, 64)
+    """
+    if name.startswith("!tt.ptr"):
+        return 64
+    if name in _ELEMENT_BITS:
+        return _ELEMENT_BITS[name]
+    m = re.fullmatch(r"[iuf](\d+)", name)
+    if m:
+        return int(m.group(1))
+    raise TTGIRError(f"unknown element type {name!r}")
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<ref>[#!][A-Za-z_][\w.$-]*)
+  | (?P<num>[-+]?\d+(?:\.\d+)?)
+  | (?P<id>[A-Za-z_][\w.$-]*)
+  | (?P<punct>[\[\]{}<>()=,:+?*-]))""", re.VERBOSE)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise TTGIRError(f"cannot read attribute text at {text[pos:pos + 30]!r}")
+        kind = m.lastgroup
+        out.append((kind, m.group(kind), m.start(kind), m.end(kind)))
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str, aliases: Mapping[str, Any]):
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+        self.aliases = aliases
+
+    def peek(self, k: int = 0) -> tuple[str, str]:
+        j = self.i + k
+        return self.toks[j][:2] if j < len(self.toks) else ("end", "")
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if value is not None and tok[1] != value:
+            raise TTGIRError(f"expected {value!r} but found {tok[1] or 'the end'!r} in {self.text[:120]!r}")
+        self.i += 1
+        return tok
+
+    def value(self) -> Any:
+        kind, v = self.peek()
+        if kind == "num":
+            self.take()
+            if self.peek()[1] == ":" and self.peek(1)[0] == "id":  # typed integer "4 : i32"
+                self.take()
+                self.take()
+            return float(v) if "." in v else int(v)
+        if kind == "str":
+            self.take()
+            return v[1:-1]
+        if kind == "id":
+            self.take()
+            if v in ("true", "false"):
+                return v == "true"
+            return v
+        if v == "[":
+            return self.listing()
+        if v == "{":
+            return self.dictionary()
+        if kind == "ref":
+            return self.reference()
+        raise TTGIRError(f"unexpected {v or 'end of text'!r} in {self.text[:120]!r}")
+
+    def listing(self) -> list:
+        self.take("[")
+        out = []
+        while self.peek()[1] != "]":
+            item = self.value()
+            if self.peek()[1] == ":":  # padded_shared interval pair  32:+4
+                self.take(":")
+                if self.peek()[1] == "+":
+                    self.take("+")
+                item = (item, self.value())
+            out.append(item)
+            if self.peek()[1] == ",":
+                self.take(",")
+            elif self.peek()[1] != "]":
+                raise TTGIRError(f"expected ',' or ']' in {self.text[:120]!r}")
+        self.take("]")
+        return out
+
+    def dictionary(self) -> dict:
+        self.take("{")
+        out = {}
+        while self.peek()[1] != "}":
+            key = self.take()[1].strip('"')
+            if self.peek()[1] == "=":
+                self.take("=")
+                out[key] = self.value()
+            else:
+                out[key] = True
+            if self.peek()[1] == ",":
+                self.take(",")
+        self.take("}")
+        return out
+
+    def reference(self) -> Any:
+        begin = self.toks[self.i][2]
+        _, name = self.take()
+        if self.peek()[1] != "<":
+            if name in self.aliases:
+                return self.aliases[name]
+            return Attr(name, {}, (), name)
+        self.take("<")
+        fields: dict = {}
+        items: list = []
+        while self.peek()[1] != ">":
+            kind, v = self.peek()
+            if v == "{":
+                fields.update(self.dictionary())
+            elif kind == "id" and self.peek(1)[1] == "=":
+                self.take()
+                self.take("=")
+                fields[v] = self.value()
+            else:
+                items.append(self.value())
+            if self.peek()[1] == ",":
+                self.take(",")
+        self.take(">")
+        text = self.text[begin:self.toks[self.i - 1][3]]
+        return Attr(name.lstrip("#!"), fields, tuple(items), text)
+
+
+def parse_attribute(text: str, aliases: Mapping[str, Any] | None = None) -> Any:
+    """Read one attribute value (``#ttg.blocked<{...}>``, a list, an integer, ``#alias``...).
+
+    >>> parse_attribute("#ttg.slice<{dim = 1, parent = #b}>", {"#b": 7}).fields["parent"]
+    7
+    """
+    p = _Parser(text.strip(), aliases or {})
+    v = p.value()
+    if p.peek()[0] != "end":
+        raise TTGIRError(f"unexpected text after the attribute: {text.strip()[:120]!r}")
+    return v
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside brackets and strings.
+
+    >>> split_top("64x64xf16, #ttg.b<{a = [1, 2]}>, #smem")
+    ['64x64xf16', '#ttg.b<{a = [1, 2]}>', '#smem']
+    """
+    out, depth, cur, instr = [], 0, [], False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            instr = not instr
+        elif not instr:
+            if c in "<[{(":
+                depth += 1
+            elif c in ">]})" and not (c == ">" and i and text[i - 1] == "-"):
+                depth -= 1
+            elif depth == 0 and text.startswith(sep, i):
+                out.append("".join(cur).strip())
+                cur = []
+                i += len(sep)
+                continue
+        cur.append(c)
+        i += 1
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def _shape_element(text: str) -> tuple[tuple[int, ...], str]:
+    m = re.match(r"^((?:\d+x)*)(.+)$", text.strip())
+    if not m:
+        raise TTGIRError(f"cannot read the shape and element type {text!r}")
+    dims = tuple(int(d) for d in m.group(1).split("x") if d)
+    return dims, m.group(2).strip()
+
+
+def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorType:
+    """Read ``tensor<...>`` or ``!ttg.memdesc<...>`` (a ``#name`` encoding resolved through ``aliases``)."""
+    text = text.strip()
+    m = re.match(r"^(tensor|!ttg\.memdesc)<(.*)>$", text, re.DOTALL)
+    if not m:
+        raise TTGIRError(f"not a tensor or memdesc type: {text[:120]!r}")
+    parts = split_top(m.group(2))
+    shape, elem = _shape_element(parts[0])
+    enc = parse_attribute(parts[1], aliases) if len(parts) > 1 else None
+    if enc is not None and not isinstance(enc, Attr):
+        raise TTGIRError(f"the encoding of {text[:120]!r} is not an attribute")
+    if m.group(1) == "tensor":
+        return TensorType(shape, elem, enc, False, False, shape, text)
+    rest = parts[2:]
+    mutable = "mutable" in rest
+    alloc = shape
+    for r in rest:
+        if re.fullmatch(r"(\d+x)*\d+", r):
+            alloc = tuple(int(x) for x in r.split("x"))
+    return TensorType(shape, elem, enc, True, mutable, alloc, text)

@@ -1,0 +1,261 @@
+"""Read a TTGIR module's text: aliases, operations, their types, source locations and loops.
+
+This is a reader of what Triton prints (``kernel.asm["ttgir"]``,
+``MLIR_ENABLE_DUMP=1``, ``TRITON_KERNEL_DUMP=1``), pretty or generic form,
+not a full MLIR parser: one operation per line, ``#name = ...`` aliases,
+regions by braces.  Each :class:`Op` keeps its result and operand value
+names, its types (parsed where they are tensors or memdescs), its source
+location (resolved through ``#loc`` aliases) and the ``scf.for`` loops that
+enclose it.
+
+>>> m = parse_module('''
+... #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+... module attributes {"ttg.num-warps" = 4 : i32} {
+...   %0 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked> loc(#loc1)
+... }
+... #loc1 = loc("k.py":3:8)
+... ''')
+>>> m.num_warps, m.ops[0].name, m.ops[0].location, m.ops[0].result_types[0].shape
+(4, 'tt.make_range', 'k.py:3:8', (128,))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .attributes import (
+    Attr,
+    TTGIRError,
+    parse_attribute,
+    parse_type,
+    split_top,
+)
+
+__all__ = ["Loop", "Module", "Op", "UnreadType", "is_ttgir_text", "parse_module"]
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An ``scf.for`` (or other looping op) and its location; ``index`` numbers loops in the module."""
+
+    index: int
+    name: str
+    location: str
+
+
+@dataclass
+class Op:
+    """One operation line: name, results, operands, types, location, enclosing loops."""
+
+    name: str
+    results: list[str]
+    operands: list[str]
+    operand_types: list[Any]
+    result_types: list[Any]
+    location: str
+    line: int
+    text: str
+    loops: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Module:
+    """A read TTGIR module: aliases, module attributes, operations and loops."""
+
+    aliases: dict[str, Any]
+    attributes: dict[str, Any]
+    ops: list[Op]
+    loops: list[Loop]
+
+    @property
+    def num_warps(self) -> int | None:
+        """``ttg.num-warps`` of the module, if printed."""
+        v = self.attributes.get("ttg.num-warps")
+        return int(v) if v is not None else None
+
+    @property
+    def num_ctas(self) -> int:
+        v = self.attributes.get("ttg.num-ctas")
+        return int(v) if v is not None else 1
+
+
+def is_ttgir_text(text: str) -> bool:
+    """Whether ``text`` looks like TTGIR (a module or an attribute), not JSON."""
+    s = text.lstrip()
+    return s.startswith("#") or s.startswith("module") or s.startswith('"builtin.module"') or "#ttg." in s[:2000]
+
+
+_ALIAS = re.compile(r"^\s*(#[\w.$-]+)\s*=\s*(.*)$")
+_LOCREF = re.compile(r"\bloc\((.*)\)\s*$")
+
+
+def _strip_loc(line: str) -> tuple[str, str | None]:
+    """Split a trailing ``loc(...)`` off a line."""
+    i = line.rfind(" loc(")
+    if i < 0:
+        return line, None
+    depth = 0
+    for j in range(i + 5, len(line)):
+        c = line[j]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                if line[j + 1:].strip() == "":
+                    return line[:i], line[i + 5:j]
+                return line, None
+            depth -= 1
+    return line, None
+
+
+def _resolve_loc(ref: str | None, locs: dict[str, str], depth: int = 0) -> str:
+    if ref is None or depth > 20:
+        return "unknown"
+    ref = ref.strip()
+    if ref.startswith("#"):
+        return _resolve_loc(locs.get(ref), locs, depth + 1)
+    m = re.match(r'^"([^"]*)":(\d+):(\d+)', ref)
+    if m:
+        return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
+    m = re.match(r"^callsite\((.*) at (.*)\)$", ref)
+    if m:  # the caller: the line of the kernel that called the inlined function
+        return _resolve_loc(m.group(2), locs, depth + 1)
+    m = re.match(r'^"[^"]*"\((.*)\)$', ref)  # a named location "x"(#loc3)
+    if m:
+        return _resolve_loc(m.group(1), locs, depth + 1)
+    m = re.match(r"^fused\[(.*?)[,\]]", ref)
+    if m:
+        return _resolve_loc(m.group(1), locs, depth + 1)
+    return "unknown"
+
+
+def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Operand and result types of a signature ``(A, B) -> C``, ``A -> B`` or ``A``."""
+    sig = sig.strip()
+    parts = split_top(sig, "->")
+    if len(parts) != 2:
+        parts = split_top(sig, " to ")
+    if len(parts) == 2:
+        ins, outs = parts
+    else:
+        ins, outs = sig, sig
+    def one(text: str) -> list[Any]:
+        text = text.strip()
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]
+        out = []
+        for t in split_top(text):
+            if t.startswith("<") and t.endswith(">"):  # async_copy prints its memdesc result as <...>
+                t = "!ttg.memdesc" + t
+            if t.startswith("tensor<") or t.startswith("!ttg.memdesc<"):
+                try:
+                    out.append(parse_type(t, aliases))
+                except TTGIRError as e:
+                    out.append(UnreadType(t, str(e)))
+            else:
+                out.append(t)
+        return out
+    return one(ins), one(outs)
+
+
+@dataclass(frozen=True)
+class UnreadType:
+    """A tensor or memdesc type the reader could not read, with why."""
+
+    text: str
+    error: str
+
+
+_OPNAME = re.compile(r'^(?:"([\w.]+)"|([a-z_][\w]*\.[\w.]+))')
+
+
+def parse_module(text: str) -> Module:
+    """Read a TTGIR module (see the module docstring); raises :class:`TTGIRError` on what it cannot read."""
+    lines = text.splitlines()
+    aliases: dict[str, Any] = {}
+    locs: dict[str, str] = {}
+    for ln in lines:
+        m = _ALIAS.match(ln)
+        if m and not ln.startswith(" "):
+            name, value = m.group(1), m.group(2).strip()
+            if value.startswith("loc("):
+                locs[name] = value[4:-1] if value.endswith(")") else value
+    for ln in lines:
+        m = _ALIAS.match(ln)
+        if m and not ln.startswith(" ") and not m.group(2).strip().startswith("loc("):
+            try:
+                aliases[m.group(1)] = parse_attribute(m.group(2), aliases)
+            except TTGIRError as e:
+                aliases[m.group(1)] = Attr("unreadable", {"error": str(e)}, (), m.group(2).strip())
+    attributes: dict[str, Any] = {}
+    ops: list[Op] = []
+    loops: list[Loop] = []
+    stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
+    owners: list[int | None] = []  # per open region: the index of the op that opened it
+    for lineno, raw in enumerate(lines, 1):
+        s = raw.strip()
+        if not s or s.startswith("//") or _ALIAS.match(raw) and not raw.startswith(" "):
+            continue
+        if s.startswith("module") or s.startswith('"builtin.module"'):
+            m = re.search(r"attributes\s*(\{.*\})\s*\{\s*$", s)
+            if m:
+                attributes = parse_attribute(m.group(1), aliases)
+            stack.append(None)
+            owners.append(None)
+            continue
+        if s.startswith("}"):
+            body, loc = _strip_loc(s)
+            closing = stack.pop() if stack else None
+            owner = owners.pop() if owners else None
+            if closing is not None:
+                lp = loops[closing]
+                loops[closing] = Loop(lp.index, lp.name, _resolve_loc(loc, locs))
+            if body.rstrip().endswith("{"):  # "} else {", "} do {"
+                stack.append(closing if closing is not None and body.strip().startswith("} do") else None)
+                owners.append(owner)
+            elif owner is not None:  # generic form: "}) : (types) -> types loc(...)" closes the op
+                tail = body.lstrip("}) ")
+                parts = ["", tail[1:].strip()] if tail.startswith(":") else split_top(tail, " : ")
+                if len(parts) >= 2 and not ops[owner].operand_types and not ops[owner].result_types:
+                    ops[owner].operand_types, ops[owner].result_types = _types(parts[-1], aliases)
+                if ops[owner].location == "unknown" and loc:
+                    ops[owner].location = _resolve_loc(loc, locs)
+            continue
+        body, loc = _strip_loc(s)
+        opens = body.rstrip().endswith("{")
+        m = re.match(r"^((?:%[\w#:]+(?:,\s*)?)+)\s*=\s*(.*)$", body)
+        results: list[str] = []
+        rest = body
+        if m:
+            results = [r.strip().split(":")[0].split("#")[0] for r in m.group(1).split(",") if r.strip()]
+            rest = m.group(2)
+        nm = _OPNAME.match(rest)
+        if not nm:
+            if opens:
+                stack.append(None)
+                owners.append(None)
+            continue
+        name = nm.group(1) or nm.group(2)
+        after = rest[nm.end():]
+        sig_text = ""
+        if not opens:
+            parts = split_top(after, " : ")
+            if len(parts) >= 2:
+                sig_text = parts[-1]
+                after = " : ".join(parts[:-1])
+        operands = re.findall(r"%[\w#]+", after)
+        ins, outs = _types(sig_text, aliases) if sig_text else ([], [])
+        enclosing = [x for x in stack if x is not None]
+        op = Op(name, results, operands, ins, outs, _resolve_loc(loc, locs) if loc else "unknown", lineno, s,
+                list(enclosing))
+        ops.append(op)
+        if opens:
+            owners.append(len(ops) - 1)
+            if name in ("scf.for", "scf.while"):
+                loops.append(Loop(len(loops), name, "unknown"))
+                stack.append(len(loops) - 1)
+            else:
+                stack.append(None)
+    return Module(aliases, attributes if isinstance(attributes, dict) else {}, ops, loops)
