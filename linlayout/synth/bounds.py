@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..count.plan import matrix_tile
+from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Geometry, Side, pass_lanes, side_shape
 
@@ -104,7 +105,10 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
 
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
     if ins.is_matrix:
-        return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+        try:
+            return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+        except LoweringError:  # the instruction cannot move these elements: no memory layout helps
+            return []
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0

@@ -135,6 +135,10 @@ def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo
             k = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
         elif fixed_vector is not None:
             k = fixed_vector
+            if _prefix_len(D, sd.reg_set, geo.cap) < k:
+                ks[nm] = -1  # this low block cannot give the side the requested vector
+                taus[nm] = frozenset()
+                continue
         else:
             k = _prefix_len(D, sd.reg_set, geo.cap)
         ks[nm] = k
@@ -163,6 +167,8 @@ def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo
 def _analytic(plan: _Plan, side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> Cost | None:
     """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
     k = plan.ks[side.name]
+    if k < 0:
+        return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
         return None
@@ -314,7 +320,7 @@ class SwizzleResult:
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[0], self.memory, self.element_bits, "store", self.write_instruction,
-                          self._vector_arg if self.write_instruction == "st.shared" else None, self._hw)
+                          None if parse_instruction(self.write_instruction).is_matrix else self._vector_arg, self._hw)
 
     @cached_property
     def read(self):
@@ -322,7 +328,7 @@ class SwizzleResult:
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[1], self.memory, self.element_bits, "load", self.read_instruction,
-                          self._vector_arg if self.read_instruction == "ld.shared" else None, self._hw)
+                          None if parse_instruction(self.read_instruction).is_matrix else self._vector_arg, self._hw)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON result of ``linlayout swizzle --json``."""
@@ -461,7 +467,7 @@ def optimal_swizzle(
     for wi in w_opts:
         for ri in r_opts:
             ins = {"write": wi, "read": ri}
-            vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+            vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
             for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems):
                 u = max(0, geo.word_end - len(D))
                 seen = set()
@@ -486,7 +492,7 @@ def optimal_swizzle(
         _, plan, wi, ri, _, _, V, ext = entry
         B, S = _complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
-        vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+        vec_arg = fixed
         ew = exact_cost(cols, sw, wi, geo, hw, vec_arg)
         er = exact_cost(cols, sr, ri, geo, hw, vec_arg)
         E = plan.D[len(V):] if ext else ()
@@ -500,7 +506,9 @@ def optimal_swizzle(
     if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
         # The built layout did better than its analytic score (a bank or fill column happened to
         # extend a side's vector).  Score every candidate exactly and choose on exact costs.
-        every = [built(e) for e in scored]
+        every = [c for c in map(built, scored) if c.write_cost is not None and c.read_cost is not None]
+        if not every:  # pragma: no cover - the analytic score only admits addressable candidates
+            raise SwizzleError("no memory layout lets both sides access the tile as asked")
         best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
     outs = sw.layout.out_dim_bits
     mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
@@ -522,7 +530,8 @@ def optimal_swizzle(
         objective=objective,
         hardware=hw.name,
         _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, lambda: [
-            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)], best),
+            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)
+            if c.write_cost is not None and c.read_cost is not None], best),
         _hw=hw,
         _layouts=(sw.layout, sr.layout),
         _vector_arg=vector_bits,
