@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core import f2
 from ..count.plan import matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
@@ -42,20 +43,29 @@ class Terms:
     word: int  # word positions above the vector (can absorb lanes: same word)
     bank: int  # bank positions above the vector
     regs: frozenset[int]  # the side's register directions (what its vector columns can be)
+    t: int = -1  # dim span(tau): len(tau) for a distributed side (unit vectors), its rank otherwise
+    general: bool = False  # a side with mixed, repeated or dependent bases (no unit-vector facts)
+
+    @property
+    def dim(self) -> int:
+        return len(self.tau) if self.t < 0 else self.t
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
-    if not ins.is_matrix and (k > side.nregs or k > geo.cap):
+    if not ins.is_matrix and (k > len(side.reg_set) or k > geo.cap):
         return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
         return None
     tau = frozenset(pass_lanes(side, ins, k, geo, hw))
+    t = -1 if side.distributed else f2.rank(tau)
+    general = not side.distributed
     if ins.is_matrix:
         row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
-        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set)
+        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set,
+                     t, general)
     return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
-                  side.reg_set)
+                 side.reg_set, t, general)
 
 
 def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int | None:
@@ -66,7 +76,7 @@ def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
     t = side_terms(side, ins, k, geo, hw)
     if t is None:
         return None
-    return t.base << max(0, len(t.tau) - t.word - t.bank)
+    return t.base << max(0, t.dim - t.word - t.bank)
 
 
 def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bool) -> list[tuple[int, int]]:
@@ -84,20 +94,25 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
     Without ``joint`` each side may absorb its whole word.
     """
     if not joint:
-        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
+        return [(tw.base << max(0, tw.dim - tw.word - tw.bank), tr.base << max(0, tr.dim - tr.word - tr.bank))]
     wide_is_w = kw >= kr
     tx, ty = (tw, tr) if wide_is_w else (tr, tw)
     kx, ky = (kw, kr) if wide_is_w else (kr, kw)
     m = max(0, geo.word_end - kx)
     ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
     nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
-    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
-    common = len(tx.tau & ty.tau)
+    if tx.general or ty.general:
+        # Mixed bases: no unit-vector structure (Fact 4 is not claimed); Facts 2 and 3 hold for subspaces.
+        usable = ext + nb
+        common = len(f2.intersection(tx.tau, ty.tau))
+    else:
+        usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
+        common = len(tx.tau & ty.tau)
     out = []
-    for ax in range(0, min(m, len(tx.tau)) + 1):
+    for ax in range(0, min(m, tx.dim) + 1):
         zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
-        cx = max(0, len(tx.tau) - tx.bank - ax)
-        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
+        cx = max(0, tx.dim - tx.bank - ax)
+        cy = max(0, ty.dim - (ty.bank - nb) - usable - zy)
         px, py = tx.base << cx, ty.base << cy
         out.append((px, py) if wide_is_w else (py, px))
     return out
@@ -112,7 +127,7 @@ def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, 
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, min(side.nregs, geo.cap) + 1))
+    return list(range(lo, min(len(side.reg_set), geo.cap) + 1))
 
 
 def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
@@ -123,8 +138,8 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
-    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
+    allw = [t.base << max(0, t.dim - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, t.dim - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
         lb["write"] = min(allw)
     if allr:

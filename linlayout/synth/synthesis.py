@@ -69,6 +69,7 @@ from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
+from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
 
@@ -295,6 +296,16 @@ class SwizzleResult:
         """The (write, read) bound pair that minimises the objective over the relaxation."""
         return self._relaxed[1]
 
+    @property
+    def gap(self) -> tuple[int, int]:
+        """(write, read) wavefronts above the relaxation's optimum pair: (0, 0) when proven optimal.
+
+        A positive entry is how far the proof falls short, not a known loss:
+        the relaxation may be loose (paper_notes/synthesis.md §7).
+        """
+        relaxed = self.relaxed_optimum or (0, 0)
+        return (self.write_wavefronts - relaxed[0], self.read_wavefronts - relaxed[1])
+
     @cached_property
     def optimal(self) -> bool:
         """True when proven: the result meets the relaxation's optimum, so no memory layout beats it."""
@@ -461,8 +472,10 @@ def optimal_swizzle(
         if fixed > geo.cap:
             raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
     sw, sr = sides["write"], sides["read"]
-    common = [r for r in sw.regs if r and r in sr.reg_set]
+    common = list(dict.fromkeys(r for r in sw.regs if r and r in sr.reg_set))
     problems: list[str] = []
+    if not (sw.distributed and sr.distributed):
+        return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
     scored: list[tuple[tuple, _Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
     for wi in w_opts:
         for ri in r_opts:
@@ -510,6 +523,15 @@ def optimal_swizzle(
         if not every:  # pragma: no cover - the analytic score only admits addressable candidates
             raise SwizzleError("no memory layout lets both sides access the tile as asked")
         best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+    return _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+                   lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
+                            if c.write_cost is not None and c.read_cost is not None])
+
+
+def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+            frontier) -> SwizzleResult:
+    sw, sr = sides["write"], sides["read"]
+    d = geo.d
     outs = sw.layout.out_dim_bits
     mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
@@ -529,13 +551,79 @@ def optimal_swizzle(
         read_instructions=best.read_cost.instructions,
         objective=objective,
         hardware=hw.name,
-        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, lambda: [
-            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)
-            if c.write_cost is not None and c.read_cost is not None], best),
+        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
         _hw=hw,
         _layouts=(sw.layout, sr.layout),
         _vector_arg=vector_bits,
     )
+
+
+def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits):
+    """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.general`)."""
+    sw, sr = sides["write"], sides["read"]
+    found: list[tuple[tuple, _Candidate]] = []
+    for wi in w_opts:
+        for ri in r_opts:
+            ins = {"write": wi, "read": ri}
+            if wi.is_matrix or ri.is_matrix:
+                blocks = [(D, V, E, ext, sides["write"] if wi.is_matrix else sides["read"])
+                          for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems)]
+            else:
+                blocks = [(D, V, E, ext, sides[ext] if ext else None)
+                          for D, V, E, ext in general_blocks(sides, common, geo, fixed, problems)]
+            for D, V, E, ext, wide in blocks:
+                ks = {}
+                for nm, sd in sides.items():
+                    if ins[nm].is_matrix:
+                        ks[nm] = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
+                    elif fixed is not None:
+                        ks[nm] = fixed
+                    else:
+                        ks[nm] = _prefix_len(D, sd.reg_set, geo.cap)
+                for cols in general_columns(D, wide, sides, ks, ins, geo, hw):
+                    costs = exact_pair(cols, sides, ins, geo, hw, fixed)
+                    if costs is None:
+                        continue
+                    cw, cr = costs
+                    key = objective_key(objective, cw.total, cr.total) + (
+                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(found))
+                    found.append((key, _Candidate(cols, tuple(V), tuple(E), ext, (), (), (), wi, ri, cw, cr, {},
+                                                  tuple(D))))
+    if not found:
+        why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
+        raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
+    found.sort(key=lambda x: x[0])
+    _, first = found[0]
+    _, target = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
+    ins = {"write": first.write_ins, "read": first.read_ins}
+    target_key = None if target is None else objective_key(objective, *target)
+
+    def score(cols):
+        c = exact_pair(cols, sides, ins, geo, hw, fixed)
+        if c is None:
+            return None
+        return objective_key(objective, c[0].total, c[1].total) + (c[0].instructions + c[1].instructions,)
+
+    keep = len(first.low) if (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    cols = improve(first.cols, score, target_key, keep)
+    cw, cr = exact_pair(cols, sides, ins, geo, hw, fixed)
+    best = _general_parts(cols, first, cw, cr, geo)
+    pts = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
+    return _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+                   lambda: pts)
+
+
+def _general_parts(cols, first: _Candidate, cw: Cost, cr: Cost, geo: Geometry) -> _Candidate:
+    """Roles of a general memory's columns by position: common vector, extension, word fill, bank, segment."""
+    kv = min(cw.vector, cr.vector) if not (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    kx = max(cw.vector, cr.vector) if not (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    ext = None if kx == kv else ("write" if cw.vector > cr.vector else "read")
+    low = len(first.low) if (first.write_ins.is_matrix or first.read_ins.is_matrix) else kx
+    word = max(low, geo.word_end)
+    bank = max(word, geo.bank_end)
+    return _Candidate(tuple(cols), tuple(cols[:kv]), tuple(cols[kv:kx]), ext, tuple(cols[low:word]),
+                      tuple(cols[word:bank]), tuple(cols[bank:]), first.write_ins, first.read_ins, cw, cr, {},
+                      tuple(cols[:low]))
 
 
 def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instruction], list[Instruction]]:
