@@ -198,3 +198,34 @@ def test_exhaustive_mixed_basis_d4(seed, hw, eb):
 
     out = _exhaustive_mixed(seed, {"MINI": MINI, "MINI8": MINI8}[hw], eb)
     assert out is not None
+
+
+def test_never_worse_than_triton_on_the_committed_mixed_basis_set():
+    """Replays tests/data/mixed_basis_vs_triton.json (made by tools/mixed_basis_vs_triton.py with Triton 3.9.0)
+    without Triton: on every pair our result costs no more than Triton's recorded memory under the default
+    objective, both scored by linlayout's exact count."""
+    import json
+
+    from linlayout import wavefronts
+    from linlayout.synthesis import objective_key
+
+    from .conftest import DATA
+
+    data = json.loads((DATA / "mixed_basis_vs_triton.json").read_text())
+    assert data["summary"]["pairs"] == len(data["cases"]) >= 300
+    compared = 0
+    for case in data["cases"]:
+        W, R = LinearLayout.from_json(case["write"]), LinearLayout.from_json(case["read"])
+        eb = case["element_bits"]
+        res = optimal_swizzle(W, R, eb)
+        assert [res.write_wavefronts, res.read_wavefronts] == [case["linlayout"]["write_wavefronts"],
+                                                               case["linlayout"]["read_wavefronts"]]
+        tri = case["triton_3_9_0"]
+        if "memory" not in tri:
+            continue  # Triton aborted on this pair (a C++ assertion); linlayout still answers
+        M = LinearLayout({"offset": tri["memory"]}, W.out_sizes)
+        tw, tr = wavefronts(W, M, eb, "store").wavefronts, wavefronts(R, M, eb, "load").wavefronts
+        assert (tw, tr) == (tri["write_wavefronts"], tri["read_wavefronts"])
+        assert objective_key("balanced", res.write_wavefronts, res.read_wavefronts) <= objective_key("balanced", tw, tr)
+        compared += 1
+    assert compared >= 299
