@@ -43,12 +43,8 @@ class Terms:
     word: int  # word positions above the vector (can absorb lanes: same word)
     bank: int  # bank positions above the vector
     regs: frozenset[int]  # the side's register directions (what its vector columns can be)
-    t: int = -1  # dim span(tau): len(tau) for a distributed side (unit vectors), its rank otherwise
+    rank: int  # dim span(tau): len(tau) for a distributed side (unit vectors), its rank otherwise
     general: bool = False  # a side with mixed, repeated or dependent bases (no unit-vector facts)
-
-    @property
-    def dim(self) -> int:
-        return len(self.tau) if self.t < 0 else self.t
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
@@ -58,7 +54,7 @@ def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
     if shape is None:
         return None
     tau = frozenset(pass_lanes(side, ins, k, geo, hw))
-    t = -1 if side.distributed else f2.rank(tau)
+    t = len(tau) if side.distributed else f2.rank(tau)
     general = not side.distributed
     if ins.is_matrix:
         row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
@@ -76,7 +72,7 @@ def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
     t = side_terms(side, ins, k, geo, hw)
     if t is None:
         return None
-    return t.base << max(0, t.dim - t.word - t.bank)
+    return t.base << max(0, t.rank - t.word - t.bank)
 
 
 def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bool) -> list[tuple[int, int]]:
@@ -94,7 +90,7 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
     Without ``joint`` each side may absorb its whole word.
     """
     if not joint:
-        return [(tw.base << max(0, tw.dim - tw.word - tw.bank), tr.base << max(0, tr.dim - tr.word - tr.bank))]
+        return [(tw.base << max(0, tw.rank - tw.word - tw.bank), tr.base << max(0, tr.rank - tr.word - tr.bank))]
     wide_is_w = kw >= kr
     tx, ty = (tw, tr) if wide_is_w else (tr, tw)
     kx, ky = (kw, kr) if wide_is_w else (kr, kw)
@@ -109,10 +105,10 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
         usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
         common = len(tx.tau & ty.tau)
     out = []
-    for ax in range(0, min(m, tx.dim) + 1):
+    for ax in range(0, min(m, tx.rank) + 1):
         zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
-        cx = max(0, tx.dim - tx.bank - ax)
-        cy = max(0, ty.dim - (ty.bank - nb) - usable - zy)
+        cx = max(0, tx.rank - tx.bank - ax)
+        cy = max(0, ty.rank - (ty.bank - nb) - usable - zy)
         px, py = tx.base << cx, ty.base << cy
         out.append((px, py) if wide_is_w else (py, px))
     return out
@@ -138,8 +134,8 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    allw = [t.base << max(0, t.dim - t.word - t.bank) for v in wt.values() for _, t in v]
-    allr = [t.base << max(0, t.dim - t.word - t.bank) for v in rt.values() for _, t in v]
+    allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
         lb["write"] = min(allw)
     if allr:
