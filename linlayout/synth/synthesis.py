@@ -477,25 +477,36 @@ def optimal_swizzle(
     if not (sw.distributed and sr.distributed):
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
     scored: list[tuple[tuple, _Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
-    for wi in w_opts:
-        for ri in r_opts:
-            ins = {"write": wi, "read": ri}
-            vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
-            for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems):
-                u = max(0, geo.word_end - len(D))
-                seen = set()
-                for split in (range(u + 1) if u else (None,)):
-                    plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
-                    if plan.F in seen:
-                        continue
-                    seen.add(plan.F)
-                    cw = _analytic(plan, sw, wi, geo, hw)
-                    cr = _analytic(plan, sr, ri, geo, hw)
-                    if cw is None or cr is None:
-                        continue
-                    k = objective_key(objective, cw.total, cr.total) + (
-                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
-                    scored.append((k, plan, wi, ri, cw, cr, V, ext))
+
+    def score_blocks(shorter: bool) -> None:
+        for wi in w_opts:
+            for ri in r_opts:
+                ins = {"write": wi, "read": ri}
+                vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
+                for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
+                    u = max(0, geo.word_end - len(D))
+                    seen = set()
+                    for split in (range(u + 1) if u else (None,)):
+                        plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
+                        if plan.F in seen:
+                            continue
+                        seen.add(plan.F)
+                        cw = _analytic(plan, sw, wi, geo, hw)
+                        cr = _analytic(plan, sr, ri, geo, hw)
+                        if cw is None or cr is None:
+                            continue
+                        k = objective_key(objective, cw.total, cr.total) + (
+                            cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
+                        scored.append((k, plan, wi, ri, cw, cr, V, ext))
+
+    score_blocks(False)
+    relaxed = None
+    if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
+        # Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the
+        # shorter vectors only when the widest ones do not already meet the relaxation's optimum.
+        relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
+        if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
+            score_blocks(True)
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
@@ -523,9 +534,12 @@ def optimal_swizzle(
         if not every:  # pragma: no cover - the analytic score only admits addressable candidates
             raise SwizzleError("no memory layout lets both sides access the tile as asked")
         best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
-    return _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
-                   lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
-                            if c.write_cost is not None and c.read_cost is not None])
+    res = _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+                  lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
+                           if c.write_cost is not None and c.read_cost is not None])
+    if relaxed is not None:
+        res.__dict__["_relaxed"] = relaxed  # already computed (the cached property's slot)
+    return res
 
 
 def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
@@ -642,8 +656,8 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
     return list(dict.fromkeys(w)), list(dict.fromkeys(r))
 
 
-def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
-    """Candidate low blocks D (vector, extension) for an instruction pair."""
+def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
+    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
     sw, sr = sides["write"], sides["read"]
     wi, ri = ins["write"], ins["read"]
     out = []
@@ -672,9 +686,15 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
             return []
         V = common[:fixed]
         return [(list(V), list(V), [], None)]
-    V = common[: min(len(common), geo.cap)]
-    out.append((list(V), list(V), [], None))
-    if len(V) < geo.cap:
+    full = common[: min(len(common), geo.cap)]
+    # Merged broadcast loads (issue 12 §2): a load whose lane bit 0 or 1 broadcasts is served in merged
+    # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
+    # shorter common vectors (the dropped registers free to extend either side).
+    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
+        out.append((list(V), list(V), [], None))
+        if len(V) >= geo.cap:
+            continue
         for nm, other in (("write", "read"), ("read", "write")):
             me, you = sides[nm], sides[other]
             avail = [r for r in me.regs if r and r not in V]
@@ -683,6 +703,7 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
             for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
                 E = avail[:j]
                 out.append((list(V) + E, list(V), E, nm))
+    V = full
     if geo.eb << len(V) < 8:
         # One side could not address its elements at all without an extension of its own.
         out = [o for o in out if o[3] is not None]
