@@ -161,9 +161,19 @@ def compare(n: int, seed: int, peer_path: str) -> dict:
     return {"summary": summary, "cases": rows}
 
 
+def batch_totals(mb, L: LinearLayout, eb: int, hw, name: str):
+    """Total wavefronts of one access on every memory of the batch (-1: not lowerable)."""
+    import numpy as np
+
+    from linlayout.count.batched import COUNTED, count_batch
+    from linlayout.hw import parse_instruction
+
+    b = count_batch(mb, {k: list(L.flat_bases(k)) for k in L.in_dims}, eb, parse_instruction(name), hw)
+    return np.where(b.status == COUNTED, b.wavefronts * b.instructions, -1)
+
+
 def exhaustive(n: int, seed: int) -> dict:
     """d = 4 on scaled-down models: the result against every invertible memory (20,160), proven rate."""
-    sys.path.insert(0, str(ROOT / "tests"))
     models = [SharedMemory(name="mini-4x4", banks=4, lanes=4, merge_broadcast_loads=False, matrix_rows=0),
               SharedMemory(name="mini-4x8", banks=4, lanes=8, merge_broadcast_loads=False, matrix_rows=0)]
     d = 4
@@ -178,7 +188,11 @@ def exhaustive(n: int, seed: int) -> dict:
                     yield from rec(prefix + [v], span | {x ^ v for x in span})
         yield from rec([], {0})
 
-    allm = list(invertibles())
+    import numpy as np
+
+    from linlayout.count.batched import memory_batch
+
+    mb = memory_batch(np.array(list(invertibles()), dtype=np.int64))
     rng = random.Random(seed)
     stats = {"problems": 0, "results": 0, "proven": 0, "optimal_by_brute_force": 0, "beaten": 0, "wrong_proof": 0}
     for _ in range(n):
@@ -192,17 +206,10 @@ def exhaustive(n: int, seed: int) -> dict:
         except LinLayoutError:
             continue
         stats["problems"] += 1
-        best = dict.fromkeys(results)
-        for cols in allm:
-            M = LinearLayout({"offset": [[c & ((1 << r0) - 1), c >> r0] for c in cols]}, W.out_sizes)
-            try:
-                w, r = cost(W, R, M, eb, hw)
-            except LinLayoutError:
-                continue
-            for o in results:
-                k = objective_key(o, w, r)
-                if best[o] is None or k < best[o]:
-                    best[o] = k
+        w, r = batch_totals(mb, W, eb, hw, "st.shared"), batch_totals(mb, R, eb, hw, "ld.shared")
+        ok = (w >= 0) & (r >= 0)
+        pairs = set(zip(w[ok].tolist(), r[ok].tolist()))
+        best = {o: min(objective_key(o, a, b) for a, b in pairs) for o in results}
         for o, res in results.items():
             mine = objective_key(o, res.write_wavefronts, res.read_wavefronts)
             stats["results"] += 1
