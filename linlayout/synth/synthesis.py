@@ -69,6 +69,7 @@ from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
+from .explain import explain as _explain, unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
@@ -209,14 +210,6 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
 # ---------------------------------------------------------------------------
 
 
-def _unflat(v: int, outs: Sequence[tuple[str, int]]) -> tuple[int, ...]:
-    out = []
-    for _, bits in outs:
-        out.append(v & ((1 << bits) - 1))
-        v >>= bits
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class SwizzleResult:
     """The synthesized memory layout and everything known about it.
@@ -341,6 +334,67 @@ class SwizzleResult:
         return wavefronts(self._layouts[1], self.memory, self.element_bits, "load", self.read_instruction,
                           None if parse_instruction(self.read_instruction).is_matrix else self._vector_arg, self._hw)
 
+    @cached_property
+    def standards(self):
+        """Every standard swizzle of the tile that both sides can access, scored exactly with this result's
+        instructions and vector width, in the order of preference of :mod:`linlayout.synth.standard`."""
+        from .standard import score_standards, standard_swizzles
+
+        images = {nm: {d: L.flat_bases(d) for d in L.in_dims} for nm, L in zip(("write", "read"), self._layouts)}
+        ins = {"write": parse_instruction(self.write_instruction), "read": parse_instruction(self.read_instruction)}
+        cands = standard_swizzles(self.memory.out_dim_bits, self.element_bits)
+        return tuple(score_standards(cands, images, self.element_bits, ins, self._hw, self._vector_arg))
+
+    @cached_property
+    def standard_ties(self):
+        """The standard swizzles (``StandardScore``) that cost exactly what this result costs, in preference order."""
+        mine = (self.write_wavefronts, self.read_wavefronts, self.write_instructions, self.read_instructions)
+        return tuple(sc for sc in self.standards
+                     if (sc.write_wavefronts, sc.read_wavefronts, sc.write_instructions, sc.read_instructions) == mine)
+
+    @property
+    def _standard_tie(self):
+        return self.standard_ties[0] if self.standard_ties else None
+
+    @property
+    def standard(self) -> str | None:
+        """The first standard swizzle (in the documented order) that costs exactly what this result costs, or None."""
+        tie = self._standard_tie
+        return tie.swizzle.name if tie else None
+
+    @property
+    def standard_memory(self) -> LinearLayout | None:
+        """The memory layout of :attr:`standard` (same cost as :attr:`memory`), or None."""
+        tie = self._standard_tie
+        if tie is None:
+            return None
+        return LinearLayout.from_flat((("offset", self.memory.in_bits),), self.memory.out_dim_bits, (tie.swizzle.columns,))
+
+    @property
+    def preferred_memory(self) -> LinearLayout:
+        """:attr:`standard_memory` when a standard swizzle ties, else :attr:`memory` (what ``--emit`` writes)."""
+        return self.standard_memory or self.memory
+
+    @property
+    def best_standard(self):
+        """The standard swizzle that is best for the objective (a ``StandardScore``), or None if none fits."""
+        if not self.standards:
+            return None
+        return min(self.standards, key=lambda sc: objective_key(self.objective, sc.write_wavefronts, sc.read_wavefronts)
+                   + (sc.write_instructions + sc.read_instructions,))
+
+    def standard_text(self) -> str:
+        """One line on standard swizzles: the one that ties, or the best one's cost beside the optimum."""
+        if self.standard:
+            return (f"standard: {self.standard} ({self._standard_tie.swizzle.description}) costs exactly the same; "
+                    f"--emit writes it")
+        b = self.best_standard
+        if b is None:
+            return "standard: no standard swizzle lets both sides access the tile"
+        return (f"standard: none ties; the best, {b.swizzle.name}, costs {b.write_wavefronts} + {b.read_wavefronts} "
+                f"wavefronts ({b.write_instructions} + {b.read_instructions} instructions) beside the optimum's "
+                f"{self.write_wavefronts} + {self.read_wavefronts} ({self.write_instructions} + {self.read_instructions})")
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON result of ``linlayout swizzle --json``."""
 
@@ -376,6 +430,11 @@ class SwizzleResult:
             "frontier": [list(p) for p in self.frontier],
             "hardware": self.hardware,
             "explanation": self.explanation,
+            "relaxed_optimum": list(self.relaxed_optimum) if self.relaxed_optimum else None,
+            "gap": list(self.gap),
+            "standard": self.standard,
+            "standard_memory": self.standard_memory.to_dict() if self.standard_memory is not None else None,
+            "best_standard": self.best_standard.to_dict() if self.best_standard is not None else None,
         }
 
 
@@ -710,47 +769,3 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
         if not out:
             problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
     return out
-
-
-def _explain(best: _Candidate, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
-    def fmt(vs):
-        return "[" + ", ".join(str(_unflat(v, outs)) for v in vs) + "]" if vs else "none"
-
-    lines = []
-    if best.write_ins.is_matrix or best.read_ins.is_matrix:
-        lines.append(f"instructions: {best.write_ins.name} (write), {best.read_ins.name} (read); the matrix tile "
-                     f"fixes the low offsets {fmt(best.low)}")
-    if best.vector:
-        lines.append(f"vector: {1 << len(best.vector)} elements along the common register directions {fmt(best.vector)} "
-                     f"({geo.eb << len(best.vector)}-bit accesses on both sides before any extension)")
-    else:
-        lines.append(f"vector: none (no register direction is common to both sides); {geo.eb}-bit accesses")
-    if best.extension:
-        lines.append(f"extension: {best.extended} registers {fmt(best.extension)} follow the vector, so the "
-                     f"{best.extended} side moves {geo.eb << (len(best.vector) + len(best.extension))} bits per access")
-    if best.fill:
-        lines.append(f"word fill: {fmt(best.fill)} (lanes that differ only there read the same 32-bit word)")
-    tw, tr = best.taus.get("write", frozenset()), best.taus.get("read", frozenset())
-    both = [x for x in best.bank if x in tw and x in tr]
-    if both:
-        lines.append(f"protected: lanes active in one pass on both sides {fmt(both)} stay in bank bits")
-    pairs = [x for x in best.segment if x.bit_count() == 2]
-    if pairs:
-        lines.append(f"paired in the segment bits (write lane ^ read lane, a conflict on neither side): {fmt(pairs)}")
-    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr]
-    if free:
-        lines.append(f"segment directions that vary within no pass (registers, warps, pass-selecting lanes): {fmt(free)}")
-    forced = [x for x in best.segment if x.bit_count() == 1 and (x in tw or x in tr)]
-    if forced:
-        lines.append(f"lanes forced into segment bits (more lanes per pass than bank bits): {fmt(forced)}")
-    wc, rc = best.write_cost, best.read_cost
-    lines.append(
-        f"write: {wc.total} wavefronts ({wc.instructions} x {best.write_ins.name}, {wc.per_instruction} each); "
-        f"read: {rc.total} ({rc.instructions} x {best.read_ins.name}, {rc.per_instruction} each)"
-    )
-    lines.append(
-        f"lower bounds (each side alone, any memory layout): write {lb.get('write')}, read {lb.get('read')}; "
-        + ("proven optimal for the '" + objective + "' objective" if optimal else
-           f"not proven optimal (best bound pair {relaxed})")
-    )
-    return "\n".join(lines)
