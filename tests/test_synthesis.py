@@ -479,7 +479,7 @@ def _c_offsets(memory, tmp_path):
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
 def test_emitted_c_matches_layout_for_every_element(tmp_path):
     layouts = [optimal_swizzle(STORE, READ, 32).memory, mma_swizzle(16, 32, 2, 1, 16), nvmma_layout([64, 64], 16, 128),
-               cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))]
+               cute_swizzle(3, 2, 3, ((8, 8), (1, 8)), units="elements")]
     rng = random.Random(5)
     for _ in range(3):
         W, R, outs, r0 = _random_pair(rng, 9, 5, 16)
@@ -498,7 +498,7 @@ def test_cute_and_triton_forms_round_trip():
     M = mma_swizzle(16, 32, 2, 1, 16)
     form = to_cute(M)
     assert form.text == "composition(Swizzle<4,1,4>{}, Layout<Shape<_16,_32>, Stride<_32,_1>>{})"
-    assert cute_swizzle(4, 1, 4, ((16, 32), (32, 1))) == M
+    assert cute_swizzle(4, 1, 4, ((16, 32), (32, 1)), units="elements") == M
     tri = to_triton(M, 32)
     assert tri.swizzled == "SwizzledSharedLayout(vec=2, per_phase=1, max_phase=16, order=[1, 0])"
     n = nvmma_layout([64, 64], 16, 128)

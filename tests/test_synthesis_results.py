@@ -301,3 +301,106 @@ def test_exhaustive_merged_broadcast_loads_d4(seed):
     for o, res in results.items():
         assert objective_key(o, res.write_wavefronts, res.read_wavefronts) == best[o]
         assert res.optimal
+
+
+# --------------------------------------------------------------------------- standard swizzles (issue 12 §4, issue 15)
+
+
+def _example(name):
+    import json
+    from pathlib import Path
+
+    q = json.loads((Path(__file__).parents[1] / "examples" / f"{name}.json").read_text())
+    kw = {k: q[k] for k in ("instructions", "vector_bits", "objective") if k in q}
+    return LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"]), q["element_bits"], kw
+
+
+def _check_standard_scores(res, W, R, eb, limit=None):
+    """Every standard's batched score equals the closed form with the result's instructions and vector width."""
+    from linlayout import wavefronts
+
+    vb = res._vector_arg
+    wv = None if res.write_instruction not in ("st.shared",) else vb
+    rv = None if res.read_instruction not in ("ld.shared",) else vb
+    for sc in res.standards[:limit]:
+        M = LinearLayout.from_flat((("offset", res.memory.in_bits),), res.memory.out_dim_bits, (sc.swizzle.columns,))
+        w = wavefronts(W, M, eb, "store", res.write_instruction, wv)
+        r = wavefronts(R, M, eb, "load", res.read_instruction, rv)
+        assert (w.wavefronts, r.wavefronts, w.instructions, r.instructions) == (
+            sc.write_wavefronts, sc.read_wavefronts, sc.write_instructions, sc.read_instructions), sc.swizzle.name
+
+
+def test_gemm_prefers_tma128B_and_emits_it():
+    """Issue 12 §4: the GEMM example's optimum ties with TMA 128B (CuTe Swizzle<3,3,3> in elements, NVMMA 128B)."""
+    from linlayout.emit import to_cute, to_triton
+
+    W, R, eb, kw = _example("gemm_fp16_operand_a")
+    res = optimal_swizzle(W, R, eb, **kw)
+    assert res.standard == "tma128B"
+    assert res.to_dict()["standard"] == "tma128B" and res.to_dict()["standard_memory"] is not None
+    assert "standard: tma128B" in res.standard_text()
+    _check_standard_scores(res, W, R, eb)
+    assert to_cute(res.preferred_memory).text == "composition(Swizzle<3,3,3>{}, Layout<Shape<_128,_64>, Stride<_64,_1>>{})"
+    assert "swizzle_byte_width=128" in to_triton(res.preferred_memory, eb).nvmma
+    assert to_cute(res.memory).text is None  # the construction itself is not a CuTe swizzle
+
+
+def test_when_no_standard_ties_the_best_is_stated():
+    W, R, eb, kw = _example("transpose_fp8_128x128")
+    res = optimal_swizzle(W, R, eb, **kw)
+    assert res.standard is None and res.standard_memory is None and res.preferred_memory == res.memory
+    b = res.best_standard
+    assert b is not None and "none ties" in res.standard_text() and b.swizzle.name in res.standard_text()
+    from linlayout.synthesis import objective_key
+
+    assert objective_key("balanced", res.write_wavefronts, res.read_wavefronts) <= objective_key(
+        "balanced", b.write_wavefronts, b.read_wavefronts)
+    _check_standard_scores(res, W, R, eb, limit=40)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.one_of(layout_pairs(max_d=8), matrix_friendly_pairs()), st.sampled_from(INSTRUCTION_SETS[:3]))
+def test_standard_scores_agree_with_the_closed_form(pair, instructions):
+    W, R, eb = pair
+    try:
+        res = optimal_swizzle(W, R, eb, instructions=instructions)
+    except LinLayoutError:
+        return
+    _check_standard_scores(res, res._layouts[0], res._layouts[1], eb, limit=30)
+    for tie in res.standard_ties:
+        assert (tie.write_wavefronts, tie.read_wavefronts) == (res.write_wavefronts, res.read_wavefronts)
+
+
+def test_compare_uses_the_synthesis_instructions_and_has_cute_rows():
+    """Issue 15, newcomer's path 1 and 2: the comparison scored standard swizzles with ld/st.shared although
+    the query chose ldmatrix; --compare promised CuTe rows."""
+    from linlayout.compare import compare_swizzles
+
+    W, R, eb, kw = _example("gemm_fp16_operand_a")
+    rows = compare_swizzles(W, R, eb, instructions=kw.get("instructions"), vector_bits=kw.get("vector_bits"))
+    res = optimal_swizzle(W, R, eb, **kw)
+    opt = rows[0]
+    assert (opt.write_wavefronts, opt.read_wavefronts, opt.write_instructions, opt.read_instructions) == (
+        res.write_wavefronts, res.read_wavefronts, res.write_instructions, res.read_instructions)
+    tma = next(r for r in rows if r.name == "TMA / NVMMA 128B swizzle")
+    assert (tma.write_wavefronts, tma.read_wavefronts, tma.write_instructions, tma.read_instructions) == (32, 32, 8, 8)
+    cute = [r for r in rows if r.name.startswith("CuTe SW128 (Swizzle<3,4,3> bytes = <3,3,3> elements)")]
+    assert cute and (cute[0].write_wavefronts, cute[0].read_wavefronts) == (32, 32)
+
+
+def test_cute_swizzle_needs_a_unit_and_tma_accepts_mode_names():
+    """Issue 15, newcomer's path 3: CUTLASS's SW128 is byte-level; element units must be asked for."""
+    from linlayout.errors import SizeError
+    from linlayout.swizzles import cute_swizzle, nvmma_layout, tma_swizzle
+
+    with pytest.raises(SizeError, match="units='elements' or units='bytes'"):
+        cute_swizzle(3, 4, 3, ((128, 64), (64, 1)))
+    sw128 = cute_swizzle(3, 4, 3, ((128, 64), (64, 1)), units="bytes", element_bits=16)
+    assert sw128 == nvmma_layout([128, 64], 16, 128) == cute_swizzle(3, 3, 3, ((128, 64), (64, 1)), units="elements")
+    assert cute_swizzle(0, 0, 1, size=8) == cute_swizzle(0, 0, 1, size=8, units="elements")  # no bits move: no unit
+    for name, mode in (("128B", 128), ("64b", 64), (" 32B ", 32), ("none", 0)):
+        shape = [8, max(1, mode) * 8 // 16] if mode else [8, 64]
+        assert tma_swizzle(name, shape, 16) == tma_swizzle(mode, shape, 16)
+    assert nvmma_layout([64, 128], 16, "128B") == nvmma_layout([64, 128], 16, 128)
+    with pytest.raises(SizeError, match="unknown swizzle mode"):
+        tma_swizzle("128 bytes", [8, 64], 16)

@@ -94,7 +94,7 @@ def standard_candidates(shape: list[int], element_bits: int) -> list[tuple[str, 
         except LinLayoutError:
             continue
         z = eb.bit_length() - 4
-        out.append((f"CuTe Swizzle<{b},4,3> (bytes; CUTLASS SW{sw}) = Swizzle<{b},{4 - z},3> (elements), row-major", m,
+        out.append((f"CuTe SW{sw} (Swizzle<{b},4,3> bytes = <{b},{4 - z},3> elements)", m,
                     "byte-level swizzle of the whole row-major tile"))
     # Triton's legacy swizzled layout (Def. 4.11) with the usual 128-byte-line parameters.
     vec = min(cols, vec16)
