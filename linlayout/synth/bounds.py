@@ -48,7 +48,7 @@ class Terms:
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
-    if not ins.is_matrix and (k > len(side.reg_set) or k > geo.cap):
+    if not ins.is_matrix and (k > vector_limit(side, geo.d) or k > geo.cap):
         return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
@@ -114,6 +114,43 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
     return out
 
 
+def _vector_facts(side: Side) -> tuple[frozenset[int], int]:
+    """(register images that can be vector columns, rank of the bases that never can) of a side.
+
+    A vector column is a register image that is the image of exactly one basis
+    of the side; every other basis must lie in the span of the later columns,
+    so a ``2^k`` vector needs ``k <= d - rank(those bases)``.
+    """
+    hit = side.taus.get(("vector-facts",))
+    if hit is None:
+        allb = [x for x in side.regs + side.lanes + side.others if x]
+        count: dict[int, int] = {}
+        for x in allb:
+            count[x] = count.get(x, 0) + 1
+        can = frozenset(r for r in side.regs if r and count[r] == 1)
+        never = [x for x in allb if x not in can]
+        hit = side.taus[("vector-facts",)] = (can, f2.rank(never))
+    return hit
+
+
+def vector_limit(side: Side, d: int) -> int:
+    """An upper bound on the side's vector length (log2 elements) over every memory layout."""
+    if side.distributed:
+        return len(side.reg_set)
+    can, never = _vector_facts(side)
+    return min(len(can), d - never)
+
+
+def common_limit(sw: Side, sr: Side, common, d: int) -> int:
+    """An upper bound on the common prefix of two ld/st vectors (Fact 1, and Fact 2's room for the rest)."""
+    if sw.distributed and sr.distributed:
+        return len(common)
+    cw, nw = _vector_facts(sw)
+    cr, nr = _vector_facts(sr)
+    never = [x for x in sw.regs + sw.lanes + sw.others + sr.regs + sr.lanes + sr.others if x and not (x in cw and x in cr)]
+    return min(len(cw & cr), d - f2.rank(never))
+
+
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
     if ins.is_matrix:
         try:
@@ -123,7 +160,7 @@ def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, 
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, min(len(side.reg_set), geo.cap) + 1))
+    return list(range(lo, min(vector_limit(side, geo.d), geo.cap) + 1))
 
 
 def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
@@ -134,6 +171,7 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
+    ncommon = common_limit(sw, sr, common, geo.d)
     allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
     allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
@@ -148,7 +186,7 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
             for kw, tw in wl:
                 for kr, tr in rl:
                     # The common prefix of two ld/st vectors holds common registers only.
-                    if both_plain and min(kw, kr) > len(common):
+                    if both_plain and min(kw, kr) > ncommon:
                         continue
                     for fw, fr in pair_bounds(tw, kw, tr, kr, geo, both_plain):
                         key = objective_key(objective, fw, fr)
