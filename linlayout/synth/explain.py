@@ -34,13 +34,21 @@ def explain(best, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
     if best.fill:
         lines.append(f"word fill: {fmt(best.fill)} (lanes that differ only there read the same 32-bit word)")
     tw, tr = best.taus.get("write", frozenset()), best.taus.get("read", frozenset())
+    if getattr(best, "general", False):  # mixed bases: columns by role, no unit-vector classification
+        if best.bank:
+            lines.append(f"bank: {fmt(best.bank)}")
+        if best.segment:
+            lines.append(f"segment: {fmt(best.segment)} (mixed bases: built from the pass-lane subspaces, then "
+                         f"improved by exact column moves)")
+        tw = tr = frozenset()
     both = [x for x in best.bank if x in tw and x in tr]
     if both:
         lines.append(f"protected: lanes active in one pass on both sides {fmt(both)} stay in bank bits")
-    pairs = [x for x in best.segment if x.bit_count() == 2]
+    pairs = [x for x in best.segment if x.bit_count() == 2] if not getattr(best, "general", False) else []
     if pairs:
         lines.append(f"paired in the segment bits (write lane ^ read lane, a conflict on neither side): {fmt(pairs)}")
-    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr]
+    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr
+            and not getattr(best, "general", False)]
     if free:
         lines.append(f"segment directions that vary within no pass (registers, warps, pass-selecting lanes): {fmt(free)}")
     forced = [x for x in best.segment if x.bit_count() == 1 and (x in tw or x in tr)]
@@ -54,7 +62,9 @@ def explain(best, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
     lines.append(
         f"lower bounds (each side alone, any memory layout): write {lb.get('write')}, read {lb.get('read')}; "
         + ("proven optimal for the '" + objective + "' objective" if optimal else
-           f"not proven optimal (best bound pair {relaxed})")
+           f"not proven optimal (best bound pair {relaxed}"
+           + (f", gap {best.write_cost.total - relaxed[0]} + {best.read_cost.total - relaxed[1]} wavefronts)"
+              if relaxed else ")"))
     )
     return "\n".join(lines)
 

@@ -98,6 +98,7 @@ class _Candidate:
     read_cost: Cost
     taus: dict[str, frozenset[int]] = field(default_factory=dict)
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
+    general: bool = False  # built by the mixed-basis construction (synth/general.py)
 
 
 def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
@@ -392,7 +393,7 @@ class SwizzleResult:
         if b is None:
             return "standard: no standard swizzle lets both sides access the tile"
         return (f"standard: none ties; the best, {b.swizzle.name}, costs {b.write_wavefronts} + {b.read_wavefronts} "
-                f"wavefronts ({b.write_instructions} + {b.read_instructions} instructions) beside the optimum's "
+                f"wavefronts ({b.write_instructions} + {b.read_instructions} instructions) beside the synthesized memory's "
                 f"{self.write_wavefronts} + {self.read_wavefronts} ({self.write_instructions} + {self.read_instructions})")
 
     def to_dict(self) -> dict[str, Any]:
@@ -696,7 +697,7 @@ def _general_parts(cols, first: _Candidate, cw: Cost, cr: Cost, geo: Geometry) -
     bank = max(word, geo.bank_end)
     return _Candidate(tuple(cols), tuple(cols[:kv]), tuple(cols[kv:kx]), ext, tuple(cols[low:word]),
                       tuple(cols[word:bank]), tuple(cols[bank:]), first.write_ins, first.read_ins, cw, cr, {},
-                      tuple(cols[:low]))
+                      tuple(cols[:low]), True)
 
 
 def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instruction], list[Instruction]]:
