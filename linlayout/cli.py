@@ -210,7 +210,8 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
                 form = to_cute(mem)
                 if form.text is not None:
                     if name:
-                        print("// " + note.format(name) + "; offsets in elements")
+                        print("// " + note.format(name))
+                    print("// " + _cute_units_note(form.text, q["element_bits"]))
                     print(form.text)
                     return 0
                 reasons.append(form.reason)
@@ -250,6 +251,19 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
 
 class _EmitError(LinLayoutError):
     pass
+
+
+def _cute_units_note(text: str, element_bits: int) -> str:
+    """Say which unit the emitted Swizzle<B,M,S> counts in, and its byte-level spelling (CUTLASS's SW atoms)."""
+    import re
+
+    m = re.search(r"Swizzle<(\d+),(\d+),(\d+)>", text)
+    z = element_bits.bit_length() - 4  # element offset bit p is byte-address bit p + z
+    if m is None or int(m.group(1)) == 0 or z < 0:
+        return "Swizzle<B,M,S> on element offsets"
+    b, mm, sh = (int(g) for g in m.groups())
+    return (f"Swizzle<B,M,S> on element offsets; on byte addresses ({element_bits}-bit elements, as CUTLASS's "
+            f"SW32/64/128 atoms count) it is Swizzle<{b},{mm + z},{sh}>")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

@@ -57,8 +57,19 @@ def matrix_friendly_pairs(draw):
     return side(), side(), eb
 
 
+@st.composite
+def mixed_pairs(draw):
+    """Mixed-basis pairs (see :func:`mixed_layout`), drawn from a seed."""
+    import random
+
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    d = draw(st.integers(2, 11))
+    r0 = rng.randint(0, d)
+    return mixed_layout(rng, d, r0), mixed_layout(rng, d, r0), draw(st.sampled_from([8, 16, 32, 64]))
+
+
 @settings(max_examples=120, deadline=None)
-@given(st.one_of(layout_pairs(), matrix_friendly_pairs()), st.sampled_from(INSTRUCTION_SETS),
+@given(st.one_of(layout_pairs(), matrix_friendly_pairs(), mixed_pairs()), st.sampled_from(INSTRUCTION_SETS),
        st.sampled_from([None, 8, 16, 32, 64, 128]))
 def test_every_field_agrees_with_the_exact_reports(pair, instructions, vector_bits):
     W, R, eb = pair
@@ -119,7 +130,7 @@ def brute_force(W, R, eb, hw, objectives, d=4):
 # --------------------------------------------------------------------------- general (mixed-basis) layouts
 
 
-def mixed_layout(rng, d, r0, lane_bits=5, nwarp_max=2, reg_zero=True):
+def mixed_layout(rng, d: int, r0: int, lane_bits: int = 5, nwarp_max: int = 2, reg_zero: bool = True) -> LinearLayout:
     """A layout onto 2^d elements whose bases may XOR several tensor bits, repeat, depend or be zero."""
     from linlayout import f2
 
