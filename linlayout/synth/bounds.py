@@ -48,7 +48,7 @@ class Terms:
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
-    if not ins.is_matrix and (k > vector_limit(side, geo.d) or k > geo.cap):
+    if not ins.is_matrix and (k > geo.cap or k > vector_limit(side, geo.d, geo.cap)):
         return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
@@ -133,22 +133,46 @@ def _vector_facts(side: Side) -> tuple[frozenset[int], int]:
     return hit
 
 
-def vector_limit(side: Side, d: int) -> int:
-    """An upper bound on the side's vector length (log2 elements) over every memory layout."""
+def _widest_clean(cands: list[int], sides: list[Side], cap: int) -> int:
+    """The largest ``k <= cap`` such that some ``k`` of ``cands`` are independent of every other basis of ``sides``."""
+    import itertools
+
+    allb = [x for sd in sides for x in sd.regs + sd.lanes + sd.others if x]
+    for k in range(min(len(cands), cap), 0, -1):
+        for S in itertools.combinations(cands, k):
+            chosen = set(S)
+            rest = [x for x in allb if x not in chosen]
+            if f2.rank(rest + list(S)) == f2.rank(rest) + k:
+                return k
+    return 0
+
+
+def vector_limit(side: Side, d: int, cap: int = 64) -> int:
+    """The widest vector (log2 elements, at most ``cap``) the side can have on any memory layout.
+
+    Distributed sides: every register.  Otherwise exactly: the vector
+    registers' images must each be the image of one basis, and independent of
+    the span of every other basis (which lies above the vector).
+    """
     if side.distributed:
-        return len(side.reg_set)
-    can, never = _vector_facts(side)
-    return min(len(can), d - never)
+        return min(len(side.reg_set), cap)
+    key = ("vector-limit", cap)
+    hit = side.taus.get(key)
+    if hit is None:
+        can, never = _vector_facts(side)
+        order = [r for r in dict.fromkeys(side.regs) if r in can]
+        hit = side.taus[key] = _widest_clean(order, [side], min(cap, d - never))
+    return hit
 
 
-def common_limit(sw: Side, sr: Side, common, d: int) -> int:
-    """An upper bound on the common prefix of two ld/st vectors (Fact 1, and Fact 2's room for the rest)."""
+def common_limit(sw: Side, sr: Side, common, d: int, cap: int = 64) -> int:
+    """The longest common prefix of two ld/st vectors (Fact 1), exactly for mixed bases."""
     if sw.distributed and sr.distributed:
         return len(common)
-    cw, nw = _vector_facts(sw)
-    cr, nr = _vector_facts(sr)
-    never = [x for x in sw.regs + sw.lanes + sw.others + sr.regs + sr.lanes + sr.others if x and not (x in cw and x in cr)]
-    return min(len(cw & cr), d - f2.rank(never))
+    cw, _ = _vector_facts(sw)
+    cr, _ = _vector_facts(sr)
+    both = [r for r in dict.fromkeys(sw.regs) if r in cw and r in cr]
+    return _widest_clean(both, [sw, sr], cap)
 
 
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
@@ -160,7 +184,7 @@ def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, 
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, min(vector_limit(side, geo.d), geo.cap) + 1))
+    return list(range(lo, vector_limit(side, geo.d, geo.cap) + 1))
 
 
 def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
@@ -171,7 +195,7 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    ncommon = common_limit(sw, sr, common, geo.d)
+    ncommon = common_limit(sw, sr, common, geo.d, geo.cap)
     allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
     allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
