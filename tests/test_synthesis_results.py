@@ -51,7 +51,7 @@ def matrix_friendly_pairs(draw):
         bits = draw(st.permutations(list(range(d))))
         flat = [1 << b for b in bits]
         lanes, warps, regs = flat[:5], flat[5:5 + nwarp], flat[5 + nwarp:]
-        cut = lambda vs: [[v & ((1 << r0) - 1), v >> r0] for v in vs]  # noqa: E731
+        cut = lambda vs: [[v & ((1 << r0) - 1), v >> r0] for v in vs]
         return LinearLayout({"register": cut(regs), "lane": cut(lanes), "warp": cut(warps)}, outs)
 
     return side(), side(), eb
@@ -296,11 +296,8 @@ def test_exhaustive_merged_broadcast_loads_d4(seed):
     brute-force optimum over every invertible memory (20,160) and proven so."""
     import random
 
-    from linlayout import wavefronts
     from linlayout.hardware import SharedMemory
     from linlayout.synthesis import objective_key
-
-    from .test_synthesis import _all_invertible
 
     rng = random.Random(seed)
     hw = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=rng.choice([4, 8]), merge_broadcast_loads=True,

@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from linlayout import LinearLayout, f2, wavefronts  # noqa: E402
-from linlayout.errors import LinLayoutError  # noqa: E402
-from linlayout.hardware import SharedMemory  # noqa: E402
-from linlayout.synthesis import objective_key, optimal_swizzle  # noqa: E402
+from linlayout import LinearLayout, f2, wavefronts
+from linlayout.errors import LinLayoutError
+from linlayout.hardware import SharedMemory
+from linlayout.synthesis import objective_key, optimal_swizzle
 
 DEFAULT_PEER = "/work/shared/tools/triton_cpp_peer.py"
 OUT = ROOT / "tests" / "data" / "mixed_basis_vs_triton.json"

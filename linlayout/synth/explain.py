@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["unflat", "explain"]
+__all__ = ["explain", "unflat"]
 
 
 def unflat(v: int, outs: Sequence[tuple[str, int]]) -> tuple[int, ...]:

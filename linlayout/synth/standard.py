@@ -39,7 +39,7 @@ from ..core import f2
 from ..errors import LinLayoutError
 from ..hw import Instruction, SharedMemory
 
-__all__ = ["StandardSwizzle", "StandardScore", "standard_swizzles", "score_standards"]
+__all__ = ["StandardScore", "StandardSwizzle", "score_standards", "standard_swizzles"]
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def standard_swizzles(outs: Sequence[tuple[str, int]], element_bits: int) -> lis
             base = _major(bits, order)
             label = "row_major" if suffix == "" else "col_major"
             for b in range(1, n):
-                for m in range(0, n):
+                for m in range(n):
                     for s in range(b, n - m):
                         if m + s + b > n + b - 1 or m + b > n:
                             continue
