@@ -374,7 +374,7 @@ def _tl_cases():
         ("8x8 fp32 column-major, read by rows",
          (row_read8, cute_layout((8, 8), (1, 8)).invert()), tl.Layout((8, 4), (8, 1))),
         ("8x8 fp32 read by rows, Swizzle<3,2,3>",
-         (row_read8, cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))), tl.compose(tl.Swizzle(3, 2, 3), tl.Layout((8, 4), (8, 1)))),
+         (row_read8, cute_swizzle(3, 2, 3, ((8, 8), (1, 8)), units="elements")), tl.compose(tl.Swizzle(3, 2, 3), tl.Layout((8, 4), (8, 1)))),
     ]
 
 

@@ -18,7 +18,7 @@ row_read = LinearLayout(
     {"register": [[4, 0]], "lane": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]]}, {"dim0": 8, "dim1": 8}
 )
 plain = cute_layout((8, 8), (1, 8)).invert()          # offset -> (row, col), column-major
-swizzled = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))     # composition(Swizzle<3,2,3>{}, (8,8):(1,8))
+swizzled = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)), units="elements")     # composition(Swizzle<3,2,3>{}, (8,8):(1,8))
 
 
 def results() -> dict:

@@ -185,6 +185,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     from .io.emit import to_c, to_cute, to_triton
     from .io.jsonio import load_file, swizzle_query_from_json
     from .core.text import grid_text
+    from .core.layout import LinearLayout
     from .synth.synthesis import optimal_swizzle
 
     q = swizzle_query_from_json(load_file(args.query, "query file"))
@@ -193,19 +194,42 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     if args.compare:
         from .synth.compare import compare_swizzles
 
-        rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"])
+        rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"],
+                                q.get("vector_bits"), q.get("instructions"))
     if args.emit:
+        # Among memories of equal cost a standard swizzle is preferred (issue 12 §4): the first tying one
+        # that the requested form can spell, else the synthesized memory.
+        ties = [(t.swizzle.name, LinearLayout.from_flat((("offset", res.memory.in_bits),), res.memory.out_dim_bits,
+                                                        (t.swizzle.columns,))) for t in res.standard_ties]
+        choices = ties + [(None, res.memory)]
+        note = "standard swizzle {} (the same cost as the synthesized optimum)"
         if args.emit == "json":
-            print(res.memory.to_json())
+            print(choices[0][1].to_json())
         elif args.emit == "c":
-            print(to_c(res.memory), end="")
+            name, mem = choices[0]
+            if name:
+                print("// " + note.format(name))
+            print(to_c(mem), end="")
         elif args.emit == "cute":
-            form = to_cute(res.memory)
-            if form.text is None:
-                raise _EmitError(f"cannot emit CuTe: {form.reason}")
-            print(form.text)
+            reasons = []
+            for name, mem in choices:
+                form = to_cute(mem)
+                if form.text is not None:
+                    if name:
+                        print("// " + note.format(name))
+                    print("// " + _cute_units_note(form.text, q["element_bits"]))
+                    print(form.text)
+                    return 0
+                reasons.append(form.reason)
+            raise _EmitError(f"cannot emit CuTe: {reasons[-1]}" + ("" if ties else "; no standard swizzle ties"))
         else:
-            print(to_triton(res.memory, q["element_bits"]).text())
+            for name, mem in choices:
+                form = to_triton(mem, q["element_bits"])
+                if form.swizzled or form.nvmma or name is None:
+                    if name:
+                        print("# " + note.format(name))
+                    print(form.text())
+                    return 0
         return 0
     if args.json:
         d = res.to_dict()
@@ -214,6 +238,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         print(json.dumps(d))
         return 0
     print(res.explanation)
+    print(res.standard_text())
     print()
     print("memory layout (offset bits, lowest first):")
     print("  " + json.dumps([list(b) for b in res.memory.bases["offset"]]))
@@ -232,6 +257,19 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
 
 class _EmitError(LinLayoutError):
     pass
+
+
+def _cute_units_note(text: str, element_bits: int) -> str:
+    """Say which unit the emitted Swizzle<B,M,S> counts in, and its byte-level spelling (CUTLASS's SW atoms)."""
+    import re
+
+    m = re.search(r"Swizzle<(\d+),(\d+),(\d+)>", text)
+    z = element_bits.bit_length() - 4  # element offset bit p is byte-address bit p + z
+    if m is None or int(m.group(1)) == 0 or z < 0:
+        return "Swizzle<B,M,S> on element offsets"
+    b, mm, sh = (int(g) for g in m.groups())
+    return (f"Swizzle<B,M,S> on element offsets; on byte addresses ({element_bits}-bit elements, as CUTLASS's "
+            f"SW32/64/128 atoms count) it is Swizzle<{b},{mm + z},{sh}>")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

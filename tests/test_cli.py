@@ -165,13 +165,18 @@ def test_swizzle_text_emit_and_compare(capsys):
     assert "proven optimal" in out and "element offset of each tensor element" in out
     assert main(["swizzle", q, "--emit", "c"]) == 0
     assert "static inline unsigned offset(unsigned dim0, unsigned dim1)" in capsys.readouterr().out
+    # Issue 12 §4: a standard swizzle (TMA 64B, dim0 contiguous) ties with the optimum, so --emit writes it.
     assert main(["swizzle", q, "--emit", "triton"]) == 0
-    assert capsys.readouterr().out.startswith("SharedLinearLayout(offset_bases=")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# standard swizzle tma64B_mn") and lines[1].startswith("SharedLinearLayout(offset_bases=")
     assert main(["swizzle", q, "--emit", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["out_dims"] == {"dim0": 16, "dim1": 32}
-    assert main(["swizzle", q, "--emit", "cute"]) == 2  # not a single CuTe swizzle: one line, exit 2
+    assert main(["swizzle", q, "--emit", "cute"]) == 0
+    assert "composition(Swizzle<" in capsys.readouterr().out
+    fp8 = str(EX / "transpose_fp8_128x128.json")  # no standard swizzle ties there
+    assert main(["swizzle", fp8, "--emit", "cute"]) == 2  # not a single CuTe swizzle: one line, exit 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a single CuTe Swizzle" in err
+    assert err.count("\n") == 1 and "not a single CuTe Swizzle" in err and "no standard swizzle ties" in err
     assert main(["swizzle", q, "--compare"]) == 0
     out = capsys.readouterr().out
     assert "row-major" in out and "TMA / NVMMA 128B swizzle" in out

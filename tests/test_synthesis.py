@@ -390,8 +390,10 @@ def test_synthesis_errors():
         optimal_swizzle(one, other, 32)
     with pytest.raises(SwizzleError, match="objective"):
         optimal_swizzle(one, one, 32, objective="fastest")
-    with pytest.raises(SwizzleError, match="distributed"):
-        optimal_swizzle(LinearLayout({"lane": [[3], [2], [4], [8], [16]]}, {"dim0": 32}), one, 32)
+    # Mixed bases are synthesized since issue 12; a layout that does not span the tile is refused.
+    assert optimal_swizzle(LinearLayout({"lane": [[3], [2], [4], [8], [16]]}, {"dim0": 32}), one, 32).memory.is_invertible()
+    with pytest.raises(SwizzleError, match="does not reach every tensor element"):
+        optimal_swizzle(LinearLayout({"lane": [[3], [2], [1], [8], [8]]}, {"dim0": 32}), one, 32)
     with pytest.raises(SwizzleError, match="no memory layout"):
         optimal_swizzle(one, one, 4)  # 4-bit elements, no registers: cannot address a byte
     with pytest.raises(LinLayoutError, match="vector_bits"):
@@ -477,7 +479,7 @@ def _c_offsets(memory, tmp_path):
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
 def test_emitted_c_matches_layout_for_every_element(tmp_path):
     layouts = [optimal_swizzle(STORE, READ, 32).memory, mma_swizzle(16, 32, 2, 1, 16), nvmma_layout([64, 64], 16, 128),
-               cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))]
+               cute_swizzle(3, 2, 3, ((8, 8), (1, 8)), units="elements")]
     rng = random.Random(5)
     for _ in range(3):
         W, R, outs, r0 = _random_pair(rng, 9, 5, 16)
@@ -496,7 +498,7 @@ def test_cute_and_triton_forms_round_trip():
     M = mma_swizzle(16, 32, 2, 1, 16)
     form = to_cute(M)
     assert form.text == "composition(Swizzle<4,1,4>{}, Layout<Shape<_16,_32>, Stride<_32,_1>>{})"
-    assert cute_swizzle(4, 1, 4, ((16, 32), (32, 1))) == M
+    assert cute_swizzle(4, 1, 4, ((16, 32), (32, 1)), units="elements") == M
     tri = to_triton(M, 32)
     assert tri.swizzled == "SwizzledSharedLayout(vec=2, per_phase=1, max_phase=16, order=[1, 0])"
     n = nvmma_layout([64, 64], 16, 128)

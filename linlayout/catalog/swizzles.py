@@ -40,6 +40,7 @@ __all__ = [
     "cute_swizzle",
     "tma_swizzle",
     "nvmma_layout",
+    "swizzle_mode_bytes",
 ]
 
 
@@ -120,7 +121,7 @@ def cute_swizzle(
     layout: LinearLayout | tuple | None = None,
     *,
     size: int | None = None,
-    units: str = "elements",
+    units: str | None = None,
     element_bits: int | None = None,
 ) -> LinearLayout:
     """CuTe ``Swizzle<B, M, S>``, alone or composed with a layout, as a memory layout (``offset`` → coordinates).
@@ -133,13 +134,16 @@ def cute_swizzle(
     ``composition(Swizzle<B,M,S>{}, layout)``.  Alone (``size=n`` instead of
     a layout), it is the swizzle of a 1-D buffer of ``n`` elements.
 
-    Units: ``units="elements"`` (the default) reads ``M`` and ``S`` in
-    elements, as when the swizzle is composed with an element layout;
-    ``units="bytes"`` reads them as byte-address bits (the ``Swizzle<3,4,3>``
-    of 128-byte TMA tiles) and needs ``element_bits`` to convert; a swizzle
-    that would split an element raises :class:`SizeError`.
+    Units (required for a swizzle that moves bits): ``units="elements"``
+    reads ``M`` and ``S`` in elements, as when the swizzle is composed with an
+    element layout; ``units="bytes"`` reads them as byte-address bits, as
+    CUTLASS's ``SW32``/``SW64``/``SW128`` atoms (``Swizzle<1..3,4,3>``) do,
+    and needs ``element_bits`` to convert; a swizzle that would split an
+    element raises :class:`SizeError`.  There is no default: with 16-bit
+    elements ``Swizzle<3,4,3>`` in bytes is ``Swizzle<3,3,3>`` in elements,
+    and reading one as the other silently changes the layout.
 
-    >>> M = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)))
+    >>> M = cute_swizzle(3, 2, 3, ((8, 8), (1, 8)), units="elements")
     >>> M.invert().apply(dim0=1, dim1=4)["offset"]   # plain offset 33 -> 33 ^ 4
     37
     >>> cute_swizzle(3, 4, 3, ((8, 64), (64, 1)), units="bytes", element_bits=16) == tma_swizzle(128, [8, 64], 16)
@@ -152,6 +156,12 @@ def cute_swizzle(
         raise SizeError(f"Swizzle S must be an int, got {shift!r}")
     if bits and shift == 0:
         raise NotLinearError("Swizzle with S = 0 XORs bits into themselves, which is not invertible")
+    if units is None and bits:
+        raise SizeError(
+            f"cute_swizzle({bits}, {base}, {shift}, ...) needs units='elements' or units='bytes' (with element_bits): "
+            f"CUTLASS's SW32/SW64/SW128 atoms are byte-level Swizzle<1..3,4,3>, which is Swizzle<B,{base - 1},{shift}> "
+            f"in 16-bit elements"
+        )
     if units == "bytes":
         if element_bits is None:
             raise SizeError("units='bytes' needs element_bits to convert byte-address bits to element offsets")
@@ -166,7 +176,7 @@ def cute_swizzle(
             base -= z
         elif z < 0:
             base -= z  # sub-byte elements: byte bit b is element bit b - z
-    elif units != "elements":
+    elif units not in ("elements", None):
         raise SizeError(f"units must be 'elements' or 'bytes', got {units!r}")
     if layout is None:
         if size is None:
@@ -202,6 +212,30 @@ def cute_swizzle(
     return layout.compose(swizzle).invert()
 
 
+_MODE_NAMES = {"none": 0, "0b": 0, "32b": 32, "64b": 64, "96b": 96, "128b": 128}
+
+
+def swizzle_mode_bytes(mode: int | str) -> int:
+    """A TMA / NVMMA swizzle mode as bytes: an int (0, 32, 64, 96, 128) or the names users type.
+
+    Names: ``"32B"``, ``"64B"``, ``"128B"``, ``"96B"``, ``"none"`` (case and
+    surrounding spaces ignored; ``"128"`` works too).
+
+    >>> swizzle_mode_bytes("128B"), swizzle_mode_bytes(" 64b "), swizzle_mode_bytes(32), swizzle_mode_bytes("none")
+    (128, 64, 32, 0)
+    """
+    if isinstance(mode, str):
+        key = mode.strip().lower()
+        if key.isdigit():
+            key += "b"
+        if key not in _MODE_NAMES:
+            raise SizeError(f"unknown swizzle mode {mode!r}: use 'none', '32B', '64B', '96B' or '128B' (or 0, 32, 64, 128)")
+        return _MODE_NAMES[key]
+    if isinstance(mode, bool) or not isinstance(mode, int):
+        raise SizeError(f"the swizzle mode must be an int or a name such as '128B', got {mode!r}")
+    return mode
+
+
 def _byte_swizzle_rows(mode: int, atomicity: int | str) -> list[tuple[int, int]]:
     """(source byte bit, target byte bit) pairs of a PTX/TMA swizzle mode."""
     if mode == 96:
@@ -227,7 +261,7 @@ def _byte_swizzle_rows(mode: int, atomicity: int | str) -> list[tuple[int, int]]
     raise SizeError(f"128-byte swizzling has 16, 32, '32+8B-flip' or 64-byte atomicity, not {atomicity!r}")
 
 
-def tma_swizzle(mode: int, shape: Sequence[int], element_bits: int, atomicity: int | str = 16) -> LinearLayout:
+def tma_swizzle(mode: int | str, shape: Sequence[int], element_bits: int, atomicity: int | str = 16) -> LinearLayout:
     """The shared-memory layout a TMA copy writes with a PTX swizzle mode (PTX ISA §5.5.7).
 
     The box is stored row-major (the last dimension contiguous) and the
@@ -241,12 +275,17 @@ def tma_swizzle(mode: int, shape: Sequence[int], element_bits: int, atomicity: i
     are several boxes, see :func:`nvmma_layout`), elements of at most 16
     bytes, and power-of-two sizes.  The 96-byte mode raises :class:`NotLinearError`.
 
+    ``mode`` is bytes (0, 32, 64, 96, 128) or a name: ``"32B"``, ``"64B"``, ``"128B"``, ``"none"``.
+
+    >>> tma_swizzle("128B", [8, 64], 16) == tma_swizzle(128, [8, 64], 16)
+    True
     >>> M = tma_swizzle(128, [8, 64], 16)           # 8 rows of 64 fp16 = 128 bytes
     >>> inv = M.invert()
     >>> [inv.apply(dim0=1, dim1=8 * c)["offset"] // 8 - 8 for c in range(8)]   # row 1: 16-byte chunks
     [1, 0, 3, 2, 5, 4, 7, 6]
     """
     shape = list(shape)
+    mode = swizzle_mode_bytes(mode)
     rows = _byte_swizzle_rows(mode, atomicity)
     eb = 1 << log2_size(element_bits, "element_bits")
     if eb > 128:
@@ -274,7 +313,7 @@ def tma_swizzle(mode: int, shape: Sequence[int], element_bits: int, atomicity: i
     return LinearLayout.from_flat(base.in_dim_bits, base.out_dim_bits, (tuple(phys),))
 
 
-def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int, transposed: bool = False) -> LinearLayout:
+def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int | str, transposed: bool = False) -> LinearLayout:
     """Triton's ``NVMMASharedLayout`` of a 2-D tile: TMA-swizzled boxes side by side.
 
     The contiguous dimension (``dim1``, or ``dim0`` when ``transposed``) is
@@ -288,6 +327,7 @@ def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int, tr
     if len(shape) != 2:
         raise SizeError(f"nvmma_layout takes a 2-D tile, got shape {shape}")
     eb = 1 << log2_size(element_bits, "element_bits")
+    swizzle_bytes = swizzle_mode_bytes(swizzle_bytes)
     rows, cols = shape if not transposed else shape[::-1]
     if swizzle_bytes == 0:
         box_cols = cols

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core import f2
 from ..count.plan import matrix_tile
+from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Geometry, Side, pass_lanes, side_shape
 
@@ -41,20 +43,25 @@ class Terms:
     word: int  # word positions above the vector (can absorb lanes: same word)
     bank: int  # bank positions above the vector
     regs: frozenset[int]  # the side's register directions (what its vector columns can be)
+    rank: int  # dim span(tau): len(tau) for a distributed side (unit vectors), its rank otherwise
+    general: bool = False  # a side with mixed, repeated or dependent bases (no unit-vector facts)
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
-    if not ins.is_matrix and (k > side.nregs or k > geo.cap):
+    if not ins.is_matrix and (k > geo.cap or k > vector_limit(side, geo.d, geo.cap)):
         return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
         return None
     tau = frozenset(pass_lanes(side, ins, k, geo, hw))
+    t = len(tau) if side.distributed else f2.rank(tau)
+    general = not side.distributed
     if ins.is_matrix:
         row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
-        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set)
+        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set,
+                     t, general)
     return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
-                  side.reg_set)
+                 side.reg_set, t, general)
 
 
 def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int | None:
@@ -65,7 +72,7 @@ def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
     t = side_terms(side, ins, k, geo, hw)
     if t is None:
         return None
-    return t.base << max(0, len(t.tau) - t.word - t.bank)
+    return t.base << max(0, t.rank - t.word - t.bank)
 
 
 def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bool) -> list[tuple[int, int]]:
@@ -83,32 +90,101 @@ def pair_bounds(tw: Terms, kw: int, tr: Terms, kr: int, geo: Geometry, joint: bo
     Without ``joint`` each side may absorb its whole word.
     """
     if not joint:
-        return [(tw.base << max(0, len(tw.tau) - tw.word - tw.bank), tr.base << max(0, len(tr.tau) - tr.word - tr.bank))]
+        return [(tw.base << max(0, tw.rank - tw.word - tw.bank), tr.base << max(0, tr.rank - tr.word - tr.bank))]
     wide_is_w = kw >= kr
     tx, ty = (tw, tr) if wide_is_w else (tr, tw)
     kx, ky = (kw, kr) if wide_is_w else (kr, kw)
     m = max(0, geo.word_end - kx)
     ext = max(0, min(geo.word_end, kx) - ky)  # wide vector columns in the word, above the narrow vector
     nb = max(0, min(kx, geo.bank_end) - max(ky, geo.word_end))  # wide vector columns among the narrow bank positions
-    usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
-    common = len(tx.tau & ty.tau)
+    if tx.general or ty.general:
+        # Mixed bases: no unit-vector structure (Fact 4 is not claimed); Facts 2 and 3 hold for subspaces.
+        usable = ext + nb
+        common = len(f2.intersection(tx.tau, ty.tau))
+    else:
+        usable = min(ext + nb, len(tx.regs & ty.tau))  # of those, the ones that can be narrow-side pass lanes
+        common = len(tx.tau & ty.tau)
     out = []
-    for ax in range(0, min(m, len(tx.tau)) + 1):
+    for ax in range(0, min(m, tx.rank) + 1):
         zy = min(m, m + common - ax)  # narrow-side lanes absorbed by the shared word above both vectors
-        cx = max(0, len(tx.tau) - tx.bank - ax)
-        cy = max(0, len(ty.tau) - (ty.bank - nb) - usable - zy)
+        cx = max(0, tx.rank - tx.bank - ax)
+        cy = max(0, ty.rank - (ty.bank - nb) - usable - zy)
         px, py = tx.base << cx, ty.base << cy
         out.append((px, py) if wide_is_w else (py, px))
     return out
 
 
+def _vector_facts(side: Side) -> tuple[frozenset[int], int]:
+    """(register images that can be vector columns, rank of the bases that never can) of a side.
+
+    A vector column is a register image that is the image of exactly one basis
+    of the side; every other basis must lie in the span of the later columns,
+    so a ``2^k`` vector needs ``k <= d - rank(those bases)``.
+    """
+    hit = side.taus.get(("vector-facts",))
+    if hit is None:
+        allb = [x for x in side.regs + side.lanes + side.others if x]
+        count: dict[int, int] = {}
+        for x in allb:
+            count[x] = count.get(x, 0) + 1
+        can = frozenset(r for r in side.regs if r and count[r] == 1)
+        never = [x for x in allb if x not in can]
+        hit = side.taus[("vector-facts",)] = (can, f2.rank(never))
+    return hit
+
+
+def _widest_clean(cands: list[int], sides: list[Side], cap: int) -> int:
+    """The largest ``k <= cap`` such that some ``k`` of ``cands`` are independent of every other basis of ``sides``."""
+    import itertools
+
+    allb = [x for sd in sides for x in sd.regs + sd.lanes + sd.others if x]
+    for k in range(min(len(cands), cap), 0, -1):
+        for S in itertools.combinations(cands, k):
+            chosen = set(S)
+            rest = [x for x in allb if x not in chosen]
+            if f2.rank(rest + list(S)) == f2.rank(rest) + k:
+                return k
+    return 0
+
+
+def vector_limit(side: Side, d: int, cap: int = 64) -> int:
+    """The widest vector (log2 elements, at most ``cap``) the side can have on any memory layout.
+
+    Distributed sides: every register.  Otherwise exactly: the vector
+    registers' images must each be the image of one basis, and independent of
+    the span of every other basis (which lies above the vector).
+    """
+    if side.distributed:
+        return min(len(side.reg_set), cap)
+    key = ("vector-limit", cap)
+    hit = side.taus.get(key)
+    if hit is None:
+        can, never = _vector_facts(side)
+        order = [r for r in dict.fromkeys(side.regs) if r in can]
+        hit = side.taus[key] = _widest_clean(order, [side], min(cap, d - never))
+    return hit
+
+
+def common_limit(sw: Side, sr: Side, common, d: int, cap: int = 64) -> int:
+    """The longest common prefix of two ld/st vectors (Fact 1), exactly for mixed bases."""
+    if sw.distributed and sr.distributed:
+        return len(common)
+    cw, _ = _vector_facts(sw)
+    cr, _ = _vector_facts(sr)
+    both = [r for r in dict.fromkeys(sw.regs) if r in cw and r in cr]
+    return _widest_clean(both, [sw, sr], cap)
+
+
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
     if ins.is_matrix:
-        return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+        try:
+            return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+        except LoweringError:  # the instruction cannot move these elements: no memory layout helps
+            return []
     if fixed is not None:
         return [fixed]
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, min(side.nregs, geo.cap) + 1))
+    return list(range(lo, vector_limit(side, geo.d, geo.cap) + 1))
 
 
 def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
@@ -119,8 +195,9 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    allw = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in wt.values() for _, t in v]
-    allr = [t.base << max(0, len(t.tau) - t.word - t.bank) for v in rt.values() for _, t in v]
+    ncommon = common_limit(sw, sr, common, geo.d, geo.cap)
+    allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
+    allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
         lb["write"] = min(allw)
     if allr:
@@ -133,7 +210,7 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
             for kw, tw in wl:
                 for kr, tr in rl:
                     # The common prefix of two ld/st vectors holds common registers only.
-                    if both_plain and min(kw, kr) > len(common):
+                    if both_plain and min(kw, kr) > ncommon:
                         continue
                     for fw, fr in pair_bounds(tw, kw, tr, kr, geo, both_plain):
                         key = objective_key(objective, fw, fr)

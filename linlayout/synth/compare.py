@@ -56,7 +56,7 @@ class SwizzleScore:
 
 def standard_candidates(shape: list[int], element_bits: int) -> list[tuple[str, Any, str]]:
     """(name, memory layout, note) for the standard swizzles that fit a tile of this shape."""
-    from ..catalog.swizzles import mma_swizzle, nvmma_layout, tma_swizzle
+    from ..catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
     from ..core.memory import padded, unswizzled
 
     out: list[tuple[str, Any, str]] = [("row-major", unswizzled(shape), "no swizzle")]
@@ -86,6 +86,16 @@ def standard_candidates(shape: list[int], element_bits: int) -> list[tuple[str, 
                 out.append((f"TMA 128B swizzle, {atom}B atomicity", tma_swizzle(128, shape, eb, atom), "PTX sub-mode"))
             except LinLayoutError:
                 pass
+    # CUTLASS's SW32/SW64/SW128 atoms are byte-level CuTe swizzles (Swizzle<1..3,4,3> on byte addresses) of the
+    # whole K-major (row-major) tile; in element units they are Swizzle<B, 4 - log2(bytes per element), 3>.
+    for b, sw in ((3, 128), (2, 64), (1, 32)):
+        try:
+            m = cute_swizzle(b, 4, 3, cute_layout(shape, [cols, 1]), units="bytes", element_bits=eb)
+        except LinLayoutError:
+            continue
+        z = eb.bit_length() - 4
+        out.append((f"CuTe SW{sw} (Swizzle<{b},4,3> bytes = <{b},{4 - z},3> elements)", m,
+                    "byte-level swizzle of the whole row-major tile"))
     # Triton's legacy swizzled layout (Def. 4.11) with the usual 128-byte-line parameters.
     vec = min(cols, vec16)
     per_phase = max(1, 128 // max(1, row_bytes))
@@ -106,19 +116,30 @@ def compare_swizzles(
     element_bits: int,
     hardware: Any = "sm90",
     objective: str = "balanced",
+    vector_bits: int | None = None,
+    instructions: Any = None,
 ) -> list[SwizzleScore]:
     """Score the optimum and every standard swizzle that fits the tile, best first by the objective.
 
     Each row gives per-warp wavefronts and instructions of both sides (closed
-    form for linear layouts, the simulator for padding).  A candidate that one
-    side cannot use (a misaligned padded row, say) has ``None`` costs and a note.
+    form for linear layouts, the simulator for padding).  Every candidate is
+    scored with the synthesis' instruction choice (``instructions``: the same
+    list as for :func:`~linlayout.synth.synthesis.optimal_swizzle`; each side
+    uses the instruction the optimum uses) and ``vector_bits``.  A candidate
+    that one side cannot use (a misaligned padded row, or a matrix tile that
+    does not fit, say) has ``None`` costs and a note.
     """
     from ..count.by_simulation import simulate_wavefronts
     from ..count.closed_form import wavefronts
     from ..core.memory import PaddedLayout
+    from ..hw import parse_instruction
     from ..synth.synthesis import objective_key, optimal_swizzle
 
-    res = optimal_swizzle(write, read, element_bits, hardware=hardware, objective=objective)
+    res = optimal_swizzle(write, read, element_bits, hardware=hardware, objective=objective, vector_bits=vector_bits,
+                          instructions=instructions)
+    wi, ri = res.write_instruction, res.read_instruction
+    wv = None if parse_instruction(wi).is_matrix else vector_bits
+    rv = None if parse_instruction(ri).is_matrix else vector_bits
     rows = [
         SwizzleScore("optimal (linlayout)", res.memory, res.write_wavefronts, res.read_wavefronts,
                      res.write_instructions, res.read_instructions, "closed form",
@@ -128,8 +149,8 @@ def compare_swizzles(
     for name, mem, note in standard_candidates(shape, element_bits):
         fn = simulate_wavefronts if isinstance(mem, PaddedLayout) else wavefronts
         try:
-            w = fn(write, mem, element_bits, "store", hardware=hardware)
-            r = fn(read, mem, element_bits, "load", hardware=hardware)
+            w = fn(write, mem, element_bits, "store", wi, wv, hardware=hardware)
+            r = fn(read, mem, element_bits, "load", ri, rv, hardware=hardware)
         except LinLayoutError as e:
             rows.append(SwizzleScore(name, mem, None, None, None, None, "-", f"{note}; cannot be used: {e}"))
             continue

@@ -36,10 +36,11 @@ __all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exa
 class Side:
     """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
-    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus")
+    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus",
+                 "distributed")
 
     def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
-                 others: tuple[int, ...], broadcast: bool) -> None:
+                 others: tuple[int, ...], broadcast: bool, distributed: bool = True) -> None:
         self.name = name  # "write" / "read"
         self.op = op  # "store" / "load"
         self.layout = layout
@@ -48,7 +49,8 @@ class Side:
         self.others = others  # warps and blocks
         self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
         self.reg_set = frozenset(r for r in regs if r)
-        self.nregs = len(self.reg_set)
+        self.nregs = sum(1 for r in regs if r)  # non-broadcast registers (repeated images count: each is an access)
+        self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
         self.lane_set = frozenset(x for x in lanes if x)
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
 
@@ -62,16 +64,18 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
     if hit is not None:
         return hit
     check_distributed_dims(L, hw, f"{name} layout")
-    if not L.is_distributed():
+    distributed = L.is_distributed()
+    if not distributed and not L.is_surjective():
         raise SwizzleError(
-            f"the {name} layout is not a distributed layout (paper Def. 4.10: it must reach every tensor element, "
-            f"and each basis must be one tensor bit or zero, no two alike); the synthesizer needs one on both sides"
+            f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
+            f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
     T = L.transpose_outs(outs_order)
     g = {d: T.flat_bases(d) for d in T.in_dims}
     lanes = g["lane"]
     broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast)
+    side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast,
+                             distributed)
     return side
 
 

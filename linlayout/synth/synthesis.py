@@ -69,6 +69,8 @@ from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
+from .explain import explain as _explain, unflat as _unflat
+from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
 
@@ -96,6 +98,7 @@ class _Candidate:
     read_cost: Cost
     taus: dict[str, frozenset[int]] = field(default_factory=dict)
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
+    general: bool = False  # built by the mixed-basis construction (synth/general.py)
 
 
 def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
@@ -135,6 +138,10 @@ def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo
             k = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
         elif fixed_vector is not None:
             k = fixed_vector
+            if _prefix_len(D, sd.reg_set, geo.cap) < k:
+                ks[nm] = -1  # this low block cannot give the side the requested vector
+                taus[nm] = frozenset()
+                continue
         else:
             k = _prefix_len(D, sd.reg_set, geo.cap)
         ks[nm] = k
@@ -163,6 +170,8 @@ def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo
 def _analytic(plan: _Plan, side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> Cost | None:
     """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
     k = plan.ks[side.name]
+    if k < 0:
+        return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
         return None
@@ -200,14 +209,6 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
 # ---------------------------------------------------------------------------
 # Result
 # ---------------------------------------------------------------------------
-
-
-def _unflat(v: int, outs: Sequence[tuple[str, int]]) -> tuple[int, ...]:
-    out = []
-    for _, bits in outs:
-        out.append(v & ((1 << bits) - 1))
-        v >>= bits
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -289,6 +290,16 @@ class SwizzleResult:
         """The (write, read) bound pair that minimises the objective over the relaxation."""
         return self._relaxed[1]
 
+    @property
+    def gap(self) -> tuple[int, int]:
+        """(write, read) wavefronts above the relaxation's optimum pair: (0, 0) when proven optimal.
+
+        A positive entry is how far the proof falls short, not a known loss:
+        the relaxation may be loose (paper_notes/synthesis.md §7).
+        """
+        relaxed = self.relaxed_optimum or (0, 0)
+        return (self.write_wavefronts - relaxed[0], self.read_wavefronts - relaxed[1])
+
     @cached_property
     def optimal(self) -> bool:
         """True when proven: the result meets the relaxation's optimum, so no memory layout beats it."""
@@ -314,7 +325,7 @@ class SwizzleResult:
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[0], self.memory, self.element_bits, "store", self.write_instruction,
-                          self._vector_arg if self.write_instruction == "st.shared" else None, self._hw)
+                          None if parse_instruction(self.write_instruction).is_matrix else self._vector_arg, self._hw)
 
     @cached_property
     def read(self):
@@ -322,7 +333,68 @@ class SwizzleResult:
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[1], self.memory, self.element_bits, "load", self.read_instruction,
-                          self._vector_arg if self.read_instruction == "ld.shared" else None, self._hw)
+                          None if parse_instruction(self.read_instruction).is_matrix else self._vector_arg, self._hw)
+
+    @cached_property
+    def standards(self):
+        """Every standard swizzle of the tile that both sides can access, scored exactly with this result's
+        instructions and vector width, in the order of preference of :mod:`linlayout.synth.standard`."""
+        from .standard import score_standards, standard_swizzles
+
+        images = {nm: {d: L.flat_bases(d) for d in L.in_dims} for nm, L in zip(("write", "read"), self._layouts)}
+        ins = {"write": parse_instruction(self.write_instruction), "read": parse_instruction(self.read_instruction)}
+        cands = standard_swizzles(self.memory.out_dim_bits, self.element_bits)
+        return tuple(score_standards(cands, images, self.element_bits, ins, self._hw, self._vector_arg))
+
+    @cached_property
+    def standard_ties(self):
+        """The standard swizzles (``StandardScore``) that cost exactly what this result costs, in preference order."""
+        mine = (self.write_wavefronts, self.read_wavefronts, self.write_instructions, self.read_instructions)
+        return tuple(sc for sc in self.standards
+                     if (sc.write_wavefronts, sc.read_wavefronts, sc.write_instructions, sc.read_instructions) == mine)
+
+    @property
+    def _standard_tie(self):
+        return self.standard_ties[0] if self.standard_ties else None
+
+    @property
+    def standard(self) -> str | None:
+        """The first standard swizzle (in the documented order) that costs exactly what this result costs, or None."""
+        tie = self._standard_tie
+        return tie.swizzle.name if tie else None
+
+    @property
+    def standard_memory(self) -> LinearLayout | None:
+        """The memory layout of :attr:`standard` (same cost as :attr:`memory`), or None."""
+        tie = self._standard_tie
+        if tie is None:
+            return None
+        return LinearLayout.from_flat((("offset", self.memory.in_bits),), self.memory.out_dim_bits, (tie.swizzle.columns,))
+
+    @property
+    def preferred_memory(self) -> LinearLayout:
+        """:attr:`standard_memory` when a standard swizzle ties, else :attr:`memory` (what ``--emit`` writes)."""
+        return self.standard_memory or self.memory
+
+    @property
+    def best_standard(self):
+        """The standard swizzle that is best for the objective (a ``StandardScore``), or None if none fits."""
+        if not self.standards:
+            return None
+        return min(self.standards, key=lambda sc: objective_key(self.objective, sc.write_wavefronts, sc.read_wavefronts)
+                   + (sc.write_instructions + sc.read_instructions,))
+
+    def standard_text(self) -> str:
+        """One line on standard swizzles: the one that ties, or the best one's cost beside the optimum."""
+        if self.standard:
+            return (f"standard: {self.standard} ({self._standard_tie.swizzle.description}) costs exactly the same; "
+                    f"--emit writes it")
+        b = self.best_standard
+        if b is None:
+            return "standard: no standard swizzle lets both sides access the tile"
+        return (f"standard: none ties; the best, {b.swizzle.name}, costs {b.write_wavefronts} + {b.read_wavefronts} "
+                f"wavefronts ({b.write_instructions} + {b.read_instructions} instructions) beside the synthesized memory's "
+                f"{self.write_wavefronts} + {self.read_wavefronts} ({self.write_instructions} + {self.read_instructions})")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON result of ``linlayout swizzle --json``."""
@@ -359,6 +431,11 @@ class SwizzleResult:
             "frontier": [list(p) for p in self.frontier],
             "hardware": self.hardware,
             "explanation": self.explanation,
+            "relaxed_optimum": list(self.relaxed_optimum) if self.relaxed_optimum else None,
+            "gap": list(self.gap),
+            "standard": self.standard,
+            "standard_memory": self.standard_memory.to_dict() if self.standard_memory is not None else None,
+            "best_standard": self.best_standard.to_dict() if self.best_standard is not None else None,
         }
 
 
@@ -455,28 +532,41 @@ def optimal_swizzle(
         if fixed > geo.cap:
             raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
     sw, sr = sides["write"], sides["read"]
-    common = [r for r in sw.regs if r and r in sr.reg_set]
+    common = list(dict.fromkeys(r for r in sw.regs if r and r in sr.reg_set))
     problems: list[str] = []
+    if not (sw.distributed and sr.distributed):
+        return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
     scored: list[tuple[tuple, _Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
-    for wi in w_opts:
-        for ri in r_opts:
-            ins = {"write": wi, "read": ri}
-            vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
-            for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems):
-                u = max(0, geo.word_end - len(D))
-                seen = set()
-                for split in (range(u + 1) if u else (None,)):
-                    plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
-                    if plan.F in seen:
-                        continue
-                    seen.add(plan.F)
-                    cw = _analytic(plan, sw, wi, geo, hw)
-                    cr = _analytic(plan, sr, ri, geo, hw)
-                    if cw is None or cr is None:
-                        continue
-                    k = objective_key(objective, cw.total, cr.total) + (
-                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
-                    scored.append((k, plan, wi, ri, cw, cr, V, ext))
+
+    def score_blocks(shorter: bool) -> None:
+        for wi in w_opts:
+            for ri in r_opts:
+                ins = {"write": wi, "read": ri}
+                vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
+                for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
+                    u = max(0, geo.word_end - len(D))
+                    seen = set()
+                    for split in (range(u + 1) if u else (None,)):
+                        plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
+                        if plan.F in seen:
+                            continue
+                        seen.add(plan.F)
+                        cw = _analytic(plan, sw, wi, geo, hw)
+                        cr = _analytic(plan, sr, ri, geo, hw)
+                        if cw is None or cr is None:
+                            continue
+                        k = objective_key(objective, cw.total, cr.total) + (
+                            cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
+                        scored.append((k, plan, wi, ri, cw, cr, V, ext))
+
+    score_blocks(False)
+    relaxed = None
+    if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
+        # Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the
+        # shorter vectors only when the widest ones do not already meet the relaxation's optimum.
+        relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
+        if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
+            score_blocks(True)
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
@@ -486,7 +576,7 @@ def optimal_swizzle(
         _, plan, wi, ri, _, _, V, ext = entry
         B, S = _complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
-        vec_arg = fixed if not (wi.is_matrix or ri.is_matrix) else None
+        vec_arg = fixed
         ew = exact_cost(cols, sw, wi, geo, hw, vec_arg)
         er = exact_cost(cols, sr, ri, geo, hw, vec_arg)
         E = plan.D[len(V):] if ext else ()
@@ -500,8 +590,22 @@ def optimal_swizzle(
     if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
         # The built layout did better than its analytic score (a bank or fill column happened to
         # extend a side's vector).  Score every candidate exactly and choose on exact costs.
-        every = [built(e) for e in scored]
+        every = [c for c in map(built, scored) if c.write_cost is not None and c.read_cost is not None]
+        if not every:  # pragma: no cover - the analytic score only admits addressable candidates
+            raise SwizzleError("no memory layout lets both sides access the tile as asked")
         best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+    res = _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+                  lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
+                           if c.write_cost is not None and c.read_cost is not None])
+    if relaxed is not None:
+        res.__dict__["_relaxed"] = relaxed  # already computed (the cached property's slot)
+    return res
+
+
+def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+            frontier) -> SwizzleResult:
+    sw, sr = sides["write"], sides["read"]
+    d = geo.d
     outs = sw.layout.out_dim_bits
     mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
@@ -521,12 +625,79 @@ def optimal_swizzle(
         read_instructions=best.read_cost.instructions,
         objective=objective,
         hardware=hw.name,
-        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, lambda: [
-            (c.write_cost.total, c.read_cost.total) for c in map(built, scored)], best),
+        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
         _hw=hw,
         _layouts=(sw.layout, sr.layout),
         _vector_arg=vector_bits,
     )
+
+
+def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits):
+    """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.general`)."""
+    sw, sr = sides["write"], sides["read"]
+    found: list[tuple[tuple, _Candidate]] = []
+    for wi in w_opts:
+        for ri in r_opts:
+            ins = {"write": wi, "read": ri}
+            if wi.is_matrix or ri.is_matrix:
+                blocks = [(D, V, E, ext, sides["write"] if wi.is_matrix else sides["read"])
+                          for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems)]
+            else:
+                blocks = [(D, V, E, ext, sides[ext] if ext else None)
+                          for D, V, E, ext in general_blocks(sides, common, geo, fixed, problems)]
+            for D, V, E, ext, wide in blocks:
+                ks = {}
+                for nm, sd in sides.items():
+                    if ins[nm].is_matrix:
+                        ks[nm] = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
+                    elif fixed is not None:
+                        ks[nm] = fixed
+                    else:
+                        ks[nm] = _prefix_len(D, sd.reg_set, geo.cap)
+                for cols in general_columns(D, wide, sides, ks, ins, geo, hw):
+                    costs = exact_pair(cols, sides, ins, geo, hw, fixed)
+                    if costs is None:
+                        continue
+                    cw, cr = costs
+                    key = objective_key(objective, cw.total, cr.total) + (
+                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(found))
+                    found.append((key, _Candidate(cols, tuple(V), tuple(E), ext, (), (), (), wi, ri, cw, cr, {},
+                                                  tuple(D))))
+    if not found:
+        why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
+        raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
+    found.sort(key=lambda x: x[0])
+    _, first = found[0]
+    _, target = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
+    ins = {"write": first.write_ins, "read": first.read_ins}
+    target_key = None if target is None else objective_key(objective, *target)
+
+    def score(cols):
+        c = exact_pair(cols, sides, ins, geo, hw, fixed)
+        if c is None:
+            return None
+        return objective_key(objective, c[0].total, c[1].total) + (c[0].instructions + c[1].instructions,)
+
+    keep = len(first.low) if (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    cols = improve(first.cols, score, target_key, keep)
+    cw, cr = exact_pair(cols, sides, ins, geo, hw, fixed)
+    best = _general_parts(cols, first, cw, cr, geo)
+    pts = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
+    return _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
+                   lambda: pts)
+
+
+def _general_parts(cols, first: _Candidate, cw: Cost, cr: Cost, geo: Geometry) -> _Candidate:
+    """Roles of a general memory's columns by position: common vector, extension, word fill, bank, segment."""
+    kv = min(cw.vector, cr.vector) if not (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    kx = max(cw.vector, cr.vector) if not (first.write_ins.is_matrix or first.read_ins.is_matrix) else 0
+    ext = None if kx == kv else ("write" if cw.vector > cr.vector else "read")
+    low = len(first.low) if (first.write_ins.is_matrix or first.read_ins.is_matrix) else kx
+    word = max(low, geo.word_end)
+    bank = max(word, geo.bank_end)
+    return _Candidate(tuple(cols), tuple(cols[:kv]), tuple(cols[kv:kx]), ext, tuple(cols[low:word]),
+                      tuple(cols[word:bank]), tuple(cols[bank:]), first.write_ins, first.read_ins, cw, cr, {},
+                      tuple(cols[:low]), True)
 
 
 def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instruction], list[Instruction]]:
@@ -545,8 +716,8 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
     return list(dict.fromkeys(w)), list(dict.fromkeys(r))
 
 
-def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
-    """Candidate low blocks D (vector, extension) for an instruction pair."""
+def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
+    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
     sw, sr = sides["write"], sides["read"]
     wi, ri = ins["write"], ins["read"]
     out = []
@@ -575,9 +746,15 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
             return []
         V = common[:fixed]
         return [(list(V), list(V), [], None)]
-    V = common[: min(len(common), geo.cap)]
-    out.append((list(V), list(V), [], None))
-    if len(V) < geo.cap:
+    full = common[: min(len(common), geo.cap)]
+    # Merged broadcast loads (issue 12 §2): a load whose lane bit 0 or 1 broadcasts is served in merged
+    # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
+    # shorter common vectors (the dropped registers free to extend either side).
+    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
+        out.append((list(V), list(V), [], None))
+        if len(V) >= geo.cap:
+            continue
         for nm, other in (("write", "read"), ("read", "write")):
             me, you = sides[nm], sides[other]
             avail = [r for r in me.regs if r and r not in V]
@@ -586,53 +763,10 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems):
             for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
                 E = avail[:j]
                 out.append((list(V) + E, list(V), E, nm))
+    V = full
     if geo.eb << len(V) < 8:
         # One side could not address its elements at all without an extension of its own.
         out = [o for o in out if o[3] is not None]
         if not out:
             problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
     return out
-
-
-def _explain(best: _Candidate, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
-    def fmt(vs):
-        return "[" + ", ".join(str(_unflat(v, outs)) for v in vs) + "]" if vs else "none"
-
-    lines = []
-    if best.write_ins.is_matrix or best.read_ins.is_matrix:
-        lines.append(f"instructions: {best.write_ins.name} (write), {best.read_ins.name} (read); the matrix tile "
-                     f"fixes the low offsets {fmt(best.low)}")
-    if best.vector:
-        lines.append(f"vector: {1 << len(best.vector)} elements along the common register directions {fmt(best.vector)} "
-                     f"({geo.eb << len(best.vector)}-bit accesses on both sides before any extension)")
-    else:
-        lines.append(f"vector: none (no register direction is common to both sides); {geo.eb}-bit accesses")
-    if best.extension:
-        lines.append(f"extension: {best.extended} registers {fmt(best.extension)} follow the vector, so the "
-                     f"{best.extended} side moves {geo.eb << (len(best.vector) + len(best.extension))} bits per access")
-    if best.fill:
-        lines.append(f"word fill: {fmt(best.fill)} (lanes that differ only there read the same 32-bit word)")
-    tw, tr = best.taus.get("write", frozenset()), best.taus.get("read", frozenset())
-    both = [x for x in best.bank if x in tw and x in tr]
-    if both:
-        lines.append(f"protected: lanes active in one pass on both sides {fmt(both)} stay in bank bits")
-    pairs = [x for x in best.segment if x.bit_count() == 2]
-    if pairs:
-        lines.append(f"paired in the segment bits (write lane ^ read lane, a conflict on neither side): {fmt(pairs)}")
-    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr]
-    if free:
-        lines.append(f"segment directions that vary within no pass (registers, warps, pass-selecting lanes): {fmt(free)}")
-    forced = [x for x in best.segment if x.bit_count() == 1 and (x in tw or x in tr)]
-    if forced:
-        lines.append(f"lanes forced into segment bits (more lanes per pass than bank bits): {fmt(forced)}")
-    wc, rc = best.write_cost, best.read_cost
-    lines.append(
-        f"write: {wc.total} wavefronts ({wc.instructions} x {best.write_ins.name}, {wc.per_instruction} each); "
-        f"read: {rc.total} ({rc.instructions} x {best.read_ins.name}, {rc.per_instruction} each)"
-    )
-    lines.append(
-        f"lower bounds (each side alone, any memory layout): write {lb.get('write')}, read {lb.get('read')}; "
-        + ("proven optimal for the '" + objective + "' objective" if optimal else
-           f"not proven optimal (best bound pair {relaxed})")
-    )
-    return "\n".join(lines)
