@@ -12,7 +12,7 @@ them are described in ``docs/architecture.md``.
 """
 
 from .catalog.constructors import MMA_INSTRUCTIONS, blocked, cute_tv_layout, fit_to_shape, ldmatrix, mfma, mma, sliced, stmatrix, wgmma
-from .catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
+from .catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, swizzle_mode_bytes, tma_swizzle
 from .core import f2
 from .core.layout import LinearLayout
 from .core.memory import PaddedLayout, padded, unswizzled
@@ -69,6 +69,7 @@ from .io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgi
 from .io.ttgir.lint import ConvertPlan, ConvertPlanner, LintReport, lint_text, render_lint, shared_round_trip
 from .io.ttgir.module import parse_module
 from .synth.compare import SwizzleScore, compare_swizzles, standard_candidates
+from .synth.standard import StandardScore, StandardSwizzle, score_standards, standard_swizzles
 from .synth.synthesis import OBJECTIVES, SwizzleResult, optimal_swizzle
 
 __version__ = "0.1.0"
@@ -178,6 +179,12 @@ __all__ = [
     "GPUToolError",
     "MissingDependencyError",
     "DrawError",
+    # standard swizzles the ecosystem can express
+    "swizzle_mode_bytes",
+    "StandardSwizzle",
+    "StandardScore",
+    "standard_swizzles",
+    "score_standards",
     # Triton TTGIR (encodings, reader, printer, lint)
     "triton_blocked",
     "triton_slice",
