@@ -43,44 +43,18 @@ from ..core.quotient import is_trivial_over, quotient
 from ..count.plan import check_element_bits
 from ..errors import InputError
 from ..hw import get_hardware
+from .cost import COST_WEIGHTS, cost_of, opcode
 from .smem import RoundTrip, round_trip
 from .solve import ConversionMap, aligned, conversion_map
 from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
 
 __all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "plan_conversion", "cost_of", "UnsupportedConversion"]
 
-COST_WEIGHTS = {"selp": 1, "prmt": 1, "mov": 1, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
-                "bar.sync": 16}
-"""Issue-slot weights of the cost model (see the module doc)."""
-
 OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync")
 
 
 class UnsupportedConversion(InputError):
     """The conversion needs data movement the planner does not do (across blocks)."""
-
-
-def _opcode(name: str) -> str:
-    return name.split(".")[0] if name.startswith(("stmatrix", "ldmatrix")) else name
-
-
-def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = None) -> int:
-    """The cost model applied to per-thread instruction counts and per-warp wavefronts.
-
-    >>> cost_of({"shfl.sync": 2, "selp": 3})
-    11
-    >>> cost_of({"st.shared": 1, "ld.shared": 1, "bar.sync": 1}, {"write": 1, "read": 1})
-    28
-    """
-    c = 0
-    for op, n in instructions.items():
-        if op in ("st.shared", "ld.shared", "stmatrix", "ldmatrix"):
-            c += COST_WEIGHTS["shared_instruction"] * n
-        else:
-            c += COST_WEIGHTS[op] * n
-    if wavefronts:
-        c += COST_WEIGHTS["wavefront"] * (wavefronts["write"] + wavefronts["read"])
-    return c
 
 
 @dataclass(frozen=True)
@@ -239,7 +213,7 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
             progs["shared_memory"] = rt
             ins = {}
             for op, n in rt.instructions.items():
-                ins[_opcode(op)] = ins.get(_opcode(op), 0) + n
+                ins[opcode(op)] = ins.get(opcode(op), 0) + n
             alts.append(Alternative("shared_memory", cost_of(ins, rt.wavefronts), ins, rt.wavefronts, rt.reps,
                                     rt.scratch_bytes))
     if not alts:

@@ -7,8 +7,10 @@ scratch limit the tile is cut into ``reps`` slices along tensor bits that are
 held by one register basis in both layouts and touched by no other basis
 (each thread writes and reads the registers of one slice per iteration);
 each iteration costs one barrier after the write and one before the next
-write (``2 reps - 1`` in all).  Among the slicings that fit, the one with the
-fewest wavefronts is taken, and among those the smallest scratch.
+write (``2 reps - 1`` in all).  Among the slicings that fit, the cheapest
+under the cost model (:mod:`linlayout.convert.cost`: wavefronts,
+instructions and barriers) is taken, and among equally cheap ones the
+smallest scratch.
 
 >>> from linlayout.core.layout import LinearLayout
 >>> src = LinearLayout({"register": [[1, 0], [0, 1]], "lane": [[2, 0], [4, 0], [8, 0], [16, 0], [32, 0]]}, {"dim0": 64, "dim1": 2})
@@ -29,6 +31,7 @@ from ..core.layout import LinearLayout
 from ..errors import InputError
 from ..count.closed_form import wavefronts
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
+from .cost import cost_of
 from .solve import hardware_of
 
 __all__ = ["RoundTrip", "round_trip", "MAX_REP_CHOICES"]
@@ -207,8 +210,7 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
             s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
             sw = _synth(s, d, element_bits, hardware)
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
-            w = rt.wavefronts
-            key = (w["write"] + w["read"], rt.scratch_bytes, rt.barriers)
+            key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
             if best is None or key < best[0]:
                 best = (key, rt)
     assert best is not None
