@@ -192,3 +192,39 @@ def test_random_pairs(seed, kind, warps, eb, mixed):
         assert p.path in ("none", "registers")
     if kind == "warp":
         assert p.conversion.level <= 1
+
+
+# ---------------------------------------------------------------------------
+# Gather and vector width
+# ---------------------------------------------------------------------------
+
+
+def test_gather_warp_local_and_shared():
+    from linlayout.convert.gather import execute_gather, plan_gather
+
+    src = blocked([64, 32], [2, 1], [16, 2], [1, 4], [0, 1])   # warps split dim1 only
+    g = plan_gather(src, src, axis=0, element_bits=32)
+    # 16 registers per thread; 2 register bits walk dim0 (size per thread 2, and the tile repeats twice)
+    assert g.path == "warp_local" and g.candidates == 4
+    assert g.instructions == {"shfl.sync": 16 * 4, "selp": 16 * 3}
+    assert execute_gather(g, src, src, seed=1)
+    g1 = plan_gather(src, src, axis=1, element_bits=32)    # warps move along dim1
+    assert g1.path == "shared_memory" and g1.instructions["bar.sync"] == 1
+    wrong = dataclasses.replace(g, axis_registers=())
+    with pytest.raises(InputError):
+        execute_gather(wrong, src, src, seed=1)
+    with pytest.raises(InputError):
+        plan_gather(src, src, axis=2, element_bits=32)
+
+
+def test_max_vector_permutes_registers():
+    from linlayout.convert.vector import max_vector
+    from linlayout.core.memory import unswizzled
+
+    L = LinearLayout({"register": [[1, 0], [0, 2], [0, 1]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
+                     {"dim0": 8, "dim1": 32})
+    v = max_vector(L, unswizzled([8, 32]), 16)
+    assert v.bits == 64 and v.permutation == (2, 1, 0) and v.instruction == "ld.shared.v2.b32"
+    assert v.layout.bases["register"][0] == (0, 1)
+    s = max_vector(L, unswizzled([8, 32]), 32, op="store")
+    assert s.instruction == "st.shared.v4.b32"
