@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["COST_WEIGHTS", "cost_of", "opcode"]
+__all__ = ["COST_WEIGHTS", "cost_of", "opcode", "packing", "merge"]
 
 COST_WEIGHTS = {"selp": 1, "prmt": 1, "mov": 1, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
                 "bar.sync": 16}
@@ -36,3 +36,36 @@ def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = No
     if wavefronts:
         c += COST_WEIGHTS["wavefront"] * (wavefronts["write"] + wavefronts["read"])
     return c
+
+
+def packing(words: int, element_bits: int, side: str) -> dict[str, int]:
+    """Instructions to pack narrow elements into (``side="pack"``) or out of (``"unpack"``) 32-bit words.
+
+    ``n = 32 / element_bits`` elements share a word.  Packing takes ``n - 1``
+    ``prmt`` per word; unpacking 16-bit halves is one ``mov.b32 {lo, hi}``
+    per word, unpacking bytes ``n - 1`` ``prmt`` (the low byte is the word).
+    Nothing for 32- and 64-bit elements.
+
+    >>> packing(4, 16, "pack"), packing(4, 16, "unpack"), packing(2, 8, "unpack"), packing(3, 32, "pack")
+    ({'prmt': 4}, {'mov': 4}, {'prmt': 6}, {})
+    """
+    n = 32 // element_bits if element_bits < 32 else 1
+    if n == 1 or words == 0:
+        return {}
+    if side == "unpack" and n == 2:
+        return {"mov": words}
+    return {"prmt": words * (n - 1)}
+
+
+def merge(*counts: dict[str, int]) -> dict[str, int]:
+    """Add instruction counts.
+
+    >>> merge({"selp": 1}, {"selp": 2, "prmt": 1})
+    {'selp': 3, 'prmt': 1}
+    """
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            if v:
+                out[k] = out.get(k, 0) + v
+    return out

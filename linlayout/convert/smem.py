@@ -6,7 +6,9 @@ pair, a barrier follows, and every thread reads its ``dst`` elements.  With a
 scratch limit the tile is cut into ``reps`` slices along tensor bits that are
 held by one register basis in both layouts and touched by no other basis
 (each thread writes and reads the registers of one slice per iteration);
-each iteration costs one barrier after the write and one before the next
+narrow elements moved as 32-bit words (vectors of 32 bits or more, matrix
+instructions) are packed before the write and unpacked after the read
+(:func:`linlayout.convert.cost.packing`); each iteration costs one barrier after the write and one before the next
 write (``2 reps - 1`` in all).  Among the slicings that fit, the cheapest
 under the cost model (:mod:`linlayout.convert.cost`: wavefronts,
 instructions and barriers) is taken, and among equally cheap ones the
@@ -31,7 +33,7 @@ from ..core.layout import LinearLayout
 from ..errors import InputError
 from ..count.closed_form import wavefronts
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
-from .cost import cost_of
+from .cost import cost_of, merge, packing
 from .solve import hardware_of
 
 __all__ = ["RoundTrip", "round_trip", "MAX_REP_CHOICES"]
@@ -71,10 +73,19 @@ class RoundTrip:
 
     @property
     def instructions(self) -> dict[str, int]:
+        """Per thread: the accesses of every rep, the packing of narrow elements into 32-bit words, the barriers."""
         c: dict[str, int] = {}
         c[self.swizzle.write_instruction] = self.reps * self.swizzle.write_instructions
         c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + self.reps * self.swizzle.read_instructions
         c["bar.sync"] = self.barriers
+        n = 32 // self.element_bits if self.element_bits < 32 else 1
+        if n > 1:
+            sh, scols = hardware_of(self.src_layout, "src")
+            dh, dcols = hardware_of(self.dst_layout, "dst")
+            if self.swizzle.write_word_access:
+                c = merge(c, packing((1 << f2.rank(scols[:sh.reg])) // n, self.element_bits, "pack"))
+            if self.swizzle.read_word_access:
+                c = merge(c, packing((1 << f2.rank(dcols[:dh.reg])) // n, self.element_bits, "unpack"))
         return c
 
     @cached_property
@@ -152,6 +163,8 @@ class Staging:
     write_instructions: int
     read_instructions: int
     synthesized: bool  # False: the plain row-major memory (the synthesizer needs distributed layouts)
+    write_word_access: bool = False  # the side moves whole 32-bit words (narrow elements are packed)
+    read_word_access: bool = False
     swizzle: SwizzleResult | None = field(default=None, repr=False, compare=False)
 
 
@@ -169,13 +182,16 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
             continue
     if sw is not None:
         return Staging(sw.memory, sw.write_instruction, sw.read_instruction, sw.write_wavefronts, sw.read_wavefronts,
-                       sw.write_instructions, sw.read_instructions, True, sw)
+                       sw.write_instructions, sw.read_instructions, True,
+                       "matrix" in sw.write_instruction or sw.write.vector_bits >= 32,
+                       "matrix" in sw.read_instruction or sw.read.vector_bits >= 32, sw)
     # Not distributed (mixed bases): stage through the row-major memory and count it exactly.
     mem = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                  (tuple(1 << i for i in range(src.out_bits)),))
     w = wavefronts(src, mem, element_bits, "store", None, None, hardware)
     r = wavefronts(dst, mem, element_bits, "load", None, None, hardware)
-    return Staging(mem, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions, r.instructions, False)
+    return Staging(mem, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions, r.instructions, False,
+                   w.vector_bits >= 32, r.vector_bits >= 32)
 
 
 def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90",
