@@ -91,6 +91,12 @@ def count_ops(ptx: str) -> dict[str, int]:
     return out
 
 
+def triton_accepts(layout) -> bool:
+    """Triton's generic linear encoding: register, lane and block bases may move one tensor dimension only
+    (it aborts the process otherwise, so such pairs are left out)."""
+    return all(sum(1 for x in v if x) <= 1 for d in ("register", "lane", "block") for v in layout.bases.get(d, []))
+
+
 def triton_path(c: dict[str, int]) -> str:
     if c["st.shared"] or c["ld.shared"] or c["stmatrix"] or c["ldmatrix"]:
         return "shared_memory"
@@ -111,7 +117,7 @@ def main() -> int:
     rows = []
     t0 = time.time()
     for name, src, dst, eb in pairs(args.pairs, args.seed):
-        if src.in_sizes.get("block", 1) > 1:
+        if src.in_sizes.get("block", 1) > 1 or not (triton_accepts(src) and triton_accepts(dst)):
             continue
         warps = src.in_sizes.get("warp", 1)
         row = {"name": name, "element_bits": eb, "warps": warps, "src": src.to_dict(), "dst": dst.to_dict()}

@@ -222,18 +222,19 @@ class ShuffleProgram:
         (source word ``w`` of the thread itself, from a local round).
         """
         rounds = 1 << self.round_bits
-        send = []
-        for k in range(rounds):
-            if k in self.self_rounds:
-                send.append(())
-            else:
-                send.append(tuple(sorted({self.send_word(k, s, om) for s, om in self._threads()})))
+        # The thread-dependent parts are linear, so their values over all threads form a span.
+        span_send = f2.subset_xors(f2.basis(list(self.H) + list(self.Ho)))
+        send = [() if k in self.self_rounds else tuple(sorted({f2.apply(self.A, k) ^ v for v in span_send}))
+                for k in range(rounds)]
+        wb = self.src_reg_bits + 1  # word coordinates fit below bit wb
+        joint = [(m << wb) | h for m, h in zip(self.M, self.H)] + [h for h in self.Ho]  # (Mλ, Hλ ⊕ Hω ω)
+        pairs_ = [(v >> wb, v & ((1 << wb) - 1)) for v in f2.subset_xors(f2.basis(joint))]
         recv = []
         for r in range(rounds):
             cands = set()
-            for lane, om in self._threads():
-                k = r ^ f2.apply(self.M, lane)
-                cands.add(("src", self.send_word(k, lane, om)) if k in self.self_rounds else ("recv", k))
+            for m, h in pairs_:
+                k = r ^ m
+                cands.add(("src", f2.apply(self.A, k) ^ h) if k in self.self_rounds else ("recv", k))
             recv.append(tuple(sorted(cands)))
         return tuple(send), tuple(recv)
 
@@ -278,30 +279,37 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     ``l``.  The bound is the largest over threads (64-bit elements: two
     shuffles each).
     """
+    import numpy as np
+
     sh, dh = cm.src_hw, cm.dst_hw
-    scols, dcols = cm.src_cols, cm.dst_cols
     per_word = max(1, 32 // element_bits)
     wpe = max(1, element_bits // 32)
-    worst = 0
+    s_tab = np.array(f2.subset_xors(list(cm.src_cols)), dtype=np.int64)  # element of every source index
+    d_tab = np.array(f2.subset_xors(list(cm.dst_cols)), dtype=np.int64)
     nl = 1 << sh.lane
+    worst = 0
+    size = 1 << max(1, max(int(s_tab.max()), int(d_tab.max())).bit_length())
+    lanes = np.arange(nl, dtype=np.int64)
     for om in range(1 << (sh.warp + sh.block)):
-        holders: dict[int, set[int]] = {}
-        for lane in range(nl):
-            shi = (lane << sh.reg) | (om << (sh.reg + sh.lane))
-            for q in range(1 << sh.reg):
-                holders.setdefault(f2.apply(scols, q | shi), set()).add(lane)
-        for lane in range(nl):
-            hi = (lane << dh.reg) | (om << (dh.reg + dh.lane))
-            need = {f2.apply(dcols, r | hi) for r in range(1 << dh.reg)}
-            remote = [t for t in need if lane not in holders[t]]
-            bound = -(-len(remote) // per_word)
-            if all(len(holders[t]) == 1 for t in remote):
-                by_lane: dict[int, int] = {}
-                for t in remote:
-                    (src_lane,) = holders[t]
-                    by_lane[src_lane] = by_lane.get(src_lane, 0) + 1
-                bound = max(bound, sum(-(-n // per_word) for n in by_lane.values()))
-            worst = max(worst, bound)
+        src = s_tab[om << (sh.reg + sh.lane):(om + 1) << (sh.reg + sh.lane)].reshape(nl, 1 << sh.reg)
+        dst = d_tab[om << (dh.reg + dh.lane):(om + 1) << (dh.reg + dh.lane)].reshape(nl, 1 << dh.reg)
+        holders = np.zeros(size, dtype=np.int64)  # bit l: lane l holds the element
+        np.bitwise_or.at(holders, src.ravel(), np.repeat(np.int64(1) << lanes, 1 << sh.reg))
+        srt = np.sort(dst, axis=1)
+        first = np.ones_like(srt, dtype=bool)
+        first[:, 1:] = srt[:, 1:] != srt[:, :-1]  # each needed element once
+        m = holders[srt]
+        remote = first & (((m >> lanes[:, None]) & 1) == 0)
+        n_remote = remote.sum(axis=1)
+        bound = -(-n_remote // per_word)
+        single = (m & (m - 1)) == 0
+        all_single = np.all(single | ~remote, axis=1)
+        src_lane = np.where(remote & single, np.log2(np.maximum(m, 1)).astype(np.int64), 0)
+        idx = (lanes[:, None] * nl + src_lane)[remote & single]
+        counts = np.bincount(idx, minlength=nl * nl).reshape(nl, nl)
+        by_lane = (-(-counts // per_word)).sum(axis=1)
+        bound = np.where(all_single, np.maximum(bound, by_lane), bound)
+        worst = max(worst, int(bound.max()) if len(bound) else 0)
     return worst * wpe
 
 
