@@ -54,6 +54,7 @@ template <class T> static T __shfl_sync(unsigned, T v, unsigned src) {
   return r;
 }
 static void __syncthreads() { g_bar->arrive_and_wait(); }
+static void __syncwarp() { g_bar->arrive_and_wait(); }  // the emulation runs one warp per barrier group when warps == 1
 #define __device__
 #define __global__
 #define __forceinline__ inline
@@ -86,7 +87,7 @@ def pairs(n: int, seed: int):
 
 def _arr(name: str, vals) -> str:
     vals = list(vals) or [0]
-    return f"static const unsigned {name}[{len(vals)}] = {{{', '.join(map(str, vals))}}};"
+    return f"__device__ static const unsigned {name}[{len(vals)}] = {{{', '.join(map(str, vals))}}};"
 
 
 def build(cases, mode: str) -> tuple[str, list[dict]]:
@@ -112,6 +113,9 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         tbits = src.out_bits
         passes = max(1, -(-tbits // eb)) if eb < 32 else 1
         smem_elems = plan.scratch_bytes * 8 // eb if plan.path == "shared_memory" else 0
+        if plan.scratch_bytes > 48 * 1024:
+            meta.append({"name": name, "skipped": "scratch over 48 KB of static shared memory"})
+            continue
         parts.append(_arr(f"S{idx}", scols))
         parts.append(_arr(f"D{idx}", dcols))
         smem_decl = ""

@@ -92,9 +92,11 @@ def count_ops(ptx: str) -> dict[str, int]:
 
 
 def triton_accepts(layout) -> bool:
-    """Triton's generic linear encoding: register, lane and block bases may move one tensor dimension only
-    (it aborts the process otherwise, so such pairs are left out)."""
-    return all(sum(1 for x in v if x) <= 1 for d in ("register", "lane", "block") for v in layout.bases.get(d, []))
+    """Triton's generic linear encoding: register, lane and block bases may move one tensor dimension only, and
+    and any basis that is not a single tensor bit makes ``arange`` abort (``orderPerDim cannot determine dimension
+    order for swizzled bases``); such pairs (which abort the process) are left out."""
+    return all(sum(1 for x in v if x) <= 1 and all(x & (x - 1) == 0 for x in v)
+               for d in ("register", "lane", "warp", "block") for v in layout.bases.get(d, []))
 
 
 def triton_path(c: dict[str, int]) -> str:

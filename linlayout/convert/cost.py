@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["COST_WEIGHTS", "cost_of", "opcode", "packing", "merge"]
 
 COST_WEIGHTS = {"selp": 1, "prmt": 1, "mov": 1, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
-                "bar.sync": 16}
+                "bar.sync": 16, "bar.warp.sync": 1}
 """Issue-slot weights of the cost model (see the module doc)."""
 
 

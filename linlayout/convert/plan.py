@@ -18,7 +18,8 @@ Concepts
    ``mov``) costs 1; ``shfl.sync`` 4 (the shuffle unit serves a quarter of
    the ALU rate); a shared-memory instruction 2 (its issue into the MIO
    queue) plus 4 per wavefront it takes (one wavefront per cycle for the
-   whole SM, shared by the four sub-partitions); ``bar.sync`` 16.  Every
+   whole SM, shared by the four sub-partitions); ``bar.sync`` 16 (a CTA
+   of one warp needs only ``bar.warp.sync``, 1).  Every
    alternative's cost is reported and :meth:`ConversionPlan.explain` says
    why the chosen one wins.  ``paper_notes/convert.md`` records what was
    measured about these weights.
@@ -50,7 +51,8 @@ from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_pro
 
 __all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "plan_conversion", "cost_of", "UnsupportedConversion"]
 
-OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync")
+OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
+           "bar.warp.sync")
 
 
 class UnsupportedConversion(InputError):
@@ -102,7 +104,7 @@ class ConversionPlan:
 
     @property
     def barriers(self) -> int:
-        return self.instructions.get("bar.sync", 0)
+        return self.instructions.get("bar.sync", 0) + self.instructions.get("bar.warp.sync", 0)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``linlayout convert --json``."""

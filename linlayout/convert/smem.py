@@ -68,6 +68,11 @@ class RoundTrip:
         return 2 * self.reps - 1
 
     @property
+    def barrier_instruction(self) -> str:
+        """``bar.sync`` for a CTA of several warps; one warp only needs ``bar.warp.sync`` (``__syncwarp``)."""
+        return "bar.sync" if self.src_layout.in_sizes.get("warp", 1) > 1 else "bar.warp.sync"
+
+    @property
     def wavefronts(self) -> dict[str, int]:
         return {"write": self.reps * self.swizzle.write_wavefronts, "read": self.reps * self.swizzle.read_wavefronts}
 
@@ -77,7 +82,7 @@ class RoundTrip:
         c: dict[str, int] = {}
         c[self.swizzle.write_instruction] = self.reps * self.swizzle.write_instructions
         c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + self.reps * self.swizzle.read_instructions
-        c["bar.sync"] = self.barriers
+        c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
             sh, scols = hardware_of(self.src_layout, "src")

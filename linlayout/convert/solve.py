@@ -24,8 +24,9 @@ level     the source slot keeps ...                            path
 3         nothing                                              unsupported
 ========  ===================================================  ==============
 
-Among the solutions of a level the destination's own slot is taken when it
-holds the element, otherwise the solution whose highest set bit is lowest
+A broadcast destination register (zero basis) reads slot 0: it is a copy of
+another register.  Otherwise, among the solutions of a level the
+destination's own slot is taken when it holds the element, otherwise the solution whose highest set bit is lowest
 (bits are ordered register < lane < warp < block), so a free variable never
 sends data further than it must -- the warp-local choice a plain
 pseudo-inverse misses.  The conversion's level is the largest column level.
@@ -203,7 +204,9 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             if sol is None:
                 continue
             z, kernel = sol
-            if own and f2.apply(scols, own) == t and own & ~allowed == fixed:
+            if dim == "register" and t == 0:
+                x = 0  # a broadcast destination register copies another: no data to move
+            elif own and f2.apply(scols, own) == t and own & ~allowed == fixed:
                 x = own
             else:
                 x = _lowest(z, kernel) | fixed

@@ -32,8 +32,9 @@ Exact per-thread instruction counts follow from the program: ``shfl.sync``
 per round whose source lane is not the thread itself for some thread;
 ``selp``: ``2^rank(H|Hω) - 1`` per round (sender side) plus ``2^rank(M) - 1``
 per destination word (receiver side); ``prmt``: ``n - 1`` to pack a word of ``n`` elements and ``n - 1`` to
-unpack it (16-bit pairs: one ``mov.b32 {lo, hi}`` instead); ``mov``:
-splitting and joining a 64-bit element around its two shuffles.  The lower bound on shuffles is computed
+unpack it (16-bit pairs: one ``mov.b32 {lo, hi}`` instead).  A 64-bit element is
+split into two 32-bit halves by register naming (``mov.b64 {lo, hi}``,
+which ptxas removes; Triton's PTX shows the same), so it costs no ``mov``.  The lower bound on shuffles is computed
 from the data alone: the most elements one thread needs from other lanes,
 divided by the elements per word.
 
@@ -257,7 +258,7 @@ class ShuffleProgram:
                 unpack += 1
                 packed |= {w for kind, w in c if kind == "src"}
         c = {"shfl.sync": shuffled * wpe, "selp": sel, "prmt": len(packed) * (n - 1),
-             "mov": 2 * shuffled if wpe > 1 else 0}
+             "mov": 0}
         if n == 2 and self.element_bits == 16:
             c["mov"] += unpack  # mov.b32 {lo, hi}
         else:

@@ -214,9 +214,10 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
         return w
 
     ws, wd = width(sthr, sreg, sh), width(dthr, dreg, dh)
+    sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
     for rep in range(rt.reps):
         if rep:
-            lines.append("  __syncthreads();")
+            lines.append(f"  {sync}")
         regs = [q for q in range(1 << sh.reg) if rt.src_rep(q) == rep]
         for base, group in _vector_groups([sreg[q] for q in regs], regs, ws):
             if len(group) == 1:
@@ -224,7 +225,7 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
             else:
                 lines.append(f"  {{ struct alignas({len(group) * eb // 8}) V {{ {T} v[{len(group)}]; }}; "
                              f"V x = {{{{{', '.join(f'src[{q}]' for q in group)}}}}}; *(V*)&smem[{base}u ^ so] = x; }}")
-        lines.append("  __syncthreads();")
+        lines.append(f"  {sync}")
         regs = [r for r in range(1 << dh.reg) if rt.dst_rep(r) == rep]
         seen = {}
         for r in regs:  # duplicates (broadcast registers) read once
@@ -240,7 +241,7 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
         for regs_same in seen.values():
             for r in regs_same[1:]:
                 lines.append(f"  dst[{r}] = dst[{regs_same[0]}];")
-    lines.append("  __syncthreads();")
+    lines.append(f"  {sync}")
     return lines
 
 
