@@ -28,6 +28,14 @@ def _check(plan, src, dst):
         assert plan.instructions.get("shfl.sync", 0) >= plan.shuffle_lower_bound
 
 
+def _check_forced(plan, src, dst):
+    """A plan restricted to some paths: it runs right and its cost is its alternative's."""
+    assert execute(plan, src, dst)
+    assert plan.cost == cost_of(plan.instructions, plan.wavefronts)
+    if plan.shuffles is not None:
+        assert plan.instructions.get("shfl.sync", 0) >= plan.shuffle_lower_bound
+
+
 # ---------------------------------------------------------------------------
 # quotient / is_trivial_over
 # ---------------------------------------------------------------------------
@@ -108,8 +116,12 @@ def test_several_mixed_swaps_at_once():
     for eb in (8, 16, 32, 64):
         p = plan_conversion(src, dst, eb)
         _check(p, src, dst)
-    p = plan_conversion(src, dst, 32)
-    assert p.path == "shuffles" and p.instructions["shfl.sync"] == p.shuffle_lower_bound == 3
+    for eb in (8, 16, 32, 64):
+        p = plan_conversion(src, dst, eb, paths=["shuffles"])
+        assert p.path == "shuffles"
+        _check_forced(p, src, dst)
+    p = plan_conversion(src, dst, 32, paths=["shuffles"])
+    assert p.instructions["shfl.sync"] == p.shuffle_lower_bound == 3
 
 
 def test_free_variables_stay_inside_the_warp():
@@ -189,6 +201,9 @@ def test_random_pairs(seed, kind, warps, eb, mixed):
     src, dst = random_pair(random.Random(seed), warps, kind, mixed=mixed, max_regs_bits=3)
     p = plan_conversion(src, dst, eb)
     _check(p, src, dst)
+    for a in p.alternatives:  # every alternative runs right too
+        if a.path != p.path:
+            _check_forced(plan_conversion(src, dst, eb, paths=[a.path]), src, dst)
     if kind == "thread":
         assert p.path in ("none", "registers")
     if kind == "warp":

@@ -1,16 +1,26 @@
 """The cost model of conversion plans: issue slots per warp (see :mod:`linlayout.convert.plan`).
 
 >>> cost_of({"shfl.sync": 1, "selp": 3})
-7
+10
 """
 
 from __future__ import annotations
 
 __all__ = ["COST_WEIGHTS", "cost_of", "opcode", "packing", "merge"]
 
-COST_WEIGHTS = {"selp": 1, "prmt": 1, "mov": 1, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
-                "bar.sync": 16, "bar.warp.sync": 1}
-"""Issue-slot weights of the cost model (see the module doc)."""
+COST_WEIGHTS = {"selp": 2, "prmt": 2, "mov": 2, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
+                "bar.sync": 16, "bar.warp.sync": 2}
+"""Weights of the cost model, in quarter SM cycles per warp instruction (see :mod:`linlayout.convert.plan`).
+
+Throughputs per SM and clock on compute capability 9.0 (CUDA C++ Programming
+Guide, arithmetic instructions table): 64 results for 32-bit integer
+compare/select/logical operations (``selp``, ``prmt``, ``mov``: half an SM
+cycle per warp instruction, weight 2) and 32 for warp shuffles (one cycle,
+weight 4); shared memory serves one wavefront per SM cycle (weight 4) and
+takes a load/store into its queue at about two per cycle (weight 2 per
+instruction).  ``bar.sync`` (16) stands for the wait of a CTA barrier; it is
+a guess, not a throughput.
+"""
 
 
 def opcode(name: str) -> str:
@@ -22,7 +32,7 @@ def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = No
     """The cost model applied to per-thread instruction counts and per-warp wavefronts.
 
     >>> cost_of({"shfl.sync": 2, "selp": 3})
-    11
+    14
     >>> cost_of({"st.shared": 1, "ld.shared": 1, "bar.sync": 1}, {"write": 1, "read": 1})
     28
     """

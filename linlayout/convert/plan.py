@@ -13,23 +13,22 @@ Concepts
    ``block`` dimension is refused with one clear line.
 2. **Every possible path is planned** with exact per-thread PTX instruction
    counts (:mod:`linlayout.convert.warp`, :mod:`linlayout.convert.smem`).
-3. **The cost model** (per warp, in issue slots of an H100 SM sub-partition,
-   :data:`COST_WEIGHTS`) chooses: an ALU instruction (``selp``, ``prmt``,
-   ``mov``) costs 1; ``shfl.sync`` 4 (the shuffle unit serves a quarter of
-   the ALU rate); a shared-memory instruction 2 (its issue into the MIO
-   queue) plus 4 per wavefront it takes (one wavefront per cycle for the
-   whole SM, shared by the four sub-partitions); ``bar.sync`` 16 (a CTA
-   of one warp needs only ``bar.warp.sync``, 1).  Every
-   alternative's cost is reported and :meth:`ConversionPlan.explain` says
-   why the chosen one wins.  ``paper_notes/convert.md`` records what was
-   measured about these weights.
+3. **The cost model** (per warp, in quarter SM cycles of an H100,
+   :data:`~linlayout.convert.cost.COST_WEIGHTS`) chooses: an ALU
+   instruction (``selp``, ``prmt``, ``mov``) costs 2 (64 results per SM
+   cycle); ``shfl.sync`` 4 (32 per cycle); a shared-memory instruction 2
+   (its issue) plus 4 per wavefront it takes (one wavefront per SM cycle);
+   ``bar.sync`` 16 (a CTA of one warp needs only ``bar.warp.sync``, 2).
+   Every alternative's cost is reported and :meth:`ConversionPlan.explain`
+   says why the chosen one wins.  ``paper_notes/convert.md`` records what
+   was measured about it.
 
 >>> from linlayout.core.layout import LinearLayout
 >>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
 >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
 >>> p = plan_conversion(rows, cols, 32)       # a 32x2 fp32 transpose within a warp
 >>> p.path, p.instructions, p.cost
-('shuffles', {'shfl.sync': 1, 'selp': 3}, 7)
+('shuffles', {'shfl.sync': 1, 'selp': 3}, 10)
 >>> [a.path for a in p.alternatives]
 ['shuffles', 'shared_memory']
 """
@@ -161,7 +160,7 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
 
 
 def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware: Any = "sm90",
-                    scratch_bytes: int | None = None) -> ConversionPlan:
+                    scratch_bytes: int | None = None, paths: Any = None) -> ConversionPlan:
     """Plan the conversion of a register tensor from layout ``src`` to layout ``dst``.
 
     Parameters
@@ -175,6 +174,10 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
         Bank model for the shared-memory path (default ``sm90``).
     scratch_bytes
         Most shared memory the round trip may use (``None``: the whole tile).
+    paths
+        Restrict the choice to these paths (``"registers"``, ``"shuffles"``,
+        ``"shared_memory"``); ``None`` allows all.  The alternatives still
+        list every possible path.
 
     Returns a :class:`ConversionPlan`.  Raises :class:`UnsupportedConversion`
     when data must cross the ``block`` dimension, :class:`InputError` on bad input.
@@ -222,7 +225,16 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
         why = f": {smem_error}" if smem_error else ": it moves data between warps and the shared-memory path needs one CTA (block size 1)"
         raise UnsupportedConversion(f"no path for this conversion{why}")
     order = {"registers": 0, "shuffles": 1, "shared_memory": 2}
-    best = min(alts, key=lambda a: (a.cost, order[a.path]))
+    if paths is not None:
+        if isinstance(paths, str) or not all(p in order for p in paths):
+            raise InputError(f"paths must be a list of {list(order)}, got {paths!r}")
+        allowed = [a for a in alts if a.path in paths]
+        if not allowed:
+            raise UnsupportedConversion(f"none of the paths {list(paths)} can do this conversion "
+                                        f"(possible: {[a.path for a in alts]})")
+    else:
+        allowed = alts
+    best = min(allowed, key=lambda a: (a.cost, order[a.path]))
     return ConversionPlan(
         path=best.path, element_bits=eb, hardware=hw.name, instructions=dict(best.instructions),
         wavefronts=best.wavefronts, reps=best.reps, scratch_bytes=best.scratch_bytes, cost=best.cost,

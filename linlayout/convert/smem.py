@@ -175,9 +175,10 @@ class Staging:
 
 def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) -> Staging:
     opts = ["st.shared", "ld.shared"]
-    if element_bits == 16:
-        opts += ["stmatrix.x4", "stmatrix.x2", "stmatrix.x1", "ldmatrix.x4", "ldmatrix.x2", "ldmatrix.x1",
-                 "stmatrix.x4.trans", "ldmatrix.x4.trans"]
+    if element_bits <= 32:  # matrix instructions move 32-bit registers; .trans only makes sense for 16-bit elements
+        opts += ["stmatrix.x4", "stmatrix.x2", "stmatrix.x1", "ldmatrix.x4", "ldmatrix.x2", "ldmatrix.x1"]
+        if element_bits == 16:
+            opts += ["stmatrix.x4.trans", "ldmatrix.x4.trans"]
     sw = None
     for kw in ({"instructions": opts}, {}):
         try:

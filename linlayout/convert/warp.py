@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..core import f2
+from .cost import cost_of
 from .solve import ConversionMap
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "register_program", "shuffle_program", "thread_ids",
@@ -395,7 +396,7 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
 
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
     c = prog.counts
-    return (4 * c.get("shfl.sync", 0) + c.get("selp", 0) + c.get("prmt", 0) + c.get("mov", 0), c.get("shfl.sync", 0))
+    return (cost_of(c), c.get("shfl.sync", 0))
 
 
 def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | None:
@@ -403,7 +404,7 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
 
     Pack widths from ``32/element_bits`` elements per word down to one are
     tried; each swap matrix is scored with the exact counts and the cheapest
-    program (cost weights of :mod:`linlayout.convert.cost`: shuffle 4, other 1) wins.
+    program under the cost model (:func:`linlayout.convert.cost.cost_of`) wins.
     """
     if cm.level > 1:
         return None
