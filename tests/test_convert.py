@@ -244,3 +244,28 @@ def test_max_vector_permutes_registers():
     assert v.layout.bases["register"][0] == (0, 1)
     s = max_vector(L, unswizzled([8, 32]), 32, op="store")
     assert s.instruction == "st.shared.v4.b32"
+
+
+def test_cli_and_cuda_emission(tmp_path):
+    import json as _json
+
+    from linlayout.cli import main
+    from linlayout.io.convert_io import convert_query_from_json, to_cuda
+
+    rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    q = tmp_path / "q.json"
+    q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 32}))
+    assert main(["convert", str(q), "--json"]) == 0
+    code = to_cuda(plan_conversion(rows, cols, 32), rows, cols)
+    assert code.count("__shfl_sync") == 1 and "__syncthreads" not in code
+    with pytest.raises(InputError):
+        convert_query_from_json({"src": rows.to_dict(), "dst": cols.to_dict()})
+    with pytest.raises(InputError):
+        convert_query_from_json({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 32, "extra": 1})
+    half = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16]]}, {"dim0": 32})
+    half2 = LinearLayout({"register": [[16]], "lane": [[1], [2], [4], [8]]}, {"dim0": 32})
+    with pytest.raises(InputError, match="32 lanes"):
+        to_cuda(plan_conversion(half, half2, 32), half, half2)
+    q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 12}))
+    assert main(["convert", str(q)]) == 2

@@ -39,7 +39,9 @@ def main() -> int:
         cases.append((f"random {kind}", s, d, rng.choice([8, 16, 32, 64])))
     stats: collections.Counter = collections.Counter()
     t0 = time.time()
-    for name, s, d, eb in cases[:args.pairs]:
+    for i, (name, s, d, eb) in enumerate(cases[:args.pairs]):
+        if i % 200 == 0:
+            print(f"{i} pairs, {time.time() - t0:.0f} s", flush=True)
         try:
             p = plan_conversion(s, d, eb)
         except InputError as e:

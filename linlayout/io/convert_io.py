@@ -37,7 +37,7 @@ from ..convert.plan import ConversionPlan
 from ..convert.solve import aligned, hardware_of
 from ..core import f2
 from ..core.layout import LinearLayout
-from ..errors import LayoutJSONError
+from ..errors import DimensionError, LayoutJSONError
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
 __all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
@@ -250,6 +250,8 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     dst = aligned(src, dst)
     sh, _ = hardware_of(src, "src")
     dh, _ = hardware_of(dst, "dst")
+    if sh.lane != 5:
+        raise DimensionError(f"CUDA code needs layouts of 32 lanes (a full warp), got {1 << sh.lane}")
     T = CUDA_TYPES[plan.element_bits]
     smem = plan.path == "shared_memory"
     lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
