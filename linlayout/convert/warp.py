@@ -315,8 +315,16 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     return worst * wpe
 
 
-def _swap_candidates(As, Ls, Lq, nl, mw):
-    """Swap matrices M (lane → round coordinates) with ker J ⊆ ker K, at most MAX_SWAP_CANDIDATES."""
+def _swap_candidates(As, Ls, Lq, nl, mw, kernel=()):
+    """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
+
+    Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
+    a register↔lane swap (``M v`` = a round bit) or by a free variable: a within-warp kernel vector
+    ``z = (zq, zs)`` of ``src`` (``src`` holds the same element at ``x`` and ``x ⊕ z``, for example a
+    broadcast lane) added to the source slot of ``v``.  The fixes' lane images must be independent
+    modulo ``image(Sl)``.  Yields ``(M, Dq, Ds)``: the swap matrix and the per-lane additions to
+    ``Ql`` and ``Sl``.
+    """
     both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
     KerLs = f2.null_space(list(Ls))
@@ -326,13 +334,20 @@ def _swap_candidates(As, Ls, Lq, nl, mw):
     inv = _coords_inverse(basis)
     img = f2.basis([ls for ls in Ls])
     d = len(bad)
+    options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
+    options += [("free", z, z[1]) for z in kernel]
     seen = 0
-    for choice in itertools.permutations(range(mw), d):
-        vals = [0] * (len(cmp_) + len(Z)) + [1 << c for c in choice]
-        ims = [f2.apply(As, 1 << c) for c in choice]
+    lead = [0] * (len(cmp_) + len(Z))
+    for choice in itertools.permutations(range(len(options)), d):
+        ims = [options[i][2] for i in choice]
         if f2.rank(img + ims) != len(img) + d:
             continue
-        yield [f2.apply(vals, f2.apply(inv, 1 << j)) for j in range(nl)]
+        mvals = lead + [options[i][1] if options[i][0] == "round" else 0 for i in choice]
+        qvals = lead + [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]
+        svals = lead + [options[i][1][1] if options[i][0] == "free" else 0 for i in choice]
+        coords = [f2.apply(inv, 1 << j) for j in range(nl)]
+        yield ([f2.apply(mvals, c) for c in coords], [f2.apply(qvals, c) for c in coords],
+               [f2.apply(svals, c) for c in coords])
         seen += 1
         if seen >= MAX_SWAP_CANDIDATES:
             return
@@ -367,16 +382,25 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
         pj, _ = wc(f2.apply(qr, c))
         adj.append(c ^ f2.apply(pack, pj))
     rounds = adj
-    if any(wc(f2.apply(ql, 1 << j))[0] for j in range(nl)) or any(wc(v)[0] for v in qo):
+    if any(wc(v)[0] for v in qo):
         return []
     mw = len(rounds)
     Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
     As = [f2.apply(sr, c) for c in rounds]
-    Lq = [wc(v)[1] for v in ql]
+    Lq0 = [wc(v)[1] for v in ql]
     Oq = [wc(v)[1] for v in qo]
+    # Free variables inside the warp: src(x) = src(x ^ z), z = (register part, lane part), lane part non-zero.
+    scols = cm.src_cols
+    nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
+    kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
     out = []
-    for M in _swap_candidates(As, sl, Lq, nl, mw):
-        J = [f2.apply(As, M[j]) ^ sl[j] for j in range(nl)]
+    for M, Dq, Ds in _swap_candidates(As, sl, Lq0, nl, mw, kernel):
+        qlx = [ql[j] ^ Dq[j] for j in range(nl)]
+        slx = [sl[j] ^ Ds[j] for j in range(nl)]
+        if any(wc(v)[0] for v in qlx):
+            continue  # the packed elements of a word would change places from lane to lane
+        Lq = [wc(v)[1] for v in qlx]
+        J = [f2.apply(As, M[j]) ^ slx[j] for j in range(nl)]
         Kc = [f2.apply(Aq, M[j]) ^ Lq[j] for j in range(nl)]
         # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
         kerJ = f2.null_space(J)
