@@ -54,6 +54,7 @@ template <class T> static T __shfl_sync(unsigned, T v, unsigned src) {
   return r;
 }
 static void __syncthreads() { g_bar->arrive_and_wait(); }
+static unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
 static void __syncwarp() { g_bar->arrive_and_wait(); }  // the emulation runs one warp per barrier group when warps == 1
 #define __device__
 #define __global__
@@ -65,6 +66,9 @@ GPU_SHIM = r"""
 #include <cstdio>
 #include <cstring>
 """
+
+
+FORCE_SHUFFLES = False
 
 
 def pairs(n: int, seed: int):
@@ -96,6 +100,8 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
     for idx, (name, src, dst, eb) in enumerate(cases):
         try:
             plan = plan_conversion(src, dst, eb)
+            if FORCE_SHUFFLES and any(a.path == "shuffles" for a in plan.alternatives):
+                plan = plan_conversion(src, dst, eb, paths=["shuffles"])
         except InputError as e:
             meta.append({"name": name, "skipped": str(e)})
             continue
@@ -144,7 +150,8 @@ __global__ void k{idx}(unsigned p, unsigned* errors) {{
     if (d[r] != ({T})(e >> {shift})) {{ atomicAdd(errors, 1u); }}
   }}
 }}""")
-        meta.append({"name": name, "index": idx, "path": plan.path, "threads": nthreads, "blocks": nblocks,
+        meta.append({"name": name, "index": idx, "path": plan.path,
+                     "strategy": plan.shuffles.strategy if plan.shuffles is not None else None, "threads": nthreads, "blocks": nblocks,
                      "passes": passes, "instructions": plan.instructions, "wavefronts": plan.wavefronts,
                      "element_bits": eb, "cost": plan.cost, "src": src.to_dict(), "dst": dsta.to_dict()})
     good = [m for m in meta if "skipped" not in m]
@@ -183,7 +190,10 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where to write the source (gpu mode) and its .json description")
+    ap.add_argument("--force-shuffles", action="store_true", help="take the shuffle path wherever it exists")
     args = ap.parse_args()
+    global FORCE_SHUFFLES
+    FORCE_SHUFFLES = args.force_shuffles
     cases = pairs(args.pairs, args.seed)
     src, meta = build(cases, args.mode)
     if args.mode == "gpu":
@@ -211,8 +221,12 @@ def main() -> int:
             if e:
                 bad[i] = bad.get(i, 0) + e
     good = [m for m in meta if "skipped" not in m]
+    paths = {}
+    for m in good:
+        key = m["path"] + (f"/{m['strategy']}" if m.get("strategy") else "")
+        paths[key] = paths.get(key, 0) + 1
     print(f"{len(good)} conversions ({sum(1 for m in meta if 'skipped' in m)} skipped), {runs} runs, "
-          f"{len(bad)} with wrong elements")
+          f"{len(bad)} with wrong elements; paths: {paths}")
     for m in good:
         if m["index"] in bad:
             print("WRONG", m["name"], m["path"], bad[m["index"]])

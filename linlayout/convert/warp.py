@@ -30,8 +30,12 @@ columns) and lanes of ``src`` that hold duplicates.
 
 Exact per-thread instruction counts follow from the program: ``shfl.sync``
 per round whose source lane is not the thread itself for some thread;
-``selp``: ``2^rank(H|Hω) - 1`` per round (sender side) plus ``2^rank(M) - 1``
-per destination word (receiver side); ``prmt``: ``n - 1`` to pack a word of ``n`` elements and ``n - 1`` to
+``selp``: either chains over the distinct candidates of each selection
+(strategy ``mux``: per round, the words senders offer minus one; per
+destination word, its candidates minus one) or conditional-swap layers
+(strategy ``layers``: ``rank(H|Hω)`` layers over the source words and
+``rank(M)`` layers over the received words, one ``selp`` per word and
+layer), whichever costs less; ``prmt``: ``n - 1`` to pack a word of ``n`` elements and ``n - 1`` to
 unpack it (16-bit pairs: one ``mov.b32 {lo, hi}`` instead).  A 64-bit element is
 split into two 32-bit halves by register naming (``mov.b64 {lo, hi}``,
 which ptxas removes; Triton's PTX shows the same), so it costs no ``mov``.  The lower bound on shuffles is computed
@@ -241,8 +245,8 @@ class ShuffleProgram:
         return tuple(send), tuple(recv)
 
     @cached_property
-    def counts(self) -> dict[str, int]:
-        """Exact PTX instructions per thread (see the module doc)."""
+    def mux_counts(self) -> dict[str, int]:
+        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
         rounds = 1 << self.round_bits
         shuffled = rounds - len(self.self_rounds)
         wpe = self.words_per_element
@@ -258,13 +262,63 @@ class ShuffleProgram:
                 sel += _mux(len(c))
                 unpack += 1
                 packed |= {w for kind, w in c if kind == "src"}
-        c = {"shfl.sync": shuffled * wpe, "selp": sel, "prmt": len(packed) * (n - 1),
-             "mov": 0}
+        return self._finish(shuffled * wpe, sel, len(packed), unpack)
+
+    def _finish(self, shfl: int, sel: int, packed: int, unpack: int) -> dict[str, int]:
+        n = 1 << self.pack_bits
+        c = {"shfl.sync": shfl, "selp": sel, "prmt": packed * (n - 1), "mov": 0}
         if n == 2 and self.element_bits == 16:
             c["mov"] += unpack  # mov.b32 {lo, hi}
         else:
             c["prmt"] += unpack * (n - 1)
         return {k: v for k, v in c.items() if v}
+
+    @cached_property
+    def layers(self) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int], ...]]:
+        """Conditional-swap layers (strategy ``layers``).
+
+        ``(send, receive)``: ``send`` lists ``(h, lane_mask, omega_mask)``: the source words are
+        XOR-permuted by ``h`` where ``parity(lane & lane_mask) ^ parity(ω & omega_mask)``, so that
+        word ``A k`` is the one to send in round ``k``; ``receive`` lists ``(b, lane_mask)``: the
+        received words are XOR-permuted by ``b`` where ``parity(lane & lane_mask)``, so that word
+        ``r`` ends up holding round ``r ⊕ Mλ``.
+        """
+
+        def split(cols_l, cols_o, nbits):
+            B = f2.basis(list(cols_l) + list(cols_o))
+            if not B:
+                return []
+            inv = f2.inverse(B + f2.complement(B, nbits))
+            out = []
+            for i, b in enumerate(B):
+                lm = sum(1 << j for j, v in enumerate(cols_l) if f2.apply(inv, v) >> i & 1)
+                om = sum(1 << j for j, v in enumerate(cols_o) if f2.apply(inv, v) >> i & 1)
+                out.append((b, lm, om))
+            return out
+
+        send = split(self.H, self.Ho, self.src_reg_bits - self.pack_bits)
+        recv = [(b, lm) for b, lm, _ in split(self.M, (), self.round_bits)]
+        return tuple(send), tuple(recv)
+
+    @cached_property
+    def layer_counts(self) -> dict[str, int]:
+        """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
+        rounds = 1 << self.round_bits
+        nwords = 1 << (self.src_reg_bits - self.pack_bits)
+        send, recv = self.layers
+        sel = len(send) * nwords + len(recv) * rounds
+        shuffled = rounds - len(self.self_rounds)
+        return self._finish(shuffled * self.words_per_element, sel, nwords, rounds)
+
+    @cached_property
+    def strategy(self) -> str:
+        """``mux`` or ``layers``: the cheaper way to make the thread-dependent selections (mux on ties)."""
+        return "layers" if cost_of(self.layer_counts) < cost_of(self.mux_counts) else "mux"
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """Exact PTX instructions per thread of the chosen strategy (see the module doc)."""
+        return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
 def _coords_inverse(basis: list[int]) -> list[int]:

@@ -134,8 +134,10 @@ def _shuffles(plan, sh, dh, T, eb) -> list[str]:
             return f"({W})src[{regs[0]}]"
         return "(" + " | ".join(f"((unsigned)src[{q}] << {j * eb})" for j, q in enumerate(regs)) + ")"
 
-    send, recv = prog.selections
     rounds = 1 << prog.round_bits
+    if prog.strategy == "layers":
+        return lines + _shuffle_layers(prog, dh, T, eb, W, word)
+    send, recv = prog.selections
     for k in range(rounds):
         if k in prog.self_rounds:
             continue
@@ -168,6 +170,47 @@ def _shuffles(plan, sh, dh, T, eb) -> list[str]:
         val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
         lines.append(f"  dst[{reg}] = ({T})({val});")
     return lines
+
+
+def _parity(mask: int, var: str) -> str:
+    return f"(__popc({var} & {mask}u) & 1u)" if mask else "0u"
+
+
+def _dst_assign(prog, dh, T, eb) -> list[str]:
+    n = 1 << prog.pack_bits
+    inv = f2.inverse(list(prog.rounds_basis) + list(prog.pack) + list(prog.copies))
+    out = []
+    for reg in range(1 << dh.reg):
+        c = f2.apply(inv, reg)
+        rr = c & ((1 << prog.round_bits) - 1)
+        j = (c >> prog.round_bits) & ((1 << prog.pack_bits) - 1)
+        val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
+        out.append(f"  dst[{reg}] = ({T})({val});")
+    return out
+
+
+def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
+    """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
+    send_layers, recv_layers = prog.layers
+    nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
+    rounds = 1 << prog.round_bits
+    lines = [f"  const {W} a0_{j} = {word(j)};" for j in range(nwords)]
+    for i, (h, lm, om) in enumerate(send_layers):
+        lines.append(f"  const bool ps{i} = ({_parity(lm, 'lane')} ^ {_parity(om, 'om')}) != 0u;")
+        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j};" for j in range(nwords)]
+    top = len(send_layers)
+    for k in range(rounds):
+        a = f2.apply(prog.A, k)
+        if k in prog.self_rounds:
+            lines.append(f"  const {W} b0_{k} = a{top}_{a};")
+        else:
+            lines.append(f"  const {W} b0_{k} = __shfl_sync(0xffffffffu, a{top}_{a}, {f2.apply(prog.As, k)}u ^ sl);")
+    for i, (b, lm) in enumerate(recv_layers):
+        lines.append(f"  const bool pr{i} = {_parity(lm, 'lane')} != 0u;")
+        lines += [f"  const {W} b{i + 1}_{k} = pr{i} ? b{i}_{k ^ b} : b{i}_{k};" for k in range(rounds)]
+    top = len(recv_layers)
+    lines += [f"  const {W} w{r} = b{top}_{r};" for r in range(rounds)]
+    return lines + _dst_assign(prog, dh, T, eb)
 
 
 def _vector_groups(offsets: list[int], regs: list[int], width: int) -> list[tuple[int, list[int]]]:
