@@ -43,6 +43,8 @@ __all__ = [
     "GPUToolError",
     "MissingDependencyError",
     "DrawError",
+    "UnsupportedConversion",
+    "ExecutionError",
 ]
 
 
@@ -125,3 +127,11 @@ class DrawError(InputError):
 
 class SwizzleError(InputError):
     """The write and read layouts cannot share a memory layout as asked."""
+
+
+class UnsupportedConversion(InputError):
+    """A layout conversion needs data movement the planner does not do (across the ``block`` dimension)."""
+
+
+class ExecutionError(InputError):
+    """A conversion program left a destination slot holding the wrong element (a planner bug if it happens)."""

@@ -22,14 +22,10 @@ from __future__ import annotations
 
 from ..core import f2
 from ..core.layout import LinearLayout
-from ..errors import InputError
+from ..errors import ExecutionError, InputError
 from .solve import aligned, hardware_of
 
 __all__ = ["run", "execute", "ExecutionError"]
-
-
-class ExecutionError(InputError):
-    """A program left a destination slot holding the wrong element (a planner bug if it ever happens)."""
 
 
 def _threads(hw):

@@ -41,7 +41,7 @@ from typing import Any
 from ..core.layout import LinearLayout
 from ..core.quotient import is_trivial_over, quotient
 from ..count.plan import check_element_bits
-from ..errors import InputError
+from ..errors import InputError, UnsupportedConversion
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, opcode
 from .smem import RoundTrip, round_trip
@@ -52,10 +52,6 @@ __all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "plan_conversion", "
 
 OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
            "bar.warp.sync")
-
-
-class UnsupportedConversion(InputError):
-    """The conversion needs data movement the planner does not do (across blocks)."""
 
 
 @dataclass(frozen=True)
