@@ -428,6 +428,33 @@ SECTIONS = {"import": bench_import, "layout": bench_layout, "synthesis": bench_s
             "f2": bench_f2, "tensor_layouts": bench_tensor_layouts, "scaling": bench_scaling}
 
 
+# --------------------------------------------------------------------------- convert
+
+
+def bench_convert(quick: bool) -> None:
+    """Planning time of ``plan_conversion`` per conversion (fresh layout objects, nothing cached)."""
+    from linlayout import LinearLayout as LL
+    from linlayout.catalog.constructors import blocked, mma
+    from linlayout.convert.plan import plan_conversion
+
+    lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+    cases = {
+        "32x2 fp32 transpose in a warp (shuffles)": (
+            lambda: (LL({"register": [[0, 1]], "lane": lanes}, {"dim0": 32, "dim1": 2}),
+                     LL({"register": [[1, 0]], "lane": [[0, 1]] + lanes[1:]}, {"dim0": 32, "dim1": 2})), 32),
+        "mma C -> blocked, fp16 64x64, 4 warps (shared memory)": (
+            lambda: (mma("C", (64, 64), warps_per_cta=(2, 2)), blocked([64, 64], [1, 4], [4, 8], [4, 1], [1, 0])), 16),
+        "blocked -> blocked vec8, fp16 32x32, 1 warp (shuffles vs shared)": (
+            lambda: (blocked([32, 32], [1, 4], [4, 8], [1, 1], [1, 0]), blocked([32, 32], [1, 8], [8, 4], [1, 1], [1, 0])), 16),
+    }
+    for name, (make, eb) in cases.items():
+        record("convert", f"plan_conversion: {name}, fresh objects",
+               median_us_fresh(make, lambda p, eb=eb: plan_conversion(p[0], p[1], eb), quick, n=20 if quick else 50),
+               None, "Triton: no Python binding")
+
+
+SECTIONS["convert"] = bench_convert
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke run)")

@@ -15,6 +15,7 @@ from .catalog.constructors import MMA_INSTRUCTIONS, blocked, cute_tv_layout, fit
 from .catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, swizzle_mode_bytes, tma_swizzle
 from .core import f2
 from .core.layout import LinearLayout
+from .core.quotient import is_trivial_over, quotient
 from .core.memory import PaddedLayout, padded, unswizzled
 from .count.by_simulation import lane_byte_offsets, simulate_plan, simulate_wavefronts
 from .count.closed_form import ConflictDirection, WavefrontReport, access_wavefronts, count_plan, fit_affine, wavefronts
@@ -64,7 +65,7 @@ from .catalog.triton_encodings import (
     triton_slice,
     triton_swizzled_shared,
 )
-from .errors import TTGIRError
+from .errors import ExecutionError, TTGIRError, UnsupportedConversion
 from .io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
 from .io.ttgir.lint import ConvertPlan, ConvertPlanner, LintReport, lint_text, render_lint, shared_round_trip
 from .io.ttgir.module import parse_module
@@ -87,6 +88,11 @@ _LAZY = {
     **dict.fromkeys(("verify_files", "load_queries", "plan_query"), ".io.gpu_queries"),
     **dict.fromkeys(("generate_cuda", "ptx_statement"), ".check.gpu.codegen"),
     "parse_ncu_csv": ".check.gpu.ncu",
+    **dict.fromkeys(("plan_conversion", "ConversionPlan", "Alternative"), ".convert.plan"),
+    **dict.fromkeys(("plan_gather", "GatherPlan", "execute_gather"), ".convert.gather"),
+    **dict.fromkeys(("max_vector", "VectorAccess"), ".convert.vector"),
+    **dict.fromkeys(("COST_WEIGHTS", "cost_of"), ".convert.cost"),
+    **dict.fromkeys(("convert_query_from_json", "to_cuda"), ".io.convert_io"),
 }
 
 __all__ = [
@@ -207,6 +213,11 @@ __all__ = [
     "ConvertPlanner",
     "shared_round_trip",
     "TTGIRError",
+    # layout conversion (the planner's names are imported on first use; see _LAZY)
+    "is_trivial_over",
+    "quotient",
+    "UnsupportedConversion",
+    "ExecutionError",
     # sweeps, pictures and the GPU kit (imported on first use; see _LAZY)
     *_LAZY,
     "__version__",

@@ -272,6 +272,30 @@ def _cute_units_note(text: str, element_bits: int) -> str:
             f"SW32/64/128 atoms count) it is Swizzle<{b},{mm + z},{sh}>")
 
 
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from .convert.plan import plan_conversion
+    from .io.convert_io import convert_query_from_json, to_cuda
+    from .io.jsonio import load_file
+
+    q = convert_query_from_json(load_file(args.query, "query file"))
+    plan = plan_conversion(**q)
+    if args.emit == "cuda":
+        print(to_cuda(plan, q["src"], q["dst"]), end="")
+        return 0
+    if args.json:
+        print(json.dumps(plan.to_dict()))
+        return 0
+    print(f"path: {plan.path}")
+    print("instructions per thread: " + (", ".join(f"{k} {v}" for k, v in plan.instructions.items()) or "none"))
+    if plan.wavefronts:
+        print(f"wavefronts per warp: write {plan.wavefronts['write']}, read {plan.wavefronts['read']}; "
+              f"reps {plan.reps}, scratch {plan.scratch_bytes} bytes")
+    print(f"cost: {plan.cost}")
+    print()
+    print(plan.explain())
+    return 0
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from .check.family import transpose_16x32_family
     from .check.sweep import sweep
@@ -387,6 +411,12 @@ def _build_parser() -> argparse.ArgumentParser:
                    "its JSON, a C offset function, a CuTe Swizzle, or Triton Gluon layouts")
     w.add_argument("--compare", action="store_true", help="also score the standard swizzles (TMA, CuTe, padding, ...)")
     w.set_defaults(func=_cmd_swizzle)
+
+    cv = sub.add_parser("convert", help="plan a layout conversion: registers, warp shuffles or shared memory")
+    cv.add_argument("query", metavar="QUERY.json", help="convert query ('-' for stdin)")
+    cv.add_argument("--json", action="store_true", help="print one JSON object")
+    cv.add_argument("--emit", choices=["cuda"], help="print a CUDA device function performing the conversion")
+    cv.set_defaults(func=_cmd_convert)
 
     v = sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "
                        "of memory layouts")

@@ -44,6 +44,8 @@ __all__ = [
     "GPUToolError",
     "MissingDependencyError",
     "DrawError",
+    "UnsupportedConversion",
+    "ExecutionError",
 ]
 
 
@@ -130,3 +132,11 @@ class SwizzleError(InputError):
 
 class TTGIRError(InputError):
     """TTGIR text that cannot be read (syntax), or an encoding or op the reader does not know."""
+
+
+class UnsupportedConversion(InputError):
+    """A layout conversion needs data movement the planner does not do (across the ``block`` dimension)."""
+
+
+class ExecutionError(InputError):
+    """A conversion program left a destination slot holding the wrong element (a planner bug if it happens)."""

@@ -3,7 +3,7 @@
 The rules (``docs/architecture.md``):
 
 * **Layers.**  ``errors`` < ``core`` < ``hw`` < ``count`` < ``catalog`` <
-  ``synth`` < ``check`` < ``io`` < top (``cli.py``, ``__main__.py``,
+  ``synth`` < ``convert`` < ``check`` < ``io`` < top (``cli.py``, ``__main__.py``,
   ``__init__.py`` and the compatibility modules at the top of the package,
   which may import anything).  A module imports only from its own layer or
   lower ones -- function-level imports included, imports under ``if
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "linlayout"
 MAX_LINES = 800
 
-LAYERS = ("errors", "core", "hw", "count", "catalog", "synth", "check", "io", "top")
+LAYERS = ("errors", "core", "hw", "count", "catalog", "synth", "convert", "check", "io", "top")
 """Layer names, lowest first."""
 
 CORE_LAYOUT_PRIVATE = ("_make", "_ins", "_outs", "_cols", "_cached")

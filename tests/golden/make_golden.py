@@ -26,7 +26,7 @@ Each byte block is followed by one newline of the format, so a block that does
 not end with a newline still leaves the next header on its own line.
 
 The cases: every ``examples/*.json`` with every command that accepts it (kind
-told from its keys: ``bases`` a layout, ``write``/``read`` a swizzle query,
+told from its keys: ``src``/``dst`` a convert query, ``bases`` a layout, ``write``/``read`` a swizzle query,
 ``layout``+``memory`` or ``lane_byte_offsets`` a conflicts query,
 ``queries``/``toggles`` a sweep family) in text and ``--json`` mode and with
 the command's other output options; every example with every command that
@@ -89,6 +89,7 @@ COMMAND_VARIANTS = {
         ("emit-triton", ["--emit", "triton"]),
     ],
     "sweep": [("text", []), ("json", ["--json"])],
+    "convert": [("text", []), ("json", ["--json"]), ("emit-cuda", ["--emit", "cuda"])],
 }
 
 # Constructor invocations of ``linlayout show`` (name, arguments after "show").
@@ -125,9 +126,11 @@ CONSTRUCTOR_CASES = [
 
 
 def _kind(obj) -> str | None:
-    """Which command reads this example: 'show', 'conflicts', 'swizzle' or 'sweep'."""
+    """Which command reads this example: 'show', 'conflicts', 'swizzle', 'sweep' or 'convert'."""
     if not isinstance(obj, dict):
         return None
+    if "src" in obj and "dst" in obj:
+        return "convert"
     if "queries" in obj or "toggles" in obj or "query" in obj:
         return "sweep"
     if "write" in obj or "read" in obj:
@@ -154,7 +157,7 @@ def _build_cases() -> list[dict]:
         kind = _kind(json.loads(path.read_text()))
         if kind is None:
             raise SystemExit(f"make_golden: cannot tell which command reads {rel}; add it to _kind")
-        for command in ("show", "conflicts", "swizzle", "sweep"):
+        for command in ("show", "conflicts", "swizzle", "sweep", "convert"):
             if command != kind:  # the wrong command: a one-line error, exit 2
                 cases.append(_case(f"{command}__{path.stem}__wrong-kind", [command, rel]))
                 continue
@@ -174,6 +177,7 @@ def _build_cases() -> list[dict]:
         _case("show__error__directory", ["show", "examples"]),
         _case("conflicts__error__missing-file", ["conflicts", "examples/nonexistent.json"]),
         _case("swizzle__error__missing-file", ["swizzle", "examples/nonexistent.json"]),
+        _case("convert__error__missing-file", ["convert", "examples/nonexistent.json"]),
         # the built-in family, small enough to run whole
         _case("sweep__builtin__mask-bits-2-text", ["sweep", "--mask-bits", "2"]),
         _case("sweep__builtin__mask-bits-2-json", ["sweep", "--mask-bits", "2", "--json"]),

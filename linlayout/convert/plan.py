@@ -1,0 +1,242 @@
+"""``plan_conversion``: how to move a tensor from one distributed layout to another.
+
+Concepts
+========
+
+1. **Minimal conversion.**  :func:`~linlayout.convert.solve.conversion_map`
+   picks the source slot of every destination slot so that data moves as
+   little as possible; the dimensions the map is trivial over
+   (:func:`~linlayout.core.quotient.is_trivial_over`) are stripped
+   (``ConversionPlan.minimal``).  Its level gives the paths that are possible:
+   ``none`` (the layouts are equal), ``registers``, ``shuffles`` (inside each
+   warp) and ``shared_memory`` (inside each CTA).  Data crossing the
+   ``block`` dimension is refused with one clear line.
+2. **Every possible path is planned** with exact per-thread PTX instruction
+   counts (:mod:`linlayout.convert.warp`, :mod:`linlayout.convert.smem`).
+3. **The cost model** (per warp, in quarter SM cycles of an H100,
+   :data:`~linlayout.convert.cost.COST_WEIGHTS`) chooses: an ALU
+   instruction (``selp``, ``prmt``, ``mov``) costs 2 (64 results per SM
+   cycle); ``shfl.sync`` 4 (32 per cycle); a shared-memory instruction 2
+   (its issue) plus 4 per wavefront it takes (one wavefront per SM cycle);
+   ``bar.sync`` 16 (a CTA of one warp needs only ``bar.warp.sync``, 2).
+   Every alternative's cost is reported and :meth:`ConversionPlan.explain`
+   says why the chosen one wins.  ``paper_notes/convert.md`` records what
+   was measured about it.
+
+>>> from linlayout.core.layout import LinearLayout
+>>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+>>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+>>> p = plan_conversion(rows, cols, 32)       # a 32x2 fp32 transpose within a warp
+>>> p.path, p.instructions, p.cost
+('shuffles', {'shfl.sync': 1, 'selp': 3}, 10)
+>>> [a.path for a in p.alternatives]
+['shuffles', 'shared_memory']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.layout import LinearLayout
+from ..core.quotient import is_trivial_over, quotient
+from ..count.plan import check_element_bits
+from ..errors import InputError, UnsupportedConversion
+from ..hw import get_hardware
+from .cost import COST_WEIGHTS, cost_of, opcode
+from .smem import RoundTrip, round_trip
+from .solve import ConversionMap, aligned, conversion_map
+from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
+
+__all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "plan_conversion", "cost_of", "UnsupportedConversion"]
+
+OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
+           "bar.warp.sync")
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One possible path with its exact counts and cost."""
+
+    path: str
+    cost: int
+    instructions: dict[str, int]
+    wavefronts: dict[str, int] | None = None
+    reps: int = 1
+    scratch_bytes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "cost": self.cost, "instructions": dict(self.instructions),
+                "wavefronts": self.wavefronts, "reps": self.reps, "scratch_bytes": self.scratch_bytes}
+
+
+@dataclass(frozen=True)
+class ConversionPlan:
+    """How to convert ``src`` to ``dst``: the chosen path, its programs, counts, cost and alternatives.
+
+    ``instructions`` are per thread, by PTX opcode; ``wavefronts`` per warp
+    (``None`` unless the path uses shared memory).  ``registers``,
+    ``shuffles`` and ``shared_memory`` hold the chosen path's program
+    (others ``None``); ``shuffle_lower_bound`` is the least number of
+    ``shfl.sync`` any warp-local program needs (None unless warp-local).
+    """
+
+    path: str
+    element_bits: int
+    hardware: str
+    instructions: dict[str, int]
+    wavefronts: dict[str, int] | None
+    reps: int
+    scratch_bytes: int
+    cost: int
+    alternatives: tuple[Alternative, ...]
+    minimal: LinearLayout
+    conversion: ConversionMap | None = field(repr=False, compare=False, default=None)
+    registers: RegisterProgram | None = field(repr=False, compare=False, default=None)
+    shuffles: ShuffleProgram | None = field(repr=False, compare=False, default=None)
+    shared_memory: RoundTrip | None = field(repr=False, compare=False, default=None)
+    shuffle_lower_bound: int | None = None
+
+    @property
+    def barriers(self) -> int:
+        return self.instructions.get("bar.sync", 0) + self.instructions.get("bar.warp.sync", 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``linlayout convert --json``."""
+        d: dict[str, Any] = {
+            "path": self.path,
+            "element_bits": self.element_bits,
+            "hardware": self.hardware,
+            "instructions": {op: self.instructions.get(op, 0) for op in OPCODES},
+            "wavefronts": self.wavefronts,
+            "reps": self.reps,
+            "scratch_bytes": self.scratch_bytes,
+            "cost": self.cost,
+            "alternatives": [a.to_dict() for a in self.alternatives],
+            "minimal": self.minimal.to_dict(),
+            "shuffle_lower_bound": self.shuffle_lower_bound,
+            "explain": self.explain(),
+        }
+        if self.shared_memory is not None:
+            d["memory"] = self.shared_memory.swizzle.memory.to_dict()
+            d["swizzle_synthesized"] = self.shared_memory.swizzle.synthesized
+        return d
+
+    def explain(self) -> str:
+        """Why this path: what the minimal conversion moves and how the alternatives compare."""
+        moved = [d for d in self.minimal.in_dims]
+        lines = [f"minimal conversion moves data along {moved or 'nothing'}"]
+        if self.path == "none":
+            lines.append("src and dst are the same layout: nothing to do")
+            return "\n".join(lines)
+        for a in self.alternatives:
+            ins = ", ".join(f"{k} {v}" for k, v in a.instructions.items()) or "no instructions"
+            extra = f"; wavefronts {a.wavefronts['write']}+{a.wavefronts['read']}, reps {a.reps}, scratch {a.scratch_bytes} B" if a.wavefronts else ""
+            mark = "chosen" if a.path == self.path else "rejected"
+            lines.append(f"{a.path}: cost {a.cost} ({ins}{extra}) -- {mark}")
+        if self.shuffle_lower_bound is not None and self.shuffles is not None:
+            got = self.shuffles.counts.get("shfl.sync", 0)
+            lines.append(f"shuffles: {got} shfl.sync per thread, lower bound {self.shuffle_lower_bound}")
+        if len(self.alternatives) > 1:
+            lines.append(f"{self.path} wins: lowest cost under the model (weights {COST_WEIGHTS})")
+        else:
+            lines.append(f"{self.path} is the only possible path")
+        return "\n".join(lines)
+
+
+def _minimal(cm: ConversionMap) -> LinearLayout:
+    L = cm.layout
+    stripped = []
+    for d in ("block", "warp", "lane", "register"):
+        if is_trivial_over(L, stripped + [d]):
+            stripped.append(d)
+        else:
+            break
+    return quotient(L, stripped)
+
+
+def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware: Any = "sm90",
+                    scratch_bytes: int | None = None, paths: Any = None) -> ConversionPlan:
+    """Plan the conversion of a register tensor from layout ``src`` to layout ``dst``.
+
+    Parameters
+    ----------
+    src, dst
+        Distributed layouts (``register``, ``lane``, optional ``warp``,
+        ``block``) onto the same tensor, with the same lanes, warps and blocks.
+    element_bits
+        Bits per element: 8, 16, 32 or 64.
+    hardware
+        Bank model for the shared-memory path (default ``sm90``).
+    scratch_bytes
+        Most shared memory the round trip may use (``None``: the whole tile).
+    paths
+        Restrict the choice to these paths (``"registers"``, ``"shuffles"``,
+        ``"shared_memory"``); ``None`` allows all.  The alternatives still
+        list every possible path.
+
+    Returns a :class:`ConversionPlan`.  Raises :class:`UnsupportedConversion`
+    when data must cross the ``block`` dimension, :class:`InputError` on bad input.
+    """
+    eb = check_element_bits(element_bits)
+    if eb not in (8, 16, 32, 64):
+        raise InputError(f"element_bits must be 8, 16, 32 or 64 for a conversion, got {eb}")
+    hw = get_hardware(hardware)
+    dst = aligned(src, dst)
+    cm = conversion_map(src, dst)
+    minimal = _minimal(cm)
+    if cm.level == 3:
+        raise UnsupportedConversion(
+            "the conversion moves data across the block dimension (between CTAs); only conversions inside a CTA are planned")
+    if src == dst:
+        return ConversionPlan("none", eb, hw.name, {}, None, 1, 0, 0, (Alternative("none", 0, {}),), minimal, cm)
+    alts: list[Alternative] = []
+    progs: dict[str, Any] = {}
+    lower = None
+    if cm.level == 0:
+        rp = register_program(cm, eb)
+        progs["registers"] = rp
+        alts.append(Alternative("registers", cost_of(rp.counts), dict(rp.counts)))
+    if cm.level <= 1:
+        sp = shuffle_program(cm, eb)
+        if sp is not None:
+            lower = sp.lower_bound
+            if cm.level == 1:
+                progs["shuffles"] = sp
+                alts.append(Alternative("shuffles", cost_of(sp.counts), dict(sp.counts)))
+    smem_error = None
+    if src.in_sizes.get("block", 1) == 1:
+        try:
+            rt = round_trip(src, dst, eb, hw, scratch_bytes)
+        except InputError as e:
+            smem_error = e
+        else:
+            progs["shared_memory"] = rt
+            ins = {}
+            for op, n in rt.instructions.items():
+                ins[opcode(op)] = ins.get(opcode(op), 0) + n
+            alts.append(Alternative("shared_memory", cost_of(ins, rt.wavefronts), ins, rt.wavefronts, rt.reps,
+                                    rt.scratch_bytes))
+    if not alts:
+        why = f": {smem_error}" if smem_error else ": it moves data between warps and the shared-memory path needs one CTA (block size 1)"
+        raise UnsupportedConversion(f"no path for this conversion{why}")
+    order = {"registers": 0, "shuffles": 1, "shared_memory": 2}
+    if paths is not None:
+        if isinstance(paths, str) or not all(p in order for p in paths):
+            raise InputError(f"paths must be a list of {list(order)}, got {paths!r}")
+        allowed = [a for a in alts if a.path in paths]
+        if not allowed:
+            raise UnsupportedConversion(f"none of the paths {list(paths)} can do this conversion "
+                                        f"(possible: {[a.path for a in alts]})")
+    else:
+        allowed = alts
+    best = min(allowed, key=lambda a: (a.cost, order[a.path]))
+    return ConversionPlan(
+        path=best.path, element_bits=eb, hardware=hw.name, instructions=dict(best.instructions),
+        wavefronts=best.wavefronts, reps=best.reps, scratch_bytes=best.scratch_bytes, cost=best.cost,
+        alternatives=tuple(alts), minimal=minimal, conversion=cm,
+        registers=progs.get("registers") if best.path == "registers" else None,
+        shuffles=progs.get("shuffles") if best.path == "shuffles" else None,
+        shared_memory=progs.get("shared_memory") if best.path == "shared_memory" else None,
+        shuffle_lower_bound=lower,
+    )

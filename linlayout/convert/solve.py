@@ -1,0 +1,231 @@
+"""The conversion map: for every destination slot, the source slot it reads (paper §5.3-5.4).
+
+Concepts
+========
+
+A distributed layout maps a hardware index ``(register, lane, warp,
+block)`` to a tensor element.  Converting ``src`` to ``dst`` means: every
+destination slot ``y`` must receive the element ``dst(y)``, read from a
+source slot ``x`` with ``src(x) = dst(y)``.  We pick the source slots with a
+linear map ``P`` (``y ↦ x``) with ``src ∘ P = dst``; when ``src`` holds an
+element twice (broadcast, free variables) there are several such maps and
+the choice matters: it decides whether the data has to leave the thread, the
+warp or the block.
+
+Each column of ``P`` (the source slot of one destination basis) is solved at
+the lowest **level** possible:
+
+========  ===================================================  ==============
+level     the source slot keeps ...                            path
+========  ===================================================  ==============
+0         the destination's lane, warp and block               registers
+1         its warp and block (any lane)                        shuffles
+2         its block (any lane and warp)                        shared memory
+3         nothing                                              unsupported
+========  ===================================================  ==============
+
+A broadcast destination register (zero basis) reads slot 0: it is a copy of
+another register.  Otherwise, among the solutions of a level the
+destination's own slot is taken when it holds the element, otherwise the solution whose highest set bit is lowest
+(bits are ordered register < lane < warp < block), so a free variable never
+sends data further than it must -- the warp-local choice a plain
+pseudo-inverse misses.  The conversion's level is the largest column level.
+
+The map is returned as a :class:`~linlayout.core.layout.LinearLayout` from
+the destination's hardware dimensions to the source's (``register`` of the
+two sides may differ in size); :func:`linlayout.core.quotient.quotient` strips
+the dimensions it does not move.
+
+>>> from linlayout.core.layout import LinearLayout
+>>> src = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
+>>> dst = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
+>>> cm = conversion_map(src, dst)
+>>> cm.level, cm.layout.bases["register"], cm.layout.bases["lane"]
+(1, [(0, 1, 0, 0)], [(1, 0, 0, 0), (0, 2, 0, 0)])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..errors import DimensionError, InputError
+
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "Hardware", "ConversionMap", "hardware_of", "aligned", "conversion_map"]
+
+HW_DIMS = ("register", "lane", "warp", "block")
+"""Hardware input dimensions, lowest level first."""
+
+LEVEL_PATHS = ("registers", "shuffles", "shared_memory", "unsupported")
+"""The path each level needs."""
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Bit counts of a hardware index: registers, lanes, warps, blocks (flat bit order in this order)."""
+
+    reg: int
+    lane: int
+    warp: int
+    block: int
+
+    @property
+    def bits(self) -> int:
+        return self.reg + self.lane + self.warp + self.block
+
+    def start(self, dim: str) -> int:
+        """The flat position of the first bit of ``dim``."""
+        return {"register": 0, "lane": self.reg, "warp": self.reg + self.lane,
+                "block": self.reg + self.lane + self.warp}[dim]
+
+    def count(self, dim: str) -> int:
+        return {"register": self.reg, "lane": self.lane, "warp": self.warp, "block": self.block}[dim]
+
+    def mask(self, dims: tuple[str, ...]) -> int:
+        m = 0
+        for d in dims:
+            m |= ((1 << self.count(d)) - 1) << self.start(d)
+        return m
+
+
+def hardware_of(layout: LinearLayout, what: str) -> tuple[Hardware, list[int]]:
+    """The hardware bit counts of a distributed layout and its flat columns in hardware order."""
+    if not isinstance(layout, LinearLayout):
+        raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
+    extra = [d for d in layout.in_dims if d not in HW_DIMS]
+    if extra:
+        raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
+    sizes = layout.in_sizes
+    hw = Hardware(*(sizes.get(d, 1).bit_length() - 1 for d in HW_DIMS))
+    cols: list[int] = []
+    for d in HW_DIMS:
+        if d in sizes:
+            cols.extend(layout.flat_bases(d))
+    return hw, cols
+
+
+def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
+    """``dst`` with its output dimensions in ``src``'s order; both must cover the same tensor."""
+    if src.out_sizes != dst.out_sizes:
+        raise DimensionError(f"src and dst must cover the same tensor: {src.out_sizes} vs {dst.out_sizes}")
+    if src.out_dims != dst.out_dims:
+        dst = dst.transpose_outs(list(src.out_dims))
+    return dst
+
+
+def _solve_in(cols: list[int], allowed: int, target: int) -> tuple[int, list[int]] | None:
+    """A solution ``z`` (supported on ``allowed``) of ``S z = target`` and the kernel basis there, or None."""
+    pos = [i for i in range(len(cols)) if allowed >> i & 1]
+    sub = [cols[i] for i in pos]
+    ech, _, nulls = f2.echelon(sub)
+    r, m = ech.reduce(target)
+    if r:
+        return None
+
+    def lift(mask: int) -> int:
+        return sum(1 << pos[i] for i in f2.bit_indices(mask))
+
+    return lift(m), [lift(n) for n in nulls]
+
+
+def _lowest(z: int, kernel: list[int]) -> int:
+    """``z`` plus the kernel combination whose highest set bit is lowest (then fewest high bits)."""
+    piv: dict[int, int] = {}
+    for v in kernel:
+        while v:
+            h = v.bit_length() - 1
+            if h in piv:
+                v ^= piv[h]
+            else:
+                piv[h] = v
+                break
+    for h in sorted(piv, reverse=True):
+        if z >> h & 1:
+            z ^= piv[h]
+    return z
+
+
+_ALLOWED = (("register",), ("register", "lane"), ("register", "lane", "warp"), HW_DIMS)
+
+
+@dataclass(frozen=True)
+class ConversionMap:
+    """The chosen source slot of every destination basis.
+
+    ``columns[j]`` is the flat source index (``src_hw`` bit order) read by
+    destination basis ``j`` (``dst_hw`` bit order); ``levels[j]`` the level it
+    was solved at and ``level`` their maximum; ``layout`` the same map as a
+    LinearLayout (destination hardware dims → source hardware dims).
+    """
+
+    src_hw: Hardware
+    dst_hw: Hardware
+    src_cols: tuple[int, ...]
+    dst_cols: tuple[int, ...]
+    columns: tuple[int, ...]
+    levels: tuple[int, ...]
+    layout: LinearLayout
+
+    @property
+    def level(self) -> int:
+        return max(self.levels, default=0)
+
+    @property
+    def path(self) -> str:
+        return LEVEL_PATHS[self.level]
+
+
+def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
+    """Solve ``src ∘ P = dst`` column by column at the lowest level (see the module doc).
+
+    Raises :class:`DimensionError` when the layouts do not share lanes,
+    warps and blocks, and :class:`InputError` when ``dst`` holds an element
+    that ``src`` does not hold.
+    """
+    dst = aligned(src, dst)
+    sh, scols = hardware_of(src, "src")
+    dh, dcols = hardware_of(dst, "dst")
+    for d in ("lane", "warp", "block"):
+        if sh.count(d) != dh.count(d):
+            raise DimensionError(
+                f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
+    columns: list[int] = []
+    levels: list[int] = []
+    for j, t in enumerate(dcols):
+        dim = next(d for d in HW_DIMS if dh.start(d) <= j < dh.start(d) + dh.count(d))
+        k = j - dh.start(dim)
+        own = (1 << (sh.start(dim) + k)) if (dim != "register" or k < sh.reg) else 0
+        for level, dims in enumerate(_ALLOWED):
+            allowed = sh.mask(dims)
+            fixed = own & ~allowed if dim != "register" else 0
+            target = t ^ f2.apply(scols, fixed)
+            sol = _solve_in(scols, allowed, target)
+            if sol is None:
+                continue
+            z, kernel = sol
+            if dim == "register" and t == 0:
+                x = 0  # a broadcast destination register copies another: no data to move
+            elif own and f2.apply(scols, own) == t and own & ~allowed == fixed:
+                x = own
+            else:
+                x = _lowest(z, kernel) | fixed
+            columns.append(x)
+            levels.append(level)
+            break
+        else:
+            raise InputError(
+                f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
+                f"src does not hold the elements dst needs")
+    out_dims = [(d, 1 << sh.count(d)) for d in HW_DIMS]
+    bases = {}
+    j = 0
+    for d in HW_DIMS:
+        lst = []
+        for _ in range(dh.count(d)):
+            x = columns[j]
+            lst.append(tuple((x >> sh.start(o)) & ((1 << sh.count(o)) - 1) for o in HW_DIMS))
+            j += 1
+        bases[d] = lst
+    layout = LinearLayout(bases, out_dims)
+    return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)

@@ -1,0 +1,496 @@
+"""Conversions inside a warp: register permutations and warp-shuffle programs.
+
+Concepts
+========
+
+Inside a warp the conversion map ``P`` (:mod:`linlayout.convert.solve`) sends
+a destination slot ``(r, λ, ω)`` (register, lane, and ``ω`` = warp and block,
+which it keeps) to the source slot ``(q, s, ω)`` with, linearly::
+
+    q = Qr r ⊕ Ql λ ⊕ Qω ω        s = Sr r ⊕ Sl λ ⊕ Sω ω
+
+**Registers** (``s = λ`` always): each destination register reads source
+register ``q``.  The part ``Ql λ ⊕ Qω ω`` depends on the thread; when it is
+not zero, every destination register is a select among ``2^rank`` source
+registers (a tree of ``2^rank - 1`` ``selp``).  Otherwise it is a pure
+renaming: no instruction.
+
+**Shuffles.**  Destination registers that duplicate others (``P r = 0``) are
+copies; the others are split into *pack* bits ``Π`` (registers of both sides:
+``Sr = 0``, so ``32/element_bits`` elements travel in one 32-bit word) and
+*round* bits.  One round moves one word per thread with one ``shfl.sync``
+(two for 64-bit elements).  In round ``k`` thread ``λ`` fills destination word
+``k ⊕ Mλ``, reading lane ``ρ(k, λ) = Sr k ⊕ J λ ⊕ Sω ω`` with ``J = Sr M ⊕ Sl``;
+the sender ``s`` offers word ``σ(k, s) = A k ⊕ H s ⊕ Hω ω``.  The register
+↔ lane swap matrix ``M`` is chosen so that every receiver of one sender wants
+the same word (``ker J ⊆ ker K``, ``K = Qr M ⊕ Ql``); then ``H = K J⁺``,
+``A = Qr ⊕ H Sr`` and ``Hω = H Sω ⊕ Qω``.  This handles any number of mixed
+register/lane swaps at once (Triton issue #9680), broadcast bases (zero
+columns) and lanes of ``src`` that hold duplicates.
+
+Exact per-thread instruction counts follow from the program: ``shfl.sync``
+per round whose source lane is not the thread itself for some thread;
+``selp``: either chains over the distinct candidates of each selection
+(strategy ``mux``: per round, the words senders offer minus one; per
+destination word, its candidates minus one) or conditional-swap layers
+(strategy ``layers``: ``rank(H|Hω)`` layers over the source words and
+``rank(M)`` layers over the received words, one ``selp`` per word and
+layer), whichever costs less; ``prmt``: ``n - 1`` to pack a word of ``n`` elements and ``n - 1`` to
+unpack it (16-bit pairs: one ``mov.b32 {lo, hi}`` instead).  A 64-bit element is
+split into two 32-bit halves by register naming (``mov.b64 {lo, hi}``,
+which ptxas removes; Triton's PTX shows the same), so it costs no ``mov``.  The lower bound on shuffles is computed
+from the data alone: the most elements one thread needs from other lanes,
+divided by the elements per word.
+
+>>> from linlayout.core.layout import LinearLayout
+>>> from linlayout.convert.solve import conversion_map
+>>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
+>>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4], [8], [16], [32]]}, {"dim0": 64})
+>>> prog = shuffle_program(conversion_map(rows, cols), 32)
+>>> prog.counts, prog.lower_bound
+({'shfl.sync': 1, 'selp': 3}, 1)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..core import f2
+from .cost import cost_of
+from .solve import ConversionMap
+
+__all__ = ["RegisterProgram", "ShuffleProgram", "register_program", "shuffle_program", "thread_ids",
+           "MAX_SWAP_CANDIDATES"]
+
+MAX_SWAP_CANDIDATES = 720
+"""At most this many register↔lane swap matrices ``M`` are scored per pack width."""
+
+
+def _mask(n: int) -> int:
+    return (1 << n) - 1
+
+
+def _split(cm: ConversionMap):
+    """Per destination bit group: the (register, lane) parts of its source columns."""
+    sh, dh = cm.src_hw, cm.dst_hw
+    q = [c & _mask(sh.reg) for c in cm.columns]
+    s = [(c >> sh.reg) & _mask(sh.lane) for c in cm.columns]
+    r0, l0, o0 = 0, dh.reg, dh.reg + dh.lane
+    n = dh.bits
+    return (q[r0:l0], s[r0:l0]), (q[l0:o0], s[l0:o0]), (q[o0:n], s[o0:n])
+
+
+def thread_ids(cm: ConversionMap):
+    """Every (lane, ω) of the conversion, ω = warp and block bits together."""
+    nl = cm.dst_hw.lane
+    no = cm.dst_hw.warp + cm.dst_hw.block
+    return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
+
+
+def _mux(n_candidates: int) -> int:
+    return max(0, n_candidates - 1)
+
+
+@dataclass(frozen=True)
+class RegisterProgram:
+    """A conversion inside each thread: destination register ``r`` reads source register ``q(r, thread)``."""
+
+    element_bits: int
+    Qr: tuple[int, ...]
+    Ql: tuple[int, ...]
+    Qo: tuple[int, ...]
+    dst_regs: int
+    src_regs: int
+    distinct: int  # destination registers that are not copies of others
+
+    def source_register(self, reg: int, lane: int, omega: int) -> int:
+        """The source register read by destination register ``reg`` of thread (lane, ω)."""
+        return f2.apply(self.Qr, reg) ^ f2.apply(self.Ql, lane) ^ f2.apply(self.Qo, omega)
+
+    @property
+    def thread_rank(self) -> int:
+        return f2.rank(list(self.Ql) + list(self.Qo))
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one."""
+        threads = [(lane, om) for om in range(1 << len(self.Qo)) for lane in range(1 << len(self.Ql))]
+        rows = {tuple(self.source_register(r, lane, om) for lane, om in threads) for r in range(self.dst_regs)}
+        sel = sum(_mux(len(set(row))) for row in rows)
+        return {"selp": sel} if sel else {}
+
+
+def register_program(cm: ConversionMap, element_bits: int) -> RegisterProgram:
+    """The register path of a level-0 conversion map."""
+    (qr, sr), (ql, sl), (qo, so) = _split(cm)
+    assert cm.level == 0
+    kernel = f2.null_space(qr)
+    return RegisterProgram(element_bits, tuple(qr), tuple(ql), tuple(qo), 1 << cm.dst_hw.reg, 1 << cm.src_hw.reg,
+                           1 << (cm.dst_hw.reg - len(kernel)))
+
+
+@dataclass(frozen=True)
+class ShuffleProgram:
+    """A warp-shuffle program (see the module doc); matrices are lists of columns."""
+
+    element_bits: int
+    lanes: int  # lane bits
+    src_reg_bits: int
+    dst_reg_bits: int
+    pack: tuple[int, ...]       # Π: destination register vectors packed into one word
+    rounds_basis: tuple[int, ...]  # C': destination register vector of each round bit
+    copies: tuple[int, ...]     # K: destination register vectors that duplicate (P r = 0)
+    word_basis: tuple[int, ...]  # source register vectors: QΠ then W (pack coordinates low)
+    M: tuple[int, ...]          # lane -> round coordinates
+    As: tuple[int, ...]
+    J: tuple[int, ...]
+    Os: tuple[int, ...]
+    A: tuple[int, ...]          # round -> word coordinates
+    H: tuple[int, ...]          # lane -> word coordinates
+    Ho: tuple[int, ...]         # ω -> word coordinates
+    lower_bound: int
+
+    @property
+    def pack_bits(self) -> int:
+        return len(self.pack)
+
+    @property
+    def round_bits(self) -> int:
+        return len(self.rounds_basis)
+
+    @property
+    def words_per_element(self) -> int:
+        return max(1, self.element_bits // 32)
+
+    def source_lane(self, k: int, lane: int, omega: int) -> int:
+        """ρ(k, λ, ω): the lane thread λ reads in round ``k``."""
+        return f2.apply(self.As, k) ^ f2.apply(self.J, lane) ^ f2.apply(self.Os, omega)
+
+    def send_word(self, k: int, lane: int, omega: int) -> int:
+        """σ(k, s, ω): the source word (coordinates) lane ``s`` offers in round ``k``."""
+        return f2.apply(self.A, k) ^ f2.apply(self.H, lane) ^ f2.apply(self.Ho, omega)
+
+    def word_registers(self, word: int) -> list[int]:
+        """The source registers of a word, pack position 0 first."""
+        p = self.pack_bits
+        return [f2.apply(self.word_basis, j | (word << p)) for j in range(1 << p)]
+
+    def dst_round(self, reg: int, lane: int) -> tuple[int, int]:
+        """(round, pack position) that fills destination register ``reg`` of lane ``lane``."""
+        basis = list(self.rounds_basis) + list(self.pack) + list(self.copies)
+        coords = f2.apply(self._dst_inverse, reg)
+        r = coords & _mask(self.round_bits)
+        j = (coords >> self.round_bits) & _mask(self.pack_bits)
+        assert len(basis) == self.dst_reg_bits
+        return r ^ f2.apply(self.M, lane), j
+
+    @cached_property
+    def _dst_inverse(self) -> list[int]:
+        return f2.inverse(list(self.rounds_basis) + list(self.pack) + list(self.copies))
+
+    @cached_property
+    def self_rounds(self) -> frozenset[int]:
+        """Rounds in which every thread reads its own lane (no shuffle needed)."""
+        ident = all(self.J[i] == 1 << i for i in range(self.lanes))
+        if not ident or any(self.Os):
+            return frozenset()
+        return frozenset(k for k in range(1 << self.round_bits) if f2.apply(self.As, k) == 0)
+
+    def schedule(self, lane: int, omega: int = 0) -> list[dict[str, object]]:
+        """Round by round for one thread: the lane it reads, the registers it sends, the registers it fills."""
+        out = []
+        for k in range(1 << self.round_bits):
+            fills = [reg for reg in range(1 << self.dst_reg_bits) if self.dst_round(reg, lane)[0] == k]
+            out.append({"round": k, "shuffle": k not in self.self_rounds,
+                        "source_lane": self.source_lane(k, lane, omega),
+                        "send_registers": self.word_registers(self.send_word(k, lane, omega)),
+                        "fills_registers": fills})
+        return out
+
+    @cached_property
+    def sender_rank(self) -> int:
+        return f2.rank(list(self.H) + list(self.Ho))
+
+    def _threads(self):
+        no = len(self.Os)
+        return [(lane, om) for om in range(1 << no) for lane in range(1 << self.lanes)]
+
+    @cached_property
+    def selections(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[str, int], ...], ...]]:
+        """What the selects choose among, over all threads.
+
+        ``(send, receive)``: ``send[k]`` the source words offered in round
+        ``k`` (one per thread pattern; empty for a local round) and
+        ``receive[r]`` the candidates of destination word ``r``: ``("recv",
+        k)`` (the word received in shuffled round ``k``) or ``("src", w)``
+        (source word ``w`` of the thread itself, from a local round).
+        """
+        rounds = 1 << self.round_bits
+        # The thread-dependent parts are linear, so their values over all threads form a span.
+        span_send = f2.subset_xors(f2.basis(list(self.H) + list(self.Ho)))
+        send = [() if k in self.self_rounds else tuple(sorted({f2.apply(self.A, k) ^ v for v in span_send}))
+                for k in range(rounds)]
+        wb = self.src_reg_bits + 1  # word coordinates fit below bit wb
+        joint = [(m << wb) | h for m, h in zip(self.M, self.H)] + [h for h in self.Ho]  # (Mλ, Hλ ⊕ Hω ω)
+        pairs_ = [(v >> wb, v & ((1 << wb) - 1)) for v in f2.subset_xors(f2.basis(joint))]
+        recv = []
+        for r in range(rounds):
+            cands = set()
+            for m, h in pairs_:
+                k = r ^ m
+                cands.add(("src", f2.apply(self.A, k) ^ h) if k in self.self_rounds else ("recv", k))
+            recv.append(tuple(sorted(cands)))
+        return tuple(send), tuple(recv)
+
+    @cached_property
+    def mux_counts(self) -> dict[str, int]:
+        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
+        rounds = 1 << self.round_bits
+        shuffled = rounds - len(self.self_rounds)
+        wpe = self.words_per_element
+        n = 1 << self.pack_bits
+        send, recv = self.selections
+        sel = sum(_mux(len(c)) for c in send)
+        packed = {w for c in send for w in c}
+        unpack = 0
+        for c in recv:
+            if all(kind == "src" for kind, _ in c):
+                sel += _mux(len(c)) * n  # element-wise selects on local registers
+            else:
+                sel += _mux(len(c))
+                unpack += 1
+                packed |= {w for kind, w in c if kind == "src"}
+        return self._finish(shuffled * wpe, sel, len(packed), unpack)
+
+    def _finish(self, shfl: int, sel: int, packed: int, unpack: int) -> dict[str, int]:
+        n = 1 << self.pack_bits
+        c = {"shfl.sync": shfl, "selp": sel, "prmt": packed * (n - 1), "mov": 0}
+        if n == 2 and self.element_bits == 16:
+            c["mov"] += unpack  # mov.b32 {lo, hi}
+        else:
+            c["prmt"] += unpack * (n - 1)
+        return {k: v for k, v in c.items() if v}
+
+    @cached_property
+    def layers(self) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int], ...]]:
+        """Conditional-swap layers (strategy ``layers``).
+
+        ``(send, receive)``: ``send`` lists ``(h, lane_mask, omega_mask)``: the source words are
+        XOR-permuted by ``h`` where ``parity(lane & lane_mask) ^ parity(ω & omega_mask)``, so that
+        word ``A k`` is the one to send in round ``k``; ``receive`` lists ``(b, lane_mask)``: the
+        received words are XOR-permuted by ``b`` where ``parity(lane & lane_mask)``, so that word
+        ``r`` ends up holding round ``r ⊕ Mλ``.
+        """
+
+        def split(cols_l, cols_o, nbits):
+            B = f2.basis(list(cols_l) + list(cols_o))
+            if not B:
+                return []
+            inv = f2.inverse(B + f2.complement(B, nbits))
+            out = []
+            for i, b in enumerate(B):
+                lm = sum(1 << j for j, v in enumerate(cols_l) if f2.apply(inv, v) >> i & 1)
+                om = sum(1 << j for j, v in enumerate(cols_o) if f2.apply(inv, v) >> i & 1)
+                out.append((b, lm, om))
+            return out
+
+        send = split(self.H, self.Ho, self.src_reg_bits - self.pack_bits)
+        recv = [(b, lm) for b, lm, _ in split(self.M, (), self.round_bits)]
+        return tuple(send), tuple(recv)
+
+    @cached_property
+    def layer_counts(self) -> dict[str, int]:
+        """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
+        rounds = 1 << self.round_bits
+        nwords = 1 << (self.src_reg_bits - self.pack_bits)
+        send, recv = self.layers
+        sel = len(send) * nwords + len(recv) * rounds
+        shuffled = rounds - len(self.self_rounds)
+        return self._finish(shuffled * self.words_per_element, sel, nwords, rounds)
+
+    @cached_property
+    def strategy(self) -> str:
+        """``mux`` or ``layers``: the cheaper way to make the thread-dependent selections (mux on ties)."""
+        return "layers" if cost_of(self.layer_counts) < cost_of(self.mux_counts) else "mux"
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """Exact PTX instructions per thread of the chosen strategy (see the module doc)."""
+        return self.layer_counts if self.strategy == "layers" else self.mux_counts
+
+
+def _coords_inverse(basis: list[int]) -> list[int]:
+    return f2.inverse(basis) if basis else []
+
+
+def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
+    """A lower bound on ``shfl.sync`` per thread, from the data alone.
+
+    One shuffle brings one 32-bit word from one lane.  For every thread take
+    the elements it needs that its own lane does not hold: at least
+    ``ceil(count / per_word)`` shuffles; and when each of them is held by
+    one lane only, at least ``ceil(n_l / per_word)`` from each source lane
+    ``l``.  The bound is the largest over threads (64-bit elements: two
+    shuffles each).
+    """
+    import numpy as np
+
+    sh, dh = cm.src_hw, cm.dst_hw
+    per_word = max(1, 32 // element_bits)
+    wpe = max(1, element_bits // 32)
+    s_tab = np.array(f2.subset_xors(list(cm.src_cols)), dtype=np.int64)  # element of every source index
+    d_tab = np.array(f2.subset_xors(list(cm.dst_cols)), dtype=np.int64)
+    nl = 1 << sh.lane
+    worst = 0
+    size = 1 << max(1, max(int(s_tab.max()), int(d_tab.max())).bit_length())
+    lanes = np.arange(nl, dtype=np.int64)
+    for om in range(1 << (sh.warp + sh.block)):
+        src = s_tab[om << (sh.reg + sh.lane):(om + 1) << (sh.reg + sh.lane)].reshape(nl, 1 << sh.reg)
+        dst = d_tab[om << (dh.reg + dh.lane):(om + 1) << (dh.reg + dh.lane)].reshape(nl, 1 << dh.reg)
+        holders = np.zeros(size, dtype=np.int64)  # bit l: lane l holds the element
+        np.bitwise_or.at(holders, src.ravel(), np.repeat(np.int64(1) << lanes, 1 << sh.reg))
+        srt = np.sort(dst, axis=1)
+        first = np.ones_like(srt, dtype=bool)
+        first[:, 1:] = srt[:, 1:] != srt[:, :-1]  # each needed element once
+        m = holders[srt]
+        remote = first & (((m >> lanes[:, None]) & 1) == 0)
+        n_remote = remote.sum(axis=1)
+        bound = -(-n_remote // per_word)
+        single = (m & (m - 1)) == 0
+        all_single = np.all(single | ~remote, axis=1)
+        src_lane = np.where(remote & single, np.log2(np.maximum(m, 1)).astype(np.int64), 0)
+        idx = (lanes[:, None] * nl + src_lane)[remote & single]
+        counts = np.bincount(idx, minlength=nl * nl).reshape(nl, nl)
+        by_lane = (-(-counts // per_word)).sum(axis=1)
+        bound = np.where(all_single, np.maximum(bound, by_lane), bound)
+        worst = max(worst, int(bound.max()) if len(bound) else 0)
+    return worst * wpe
+
+
+def _swap_candidates(As, Ls, Lq, nl, mw, kernel=()):
+    """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
+
+    Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
+    a register↔lane swap (``M v`` = a round bit) or by a free variable: a within-warp kernel vector
+    ``z = (zq, zs)`` of ``src`` (``src`` holds the same element at ``x`` and ``x ⊕ z``, for example a
+    broadcast lane) added to the source slot of ``v``.  The fixes' lane images must be independent
+    modulo ``image(Sl)``.  Yields ``(M, Dq, Ds)``: the swap matrix and the per-lane additions to
+    ``Ql`` and ``Sl``.
+    """
+    both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
+    Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
+    KerLs = f2.null_space(list(Ls))
+    bad = f2.complement(Z, KerLs) if KerLs else []
+    cmp_ = f2.complement(KerLs, nl)
+    basis = cmp_ + Z + bad
+    inv = _coords_inverse(basis)
+    img = f2.basis([ls for ls in Ls])
+    d = len(bad)
+    options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
+    options += [("free", z, z[1]) for z in kernel]
+    seen = 0
+    lead = [0] * (len(cmp_) + len(Z))
+    for choice in itertools.permutations(range(len(options)), d):
+        ims = [options[i][2] for i in choice]
+        if f2.rank(img + ims) != len(img) + d:
+            continue
+        mvals = lead + [options[i][1] if options[i][0] == "round" else 0 for i in choice]
+        qvals = lead + [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]
+        svals = lead + [options[i][1][1] if options[i][0] == "free" else 0 for i in choice]
+        coords = [f2.apply(inv, 1 << j) for j in range(nl)]
+        yield ([f2.apply(mvals, c) for c in coords], [f2.apply(qvals, c) for c in coords],
+               [f2.apply(svals, c) for c in coords])
+        seen += 1
+        if seen >= MAX_SWAP_CANDIDATES:
+            return
+
+
+def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[ShuffleProgram]:
+    (qr, sr), (ql, sl), (qo, so) = _split(cm)
+    sh, dh = cm.src_hw, cm.dst_hw
+    nl = dh.lane
+    # Copies: destination register vectors whose source is slot 0.
+    both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
+    K = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
+    C = f2.complement(K, dh.reg)
+    # Pack candidates: vectors of span(C) that stay in the thread's registers.
+    csr = [f2.apply(sr, c) for c in C]
+    pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+    if len(pack_all) < p:
+        return []
+    pack = pack_all[:p]
+    rounds = f2.complement(pack, C) if pack else list(C)
+    qpack = [f2.apply(qr, v) for v in pack]
+    W = f2.complement(qpack, sh.reg)
+    word_basis = qpack + W
+    winv = _coords_inverse(word_basis)
+
+    def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
+        c = f2.apply(winv, v)
+        return c & _mask(p), c >> p
+
+    adj = []
+    for c in rounds:  # make Qr(c) free of pack components
+        pj, _ = wc(f2.apply(qr, c))
+        adj.append(c ^ f2.apply(pack, pj))
+    rounds = adj
+    if any(wc(v)[0] for v in qo):
+        return []
+    mw = len(rounds)
+    Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
+    As = [f2.apply(sr, c) for c in rounds]
+    Lq0 = [wc(v)[1] for v in ql]
+    Oq = [wc(v)[1] for v in qo]
+    # Free variables inside the warp: src(x) = src(x ^ z), z = (register part, lane part), lane part non-zero.
+    scols = cm.src_cols
+    nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
+    kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+    out = []
+    for M, Dq, Ds in _swap_candidates(As, sl, Lq0, nl, mw, kernel):
+        qlx = [ql[j] ^ Dq[j] for j in range(nl)]
+        slx = [sl[j] ^ Ds[j] for j in range(nl)]
+        if any(wc(v)[0] for v in qlx):
+            continue  # the packed elements of a word would change places from lane to lane
+        Lq = [wc(v)[1] for v in qlx]
+        J = [f2.apply(As, M[j]) ^ slx[j] for j in range(nl)]
+        Kc = [f2.apply(Aq, M[j]) ^ Lq[j] for j in range(nl)]
+        # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
+        kerJ = f2.null_space(J)
+        comp = f2.complement(kerJ, nl)
+        img = [f2.apply(J, b) for b in comp]
+        rest = f2.complement(img, nl)
+        inv = _coords_inverse(img + rest)
+        vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
+        H = [f2.apply(vals, f2.apply(inv, 1 << t)) for t in range(nl)]
+        A = [Aq[i] ^ f2.apply(H, As[i]) for i in range(mw)]
+        Ho = [f2.apply(H, so[i]) ^ Oq[i] for i in range(len(so))]
+        out.append(ShuffleProgram(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K),
+                                  tuple(word_basis), tuple(M), tuple(As), tuple(J), tuple(so), tuple(A), tuple(H),
+                                  tuple(Ho), lower))
+    return out
+
+
+def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
+    c = prog.counts
+    return (cost_of(c), c.get("shfl.sync", 0))
+
+
+def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | None:
+    """The cheapest shuffle program of a level-0/1 conversion map, or None if none exists.
+
+    Pack widths from ``32/element_bits`` elements per word down to one are
+    tried; each swap matrix is scored with the exact counts and the cheapest
+    program under the cost model (:func:`linlayout.convert.cost.cost_of`) wins.
+    """
+    if cm.level > 1:
+        return None
+    lower = _lower_bound(cm, element_bits)
+    best = None
+    pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
+    for p in range(pmax, -1, -1):
+        for prog in _program(cm, element_bits, p, lower):
+            if best is None or _cost_key(prog) < _cost_key(best):
+                best = prog
+    return best

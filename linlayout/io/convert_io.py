@@ -1,0 +1,313 @@
+"""The ``linlayout convert`` query and the CUDA device function of a conversion plan.
+
+Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
+"sm90", "scratch_bytes": null}`` (``hardware`` and ``scratch_bytes``
+optional); :func:`convert_query_from_json` returns the keyword arguments of
+:func:`~linlayout.convert.plan.plan_conversion`.
+
+:func:`to_cuda` writes the plan as a CUDA device function over one thread's
+registers::
+
+    __device__ void NAME(const T (&src)[NS], T (&dst)[ND] [, T* smem])
+
+with ``T`` the unsigned integer type of ``element_bits`` (the conversion
+moves bits).  It reads ``lane = threadIdx.x % 32``, ``warp = threadIdx.x /
+32`` and ``blockIdx.x``.  Thread-dependent choices are written as
+conditional expressions on the thread's own index, so every register index
+is a compile-time constant (no local memory).  The shared-memory path writes
+and reads aligned vectors of the width the plan's access rule found; its
+matrix instructions (``stmatrix``/``ldmatrix``) are written as such vectors
+too.
+
+>>> from linlayout.core.layout import LinearLayout
+>>> from linlayout.convert.plan import plan_conversion
+>>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+>>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+>>> code = to_cuda(plan_conversion(rows, cols, 32), rows, cols, "transpose")
+>>> code.count("__shfl_sync")
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..convert.plan import ConversionPlan
+from ..convert.solve import aligned, hardware_of
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..errors import DimensionError, LayoutJSONError
+from .jsonio import decode, layout_from_json, reject_unknown_keys
+
+__all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
+
+CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
+
+_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes"}
+
+
+def convert_query_from_json(source: Any) -> dict[str, Any]:
+    """Parse a ``linlayout convert`` query (see the module doc).
+
+    >>> q = convert_query_from_json('{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16}')
+    >>> sorted(q), q["hardware"], q["scratch_bytes"]
+    (['dst', 'element_bits', 'hardware', 'scratch_bytes', 'src'], 'sm90', None)
+    """
+    obj = decode(source, "query")
+    if not isinstance(obj, Mapping):
+        raise LayoutJSONError(f"a convert query must be a JSON object, got {type(obj).__name__}")
+    reject_unknown_keys(obj, _QUERY, "a convert query")
+    for k in ("src", "dst", "element_bits"):
+        if k not in obj:
+            raise LayoutJSONError(f"a convert query needs \"{k}\"")
+    eb = obj["element_bits"]
+    if not isinstance(eb, int) or isinstance(eb, bool):
+        raise LayoutJSONError(f"\"element_bits\" must be an integer, got {eb!r}")
+    hw = obj.get("hardware") or "sm90"
+    if not isinstance(hw, str):
+        raise LayoutJSONError(f"\"hardware\" must be a string, got {hw!r}")
+    sb = obj.get("scratch_bytes")
+    if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
+        raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
+    return {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
+            "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
+
+
+# ---------------------------------------------------------------------------
+# CUDA
+# ---------------------------------------------------------------------------
+
+
+def _lin(cols: Sequence[int], var: str) -> str:
+    """A C expression for the F2-linear map ``cols`` applied to the bits of ``var``."""
+    terms = [f"((({var} >> {j}) & 1u) ? {c}u : 0u)" for j, c in enumerate(cols) if c]
+    return " ^ ".join(terms) if terms else "0u"
+
+
+def _select(var: str, options: Sequence[tuple[int, str]]) -> str:
+    """``var == k1 ? e1 : var == k2 ? e2 : e0`` over ``(k, expr)`` options (the first is the default)."""
+    if len(options) == 1:
+        return options[0][1]
+    expr = options[0][1]
+    for k, e in options[1:]:
+        expr = f"({var} == {k}u ? {e} : {expr})"
+    return expr
+
+
+def _header(name: str, T: str, ns: int, nd: int, smem: bool) -> list[str]:
+    extra = f", {T}* smem" if smem else ""
+    return [f"__device__ __forceinline__ void {name}(const {T} (&src)[{ns}], {T} (&dst)[{nd}]{extra}) {{",
+            "  const unsigned lane = threadIdx.x % 32u;",
+            "  const unsigned warp = threadIdx.x / 32u;",
+            "  (void)lane; (void)warp;"]
+
+
+def _omega(hw) -> str:
+    return f"(warp | (blockIdx.x << {hw.warp}))" if hw.block else "warp"
+
+
+def _registers(plan, sh, dh, T) -> list[str]:
+    prog = plan.registers
+    lines = [f"  const unsigned om = {_omega(dh)}; (void)om;",
+             f"  const unsigned t = {_lin(prog.Ql, 'lane')} ^ {_lin(prog.Qo, 'om')}; (void)t;"]
+    threads = [(lane, om) for om in range(1 << len(prog.Qo)) for lane in range(1 << len(prog.Ql))]
+    for r in range(1 << dh.reg):
+        base = f2.apply(prog.Qr, r)
+        cands = sorted({prog.source_register(r, lane, om) for lane, om in threads})
+        lines.append(f"  dst[{r}] = {_select(f'({base}u ^ t)', [(q, f'src[{q}]') for q in cands])};")
+    return lines
+
+
+def _shuffles(plan, sh, dh, T, eb) -> list[str]:
+    prog = plan.shuffles
+    W = "unsigned long long" if eb == 64 else "unsigned int"
+    n = 1 << prog.pack_bits
+    lines = [f"  const unsigned om = {_omega(dh)}; (void)om;",
+             f"  const unsigned sw = {_lin(prog.H, 'lane')} ^ {_lin(prog.Ho, 'om')}; (void)sw;",
+             f"  const unsigned ml = {_lin(prog.M, 'lane')}; (void)ml;",
+             f"  const unsigned sl = {_lin(prog.J, 'lane')} ^ {_lin(prog.Os, 'om')}; (void)sl;"]
+
+    def word(w: int) -> str:
+        regs = prog.word_registers(w)
+        if n == 1:
+            return f"({W})src[{regs[0]}]"
+        return "(" + " | ".join(f"((unsigned)src[{q}] << {j * eb})" for j, q in enumerate(regs)) + ")"
+
+    rounds = 1 << prog.round_bits
+    if prog.strategy == "layers":
+        return lines + _shuffle_layers(prog, dh, T, eb, W, word)
+    send, recv = prog.selections
+    for k in range(rounds):
+        if k in prog.self_rounds:
+            continue
+        a = f2.apply(prog.A, k)
+        lines.append(f"  const {W} s{k} = {_select(f'({a}u ^ sw)', [(w, word(w)) for w in send[k]])};")
+        lines.append(f"  const {W} r{k} = __shfl_sync(0xffffffffu, s{k}, {f2.apply(prog.As, k)}u ^ sl);")
+    for r in range(rounds):
+        opts = []
+        for kind, v in recv[r]:
+            if kind == "recv":
+                opts.append((v, f"r{v}"))
+        self_opts = [(w, word(w)) for kind, w in recv[r] if kind == "src"]
+        # kk: the round this thread fills into word r; local rounds pick a source word instead
+        expr_recv = _select(f"({r}u ^ ml)", opts) if opts else None
+        if self_opts:
+            selfk = sorted(prog.self_rounds)
+            is_self = " || ".join(f"({r}u ^ ml) == {k}u" for k in selfk) or "false"
+            a_of = _select(f"({r}u ^ ml)", [(k, f"{f2.apply(prog.A, k)}u") for k in selfk])
+            expr_self = _select(f"(({a_of}) ^ sw)", self_opts)
+            expr = expr_self if expr_recv is None else f"(({is_self}) ? ({W})({expr_self}) : ({W})({expr_recv}))"
+        else:
+            expr = expr_recv
+        lines.append(f"  const {W} w{r} = {expr};")
+    basis = list(prog.rounds_basis) + list(prog.pack) + list(prog.copies)
+    inv = f2.inverse(basis)
+    for reg in range(1 << dh.reg):
+        c = f2.apply(inv, reg)
+        rr = c & ((1 << prog.round_bits) - 1)
+        j = (c >> prog.round_bits) & ((1 << prog.pack_bits) - 1)
+        val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
+        lines.append(f"  dst[{reg}] = ({T})({val});")
+    return lines
+
+
+def _parity(mask: int, var: str) -> str:
+    return f"(__popc({var} & {mask}u) & 1u)" if mask else "0u"
+
+
+def _dst_assign(prog, dh, T, eb) -> list[str]:
+    n = 1 << prog.pack_bits
+    inv = f2.inverse(list(prog.rounds_basis) + list(prog.pack) + list(prog.copies))
+    out = []
+    for reg in range(1 << dh.reg):
+        c = f2.apply(inv, reg)
+        rr = c & ((1 << prog.round_bits) - 1)
+        j = (c >> prog.round_bits) & ((1 << prog.pack_bits) - 1)
+        val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
+        out.append(f"  dst[{reg}] = ({T})({val});")
+    return out
+
+
+def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
+    """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
+    send_layers, recv_layers = prog.layers
+    nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
+    rounds = 1 << prog.round_bits
+    lines = [f"  const {W} a0_{j} = {word(j)};" for j in range(nwords)]
+    for i, (h, lm, om) in enumerate(send_layers):
+        lines.append(f"  const bool ps{i} = ({_parity(lm, 'lane')} ^ {_parity(om, 'om')}) != 0u;")
+        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j};" for j in range(nwords)]
+    top = len(send_layers)
+    for k in range(rounds):
+        a = f2.apply(prog.A, k)
+        if k in prog.self_rounds:
+            lines.append(f"  const {W} b0_{k} = a{top}_{a};")
+        else:
+            lines.append(f"  const {W} b0_{k} = __shfl_sync(0xffffffffu, a{top}_{a}, {f2.apply(prog.As, k)}u ^ sl);")
+    for i, (b, lm) in enumerate(recv_layers):
+        lines.append(f"  const bool pr{i} = {_parity(lm, 'lane')} != 0u;")
+        lines += [f"  const {W} b{i + 1}_{k} = pr{i} ? b{i}_{k ^ b} : b{i}_{k};" for k in range(rounds)]
+    top = len(recv_layers)
+    lines += [f"  const {W} w{r} = b{top}_{r};" for r in range(rounds)]
+    return lines + _dst_assign(prog, dh, T, eb)
+
+
+def _vector_groups(offsets: list[int], regs: list[int], width: int) -> list[tuple[int, list[int]]]:
+    """Group registers whose offsets fill aligned runs of ``width`` elements (offsets are thread-free parts)."""
+    by_base: dict[int, dict[int, int]] = {}
+    for q, o in zip(regs, offsets):
+        by_base.setdefault(o & ~(width - 1), {})[o & (width - 1)] = q
+    groups = []
+    for base, slots in sorted(by_base.items()):
+        if width > 1 and len(slots) == width:
+            groups.append((base, [slots[i] for i in range(width)]))
+        else:
+            for i, q in sorted(slots.items()):
+                groups.append((base | i, [q]))
+    return groups
+
+
+def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
+    rt = plan.shared_memory
+    if sh.lane != 5:
+        raise LayoutJSONError("CUDA emission of the shared-memory path needs 32 lanes")
+    _, scols = hardware_of(src, "src")
+    _, dcols = hardware_of(dst, "dst")
+
+    def offs(cols, hw):  # the offset is linear in the element: split it into register and thread parts
+        reg = [rt.offset(f2.apply(cols, q)) for q in range(1 << hw.reg)]
+        thr = [rt.offset(c) for c in cols[hw.reg:hw.reg + hw.lane + hw.warp]]
+        return reg, thr
+
+    sreg, sthr = offs(scols, sh)
+    dreg, dthr = offs(dcols, dh)
+    lines = ["  const unsigned tid = lane | (warp << 5);",
+             f"  const unsigned so = {_lin(sthr, 'tid')};",
+             f"  const unsigned doff = {_lin(dthr, 'tid')};"]
+
+    def width(cols_thr, regoffs, hw):
+        lowmask = 0
+        for c in cols_thr:
+            lowmask |= c
+        w = 1
+        maxw = max(1, 128 // eb)
+        while w < maxw and not (lowmask & (2 * w - 1)):
+            w *= 2
+        return w
+
+    ws, wd = width(sthr, sreg, sh), width(dthr, dreg, dh)
+    sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
+    for rep in range(rt.reps):
+        if rep:
+            lines.append(f"  {sync}")
+        regs = [q for q in range(1 << sh.reg) if rt.src_rep(q) == rep]
+        for base, group in _vector_groups([sreg[q] for q in regs], regs, ws):
+            if len(group) == 1:
+                lines.append(f"  smem[{base}u ^ so] = src[{group[0]}];")
+            else:
+                lines.append(f"  {{ struct alignas({len(group) * eb // 8}) V {{ {T} v[{len(group)}]; }}; "
+                             f"V x = {{{{{', '.join(f'src[{q}]' for q in group)}}}}}; *(V*)&smem[{base}u ^ so] = x; }}")
+        lines.append(f"  {sync}")
+        regs = [r for r in range(1 << dh.reg) if rt.dst_rep(r) == rep]
+        seen = {}
+        for r in regs:  # duplicates (broadcast registers) read once
+            seen.setdefault(dreg[r], []).append(r)
+        uniq = [v[0] for v in seen.values()]
+        for base, group in _vector_groups([dreg[r] for r in uniq], uniq, wd):
+            if len(group) == 1:
+                lines.append(f"  dst[{group[0]}] = smem[{base}u ^ doff];")
+            else:
+                lines.append(f"  {{ struct alignas({len(group) * eb // 8}) V {{ {T} v[{len(group)}]; }}; "
+                             f"V x = *(const V*)&smem[{base}u ^ doff]; "
+                             + " ".join(f"dst[{r}] = x.v[{i}];" for i, r in enumerate(group)) + " }")
+        for regs_same in seen.values():
+            for r in regs_same[1:]:
+                lines.append(f"  dst[{r}] = dst[{regs_same[0]}];")
+    lines.append(f"  {sync}")
+    return lines
+
+
+def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: str = "convert_layout") -> str:
+    """The plan as a CUDA device function (see the module doc)."""
+    dst = aligned(src, dst)
+    sh, _ = hardware_of(src, "src")
+    dh, _ = hardware_of(dst, "dst")
+    if sh.lane != 5:
+        raise DimensionError(f"CUDA code needs layouts of 32 lanes (a full warp), got {1 << sh.lane}")
+    T = CUDA_TYPES[plan.element_bits]
+    smem = plan.path == "shared_memory"
+    lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
+    if smem:
+        lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned")
+    lines += _header(name, T, 1 << sh.reg, 1 << dh.reg, smem)
+    if plan.path == "none":
+        lines += [f"  dst[{r}] = src[{r}];" for r in range(1 << dh.reg)]
+    elif plan.path == "registers":
+        lines += _registers(plan, sh, dh, T)
+    elif plan.path == "shuffles":
+        lines += _shuffles(plan, sh, dh, T, plan.element_bits)
+    else:
+        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits)
+    lines.append("}")
+    return "\n".join(lines) + "\n"

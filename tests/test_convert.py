@@ -1,0 +1,271 @@
+"""Conversion planning: every plan runs on the CPU executor and fills every destination slot right."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from linlayout import InputError, LinearLayout
+from linlayout.catalog.constructors import blocked, mma
+from linlayout.convert.execute import ExecutionError, execute
+from linlayout.convert.plan import UnsupportedConversion, cost_of, plan_conversion
+from linlayout.convert.samples import catalog_pairs, random_pair
+from linlayout.core.quotient import is_trivial_over, quotient
+
+LANES = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+
+
+def _check(plan, src, dst):
+    assert execute(plan, src, dst)
+    assert plan.cost == cost_of(plan.instructions, plan.wavefronts)
+    assert plan.path in [a.path for a in plan.alternatives]
+    assert plan.cost == min(a.cost for a in plan.alternatives)
+    if plan.shuffles is not None:
+        assert plan.instructions.get("shfl.sync", 0) >= plan.shuffle_lower_bound
+
+
+def _check_forced(plan, src, dst):
+    """A plan restricted to some paths: it runs right and its cost is its alternative's."""
+    assert execute(plan, src, dst)
+    assert plan.cost == cost_of(plan.instructions, plan.wavefronts)
+    if plan.shuffles is not None:
+        assert plan.instructions.get("shfl.sync", 0) >= plan.shuffle_lower_bound
+
+
+# ---------------------------------------------------------------------------
+# quotient / is_trivial_over
+# ---------------------------------------------------------------------------
+
+
+def test_quotient_strips_only_untouched_dims():
+    C = LinearLayout({"register": [[0, 1, 0]], "lane": [[1, 0, 0]], "warp": [[0, 0, 1]]},
+                     {"register": 2, "lane": 2, "warp": 2})
+    assert is_trivial_over(C, ["warp"]) and not is_trivial_over(C, ["lane"])
+    assert quotient(C, ["warp"]).in_dims == ("register", "lane")
+    with pytest.raises(InputError):
+        quotient(C, ["lane"])
+
+
+def test_trivial_needs_no_cross_terms():
+    # lane maps to itself but also leaks into register: not trivial
+    C = LinearLayout({"register": [[1, 0]], "lane": [[1, 1]]}, {"register": 2, "lane": 2})
+    assert not is_trivial_over(C, ["lane"])
+
+
+# ---------------------------------------------------------------------------
+# Worked examples
+# ---------------------------------------------------------------------------
+
+
+def test_transpose_32x2_fp32_within_a_warp():
+    rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    p = plan_conversion(rows, cols, 32)
+    assert p.path == "shuffles"
+    assert p.instructions == {"shfl.sync": 1, "selp": 3}
+    assert p.shuffle_lower_bound == 1
+    _check(p, rows, cols)
+    sched = p.shuffles.schedule(lane=0)
+    assert sum(r["shuffle"] for r in sched) == 1
+
+
+def test_mma_accumulator_to_blocked_epilogue():
+    src = mma("C", (64, 64), warps_per_cta=(2, 2))
+    dst = blocked([64, 64], [1, 4], [4, 8], [4, 1], [1, 0])
+    p = plan_conversion(src, dst, 16)
+    assert p.path == "shared_memory"
+    assert p.wavefronts == {"write": 16, "read": 16}
+    # 32 halves per thread: 16 prmt pack them into words for st.shared.v4, 16 mov.b32 {lo, hi} unpack the reads
+    assert p.instructions == {"st.shared": 4, "ld.shared": 4, "bar.sync": 1, "prmt": 16, "mov": 16}
+    _check(p, src, dst)
+    assert "shared_memory" in p.explain()
+
+
+def test_register_permutation_costs_nothing():
+    src = LinearLayout({"register": [[0, 1], [0, 2]], "lane": LANES}, {"dim0": 32, "dim1": 4})
+    dst = LinearLayout({"register": [[0, 2], [0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 4})
+    p = plan_conversion(src, dst, 16)
+    assert p.path == "registers" and p.instructions == {} and p.cost == 0
+    _check(p, src, dst)
+
+
+def test_thread_dependent_register_choice_uses_selects():
+    # dst register 0 holds (lane, lane & 1): the register to read depends on the lane
+    src = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    dst = LinearLayout({"register": [[0, 1]], "lane": [[1, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    p = plan_conversion(src, dst, 32)
+    assert p.path == "registers" and p.instructions == {"selp": 2}
+    _check(p, src, dst)
+
+
+def test_identical_layouts():
+    L = blocked([32, 32], [1, 4], [4, 8], [2, 2], [1, 0])
+    p = plan_conversion(L, L, 16)
+    assert p.path == "none" and p.cost == 0
+    _check(p, L, L)
+
+
+def test_several_mixed_swaps_at_once():
+    # two register bits and two lane bits trade places (Triton issue #9680 forces more than one mixed swap)
+    src = LinearLayout({"register": [[0, 1], [0, 2]], "lane": LANES}, {"dim0": 32, "dim1": 4})
+    dst = LinearLayout({"register": [[1, 0], [2, 0]], "lane": [[0, 1], [0, 2]] + LANES[2:]}, {"dim0": 32, "dim1": 4})
+    for eb in (8, 16, 32, 64):
+        p = plan_conversion(src, dst, eb)
+        _check(p, src, dst)
+    for eb in (8, 16, 32, 64):
+        p = plan_conversion(src, dst, eb, paths=["shuffles"])
+        assert p.path == "shuffles"
+        _check_forced(p, src, dst)
+    p = plan_conversion(src, dst, 32, paths=["shuffles"])
+    assert p.instructions["shfl.sync"] == p.shuffle_lower_bound == 3
+
+
+def test_free_variables_stay_inside_the_warp():
+    # warp 1 holds the same data as warp 0, also reachable through lane 0 of the other warp:
+    # a pivot-first inverse could read across warps; the planner keeps the conversion warp-local.
+    src = LinearLayout({"register": [[0, 1]], "lane": LANES, "warp": [[1, 0]]}, {"dim0": 32, "dim1": 2})
+    dst = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:], "warp": [[0, 0]]}, {"dim0": 32, "dim1": 2})
+    p = plan_conversion(src, dst, 32)
+    assert p.conversion.level <= 1 and p.path in ("registers", "shuffles")
+    _check(p, src, dst)
+
+
+def test_broadcast_bases():
+    src = LinearLayout({"register": [[0, 1], [0, 0]], "lane": [[1, 0], [0, 0], [2, 0], [4, 0], [8, 0]]},
+                       {"dim0": 16, "dim1": 2})
+    dst = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [0, 0], [4, 0], [8, 0]]},
+                       {"dim0": 16, "dim1": 2})
+    for eb in (8, 16, 32, 64):
+        _check(plan_conversion(src, dst, eb), src, dst)
+
+
+def test_scratch_limit_gives_reps_and_barriers():
+    src = mma("C", (64, 64), warps_per_cta=(2, 2))
+    dst = blocked([64, 64], [1, 4], [4, 8], [4, 1], [1, 0])
+    full = plan_conversion(src, dst, 32)
+    assert full.path == "shared_memory" and full.reps == 1 and full.scratch_bytes == 16384
+    p = plan_conversion(src, dst, 32, scratch_bytes=4096)
+    assert p.path == "shared_memory"
+    assert p.reps == 4 and p.scratch_bytes == 4096 and p.instructions["bar.sync"] == 7
+    assert p.wavefronts == full.wavefronts  # slicing along common register bits costs no wavefronts
+    _check(p, src, dst)
+    with pytest.raises(InputError, match="too small"):
+        plan_conversion(src, dst, 32, scratch_bytes=16)
+
+
+def test_crossing_blocks_is_refused():
+    src = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]], "block": [[64]]}, {"dim0": 128})
+    dst = LinearLayout({"register": [[64]], "lane": [[2], [4], [8], [16], [32]], "block": [[1]]}, {"dim0": 128})
+    with pytest.raises(UnsupportedConversion, match="block"):
+        plan_conversion(src, dst, 32)
+
+
+def test_bad_input():
+    L = blocked([32, 32], [1, 4], [4, 8], [1, 1], [1, 0])
+    with pytest.raises(InputError):
+        plan_conversion(L, L, 12)
+    with pytest.raises(InputError):
+        plan_conversion(L, blocked([32, 64], [1, 4], [4, 8], [1, 1], [1, 0]), 16)
+    with pytest.raises(InputError):
+        plan_conversion(L, blocked([32, 32], [1, 4], [4, 8], [2, 1], [1, 0]), 16)
+
+
+def test_executor_catches_a_wrong_program():
+    rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    p = plan_conversion(rows, cols, 32)
+    bad = dataclasses.replace(p, shuffles=dataclasses.replace(p.shuffles, M=(0,) * 5))
+    with pytest.raises(ExecutionError):
+        execute(bad, rows, cols)
+
+
+# ---------------------------------------------------------------------------
+# Many pairs
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,src,dst", catalog_pairs()[::5], ids=lambda x: x if isinstance(x, str) else "")
+def test_catalog_pairs(name, src, dst):
+    for eb in (16, 32):
+        _check(plan_conversion(src, dst, eb), src, dst)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["any", "warp", "thread"]),
+       warps=st.sampled_from([1, 2, 4, 8]), eb=st.sampled_from([8, 16, 32, 64]), mixed=st.booleans())
+def test_random_pairs(seed, kind, warps, eb, mixed):
+    src, dst = random_pair(random.Random(seed), warps, kind, mixed=mixed, max_regs_bits=3)
+    p = plan_conversion(src, dst, eb)
+    _check(p, src, dst)
+    for a in p.alternatives:  # every alternative runs right too
+        if a.path != p.path:
+            _check_forced(plan_conversion(src, dst, eb, paths=[a.path]), src, dst)
+    if kind == "thread":
+        assert p.path in ("none", "registers")
+    if kind == "warp":
+        assert p.conversion.level <= 1
+
+
+# ---------------------------------------------------------------------------
+# Gather and vector width
+# ---------------------------------------------------------------------------
+
+
+def test_gather_warp_local_and_shared():
+    from linlayout.convert.gather import execute_gather, plan_gather
+
+    src = blocked([64, 32], [2, 1], [16, 2], [1, 4], [0, 1])   # warps split dim1 only
+    g = plan_gather(src, src, axis=0, element_bits=32)
+    # 16 registers per thread; 2 register bits walk dim0 (size per thread 2, and the tile repeats twice)
+    assert g.path == "warp_local" and g.candidates == 4
+    assert g.instructions == {"shfl.sync": 16 * 4, "selp": 16 * 3}
+    assert execute_gather(g, src, src, seed=1)
+    g1 = plan_gather(src, src, axis=1, element_bits=32)    # warps move along dim1
+    assert g1.path == "shared_memory" and g1.instructions["bar.sync"] == 1
+    wrong = dataclasses.replace(g, axis_registers=())
+    with pytest.raises(InputError):
+        execute_gather(wrong, src, src, seed=1)
+    with pytest.raises(InputError):
+        plan_gather(src, src, axis=2, element_bits=32)
+
+
+def test_max_vector_permutes_registers():
+    from linlayout.convert.vector import max_vector
+    from linlayout.core.memory import unswizzled
+
+    L = LinearLayout({"register": [[1, 0], [0, 2], [0, 1]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
+                     {"dim0": 8, "dim1": 32})
+    v = max_vector(L, unswizzled([8, 32]), 16)
+    assert v.bits == 64 and v.permutation == (2, 1, 0) and v.instruction == "ld.shared.v2.b32"
+    assert v.layout.bases["register"][0] == (0, 1)
+    s = max_vector(L, unswizzled([8, 32]), 32, op="store")
+    assert s.instruction == "st.shared.v4.b32"
+
+
+def test_cli_and_cuda_emission(tmp_path):
+    import json as _json
+
+    from linlayout.cli import main
+    from linlayout.io.convert_io import convert_query_from_json, to_cuda
+
+    rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    q = tmp_path / "q.json"
+    q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 32}))
+    assert main(["convert", str(q), "--json"]) == 0
+    code = to_cuda(plan_conversion(rows, cols, 32), rows, cols)
+    assert code.count("__shfl_sync") == 1 and "__syncthreads" not in code
+    with pytest.raises(InputError):
+        convert_query_from_json({"src": rows.to_dict(), "dst": cols.to_dict()})
+    with pytest.raises(InputError):
+        convert_query_from_json({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 32, "extra": 1})
+    half = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16]]}, {"dim0": 32})
+    half2 = LinearLayout({"register": [[16]], "lane": [[1], [2], [4], [8]]}, {"dim0": 32})
+    with pytest.raises(InputError, match="32 lanes"):
+        to_cuda(plan_conversion(half, half2, 32), half, half2)
+    q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 12}))
+    assert main(["convert", str(q)]) == 2
