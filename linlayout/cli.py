@@ -82,7 +82,12 @@ def _layout_by_name(args: argparse.Namespace):
     if name == "mfma":
         return c.mfma(args.operand or "C", args.instr or "32x32x8")
     if name == "cute":
-        tv = json.loads(_need(args.tv, "--tv '[[thread shape, value shape], [thread stride, value stride]]'", name))
+        from .io.jsonio import decode
+
+        form = "--tv '[[thread shape, value shape], [thread stride, value stride]]'"
+        tv = decode(_need(args.tv, form, name), "--tv")
+        if not (isinstance(tv, list) and len(tv) == 2):
+            raise _UsageError(f"linlayout show cute: {form} takes a JSON list of two entries, got {args.tv!r}")
         return c.cute_tv_layout(tv[0], tv[1], _need(args.shape, "--shape", name))
     raise _EmitError(f"unknown layout {name!r}")  # pragma: no cover
 
@@ -167,7 +172,7 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
         print()
         print(f"bank of each element ({q['element_bits']}-bit elements):")
         print(bank_grid_text(mem, q["element_bits"], q["hardware"]))
-    first = lane_byte_offsets(**q)[0]
+    first = lane_byte_offsets(**q, limit=1)[0]
     res = simulate_access(rep.instruction, rep.op, rep.access_bytes, first, q["hardware"])
     print()
     print("first instruction, banks per pass" + ("" if args.all_banks else " (conflicting banks only; --all-banks for all)") + ":")
@@ -241,9 +246,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         family = family_from_json(load_file(args.family, "family file"))
     else:
         family = transpose_16x32_family(5 if args.mask_bits is None else args.mask_bits)
-    for k in ("jobs", "sample", "examples", "library_check"):
+    for k in ("jobs", "sample", "examples", "library_check", "seed"):
         v = getattr(args, k)
-        if v is not None and v < (0 if k in ("library_check", "examples") else 1):
+        if v is not None and v < (0 if k in ("library_check", "examples", "seed") else 1):
             raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be a positive integer, got {v}")
     show = args.progress or (not args.no_progress and sys.stderr.isatty())
     res = sweep(family, jobs=args.jobs, progress=show, sample=args.sample, seed=args.seed,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from ..core import f2
 from ..core.layout import LinearLayout, log2_size
 from ..core.memory import unswizzled
+from ..core.validate import check_instance, check_int, check_sequence
 from ..errors import DimensionError, NotLinearError, SizeError
 
 __all__ = [
@@ -86,7 +87,7 @@ def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
     """
     shape = list(shape)
     stride = list(stride)
-    if len(shape) != len(stride):
+    if len(check_sequence(shape, "shape")) != len(check_sequence(stride, "stride")):
         raise DimensionError(f"shape {shape} and stride {stride} must have the same length")
     bases: dict[str, list[int]] = {}
     used = 0
@@ -177,6 +178,7 @@ def cute_swizzle(
         layout = cute_layout((size,), (1,))
     if isinstance(layout, tuple):
         layout = cute_layout(*layout)
+    check_instance(layout, LinearLayout, "layout (a LinearLayout or a (shape, stride) tuple)")
     if layout.out_dims != ("offset",):
         raise DimensionError(f"the layout must map coordinates to 'offset', got outputs {list(layout.out_dims)}")
     n = layout.out_size("offset").bit_length() - 1
@@ -246,7 +248,7 @@ def tma_swizzle(mode: int, shape: Sequence[int], element_bits: int, atomicity: i
     >>> [inv.apply(dim0=1, dim1=8 * c)["offset"] // 8 - 8 for c in range(8)]   # row 1: 16-byte chunks
     [1, 0, 3, 2, 5, 4, 7, 6]
     """
-    shape = list(shape)
+    shape = list(check_sequence(shape, "shape"))
     rows = _byte_swizzle_rows(mode, atomicity)
     eb = 1 << log2_size(element_bits, "element_bits")
     if eb > 128:
@@ -284,9 +286,11 @@ def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int, tr
     >>> nvmma_layout([64, 128], 16, 128).bases["offset"][6:9]    # rows 1, 2, 4 XOR chunks 1, 2, 4
     [(1, 8), (2, 16), (4, 32)]
     """
-    shape = list(shape)
+    shape = list(check_sequence(shape, "shape"))
     if len(shape) != 2:
         raise SizeError(f"nvmma_layout takes a 2-D tile, got shape {shape}")
+    check_int(swizzle_bytes, "swizzle_bytes")
+    check_instance(transposed, bool, "transposed")
     eb = 1 << log2_size(element_bits, "element_bits")
     rows, cols = shape if not transposed else shape[::-1]
     if swizzle_bytes == 0:

@@ -78,6 +78,10 @@ def decode(source: str | bytes | Any, what: str = "JSON") -> Any:
             ) from None
         except UnicodeDecodeError as e:
             raise LayoutJSONError(f"malformed {what}: not UTF-8 text ({e.reason})") from None
+        except RecursionError:
+            raise LayoutJSONError(f"malformed {what}: nested too deeply (lists or objects inside one another)") from None
+        except ValueError as e:  # an integer literal longer than Python's int-string limit (4300 digits)
+            raise LayoutJSONError(f"malformed {what}: {str(e).split(';')[0]}") from None
     return source
 
 

@@ -81,6 +81,11 @@ class SharedMemory:
     register_bytes
         Width of one per-lane register (a matrix instruction moves one per
         lane and matrix).
+    smem_bytes
+        Shared memory of one SM in bytes: the largest tile a query may place
+        (228 KB = 233472 bytes on sm90, of which a block can use 227 KB).
+        Every counter refuses a larger tile with a
+        :class:`~linlayout.errors.SizeError` that states this limit.
     """
 
     name: str
@@ -94,6 +99,7 @@ class SharedMemory:
     note: str = ""
     max_access_bytes: int = 16
     register_bytes: int = 4
+    smem_bytes: int = 228 * 1024
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -104,6 +110,8 @@ class SharedMemory:
         _log2(self.lanes, "lanes")
         _log2(self.max_access_bytes, "max_access_bytes")
         _log2(self.register_bytes, "register_bytes")
+        if isinstance(self.smem_bytes, bool) or not isinstance(self.smem_bytes, int) or self.smem_bytes <= 0:
+            raise HardwareError(f"smem_bytes must be a positive int (shared memory per SM), got {self.smem_bytes!r}")
         if not isinstance(self.merge_broadcast_loads, bool):
             raise HardwareError(f"merge_broadcast_loads must be True or False, got {self.merge_broadcast_loads!r}")
         if isinstance(self.matrix_rows, bool) or not isinstance(self.matrix_rows, int) or self.matrix_rows < 0:

@@ -55,6 +55,8 @@ def load_file(path: str | Path, what: str = "JSON file") -> Any:
         raise LayoutJSONError(f"cannot read {path}: not UTF-8 text") from None
     except OSError as e:
         raise LayoutJSONError(f"cannot read {path}: {e.strerror or e}") from None
+    except ValueError:  # a NUL byte in the path
+        raise LayoutJSONError(f"cannot read {path!r}: a file name cannot contain a NUL byte") from None
     return decode(text, f"{what} {path}")
 
 

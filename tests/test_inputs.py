@@ -1,0 +1,189 @@
+"""Every input gets a clear answer (issue 15): one regression test per class of failure.
+
+Each reproducer of the issue either gives the right answer or raises an
+exception of the library's family (:class:`LinLayoutError`); the CLI exits 2
+with one line on stderr.  What the API accepts is decided in
+:mod:`linlayout.core.validate`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from linlayout import (
+    LinearLayout,
+    LinLayoutError,
+    SharedMemory,
+    access_wavefronts,
+    blocked,
+    cute_swizzle,
+    fit_to_shape,
+    layout_from_json,
+    ldmatrix,
+    load_file,
+    mfma,
+    mma,
+    nvmma_layout,
+    simulate_access,
+    simulate_batch,
+    simulate_wavefronts,
+    sliced,
+    unswizzled,
+    wavefronts,
+)
+from linlayout.cli import main
+from linlayout.errors import InputError, InputTypeError, SizeError
+
+A = LinearLayout({"register": [1, 16], "lane": [2, 4, 8, 32, 64], "warp": [128]}, {"flat": 256})
+
+
+# -- argument types: one rule (core/validate.py), applied at every entry point --------------------------
+
+TYPE_CASES = {
+    "invert_and_compose(5)": lambda: A.invert_and_compose(5),
+    "apply([1])": lambda: A.apply([1]),
+    "apply(5)": lambda: A.apply(5),
+    "rename('ab')": lambda: A.rename("ab"),
+    "basis(lane, 1.5)": lambda: A.basis("lane", 1.5),
+    "compose(5)": lambda: A.compose(5),
+    "divide_left(5)": lambda: A.divide_left(5),
+    "equivalent(5)": lambda: A.equivalent(5),
+    "transpose_ins(5)": lambda: A.transpose_ins(5),
+    "sublayout(5, ...)": lambda: A.sublayout(5, ["flat"]),
+    "blocked(5, ...)": lambda: blocked(5, [1], [32], [1], [0]),
+    "blocked float": lambda: blocked([32.0], [1], [32], [1], [0]),
+    "mma warps (2,)": lambda: mma("A", [16, 16], "m16n8k16", (2,)),
+    "mma instr list": lambda: mma("A", [16, 16], ["m16n8k16"]),
+    "mfma instr list": lambda: mfma("C", ["32x32x8"]),
+    "ldmatrix(4.0)": lambda: ldmatrix(4.0),
+    "ldmatrix(True)": lambda: ldmatrix(True),
+    "ldmatrix trans=1": lambda: ldmatrix(4, 1),
+    "unswizzled(5)": lambda: unswizzled(5),
+    "unswizzled order str": lambda: unswizzled([4, 4], "10"),
+    "nvmma None": lambda: nvmma_layout([64, 128], 16, None),
+    "cute_swizzle list layout": lambda: cute_swizzle(3, 2, 3, [(8, 8), (1, 8)]),
+    "simulate inf": lambda: simulate_access("ld.shared", "load", 4, [float("inf")] + [0] * 31),
+    "simulate 4.0": lambda: simulate_access("ld.shared", "load", 4, [4.0] * 32),
+    "simulate str": lambda: simulate_access("ld.shared", "load", 4, "abc"),
+    "simulate_batch ragged": lambda: simulate_batch("ld.shared", "load", 4, [[0] * 32, [0] * 31]),
+    "wavefronts memory 5": lambda: wavefronts(ldmatrix(4), 5, 16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TYPE_CASES))
+def test_wrong_argument_types_raise_library_errors(name):
+    with pytest.raises(LinLayoutError):
+        TYPE_CASES[name]()
+
+
+def test_type_errors_are_input_and_type_errors():
+    with pytest.raises(InputTypeError) as e:
+        A.invert_and_compose(5)
+    assert isinstance(e.value, InputError) and isinstance(e.value, TypeError) and "outer" in str(e.value)
+
+
+def test_numpy_ints_are_ints_and_bools_are_not():
+    assert blocked(np.array([32, 32]), [1, 1], [4, 8], [1, 1], [1, 0]) == blocked([32, 32], [1, 1], [4, 8], [1, 1], [1, 0])
+    assert A.basis("lane", np.int64(1)) == A.basis("lane", 1)
+    with pytest.raises(InputTypeError):
+        blocked([32, True], [1, 1], [4, 8], [1, 1], [1, 0])
+
+
+# -- degenerate valid input ------------------------------------------------------------------------------
+
+
+def test_degenerate_inputs():
+    with pytest.raises(SizeError):
+        fit_to_shape(LinearLayout({}, {}), [])
+    with pytest.raises(LinLayoutError, match="dim0, dim1"):
+        sliced(LinearLayout({"lane": [[1, 1]]}, {"dim0": 2, "foo": 2}), 0)
+
+
+# -- custom SharedMemory models: the simulator's answer or a clear error ---------------------------------
+
+
+def test_custom_models_agree_or_refuse():
+    offs = [16 * l for l in range(32)]
+    for hw in (SharedMemory("n", matrix_rows=0),):
+        with pytest.raises(LinLayoutError) as closed:
+            access_wavefronts("ldmatrix.x4", "load", 16, offs, hw)
+        with pytest.raises(LinLayoutError) as sim:
+            simulate_access("ldmatrix.x4", "load", 16, offs, hw)
+        assert str(closed.value) == str(sim.value)
+    with pytest.raises(LinLayoutError):
+        SharedMemory("n", matrix_rows=16)  # 16 rows of 16 bytes would need 64 lanes
+    L = LinearLayout({"register": [[1], [2]], "lane": [[4]]}, {"dim0": 8})
+    hw2 = SharedMemory("t", lanes=2, matrix_rows=0)
+    a = wavefronts(L, unswizzled([8]), 32, "load", hardware=hw2)
+    b = simulate_wavefronts(L, unswizzled([8]), 32, "load", hardware=hw2)
+    assert (a.wavefronts, a.instructions) == (b.wavefronts, b.instructions)
+    with pytest.raises(LinLayoutError):
+        wavefronts(L, unswizzled([8]), 32, "load", hardware=SharedMemory("t", lanes=2))
+
+
+def test_op_default_is_documented_and_applied():
+    L = blocked([32, 32], [1, 1], [1, 32], [1, 1], [1, 0])
+    assert wavefronts(L, unswizzled([32, 32]), 32).op == "load"
+    assert wavefronts(L, unswizzled([32, 32]), 32, instruction="st.shared").op == "store"
+
+
+# -- JSON decoding --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["[" * 100000, '{"bases": {"lane": [[' + "1" * 5000 + "]]}}"])
+def test_json_decoding_errors_are_layout_errors(text):
+    with pytest.raises(LinLayoutError, match="malformed"):
+        layout_from_json(text)
+
+
+def test_nul_in_path():
+    with pytest.raises(LinLayoutError, match="NUL"):
+        load_file("a\0b")
+
+
+# -- shared memory capacity -----------------------------------------------------------------------------
+
+
+def test_tiles_beyond_shared_memory_are_refused_with_the_limit():
+    L = LinearLayout({"register": [[1 << k] for k in range(15)], "lane": [[1 << k] for k in range(15, 20)]},
+                     {"dim0": 1 << 20})
+    with pytest.raises(SizeError, match="233472 bytes"):
+        wavefronts(L, unswizzled([1 << 20]), 8)
+    assert SharedMemory("big", smem_bytes=1 << 30).smem_bytes == 1 << 30
+
+
+# -- the command line -----------------------------------------------------------------------------------
+
+CLI_CASES = [
+    ["show", "cute", "--tv", "x", "--shape", "8", "8"],
+    ["show", "cute", "--tv", "[1]", "--shape", "8", "8"],
+    ["show", "cute", "--tv", "5", "--shape", "8", "8"],
+    ["show", "cute", "--tv", '{"a":1}', "--shape", "8", "8"],
+    ["show", "cute", "--tv", "[" * 100000, "--shape", "8", "8"],
+    ["show", "wgmma", "--shape", "64", "16", "--warps-per-cta", "4"],
+    ["show", "mma", "--shape", "16", "16", "--warps-per-cta", "1", "1", "1"],
+    ["sweep", "--seed", "-5"],
+    ["show", "a\0b.json"],
+]
+
+
+@pytest.mark.parametrize("argv", CLI_CASES, ids=[" ".join(a)[:40] for a in CLI_CASES])
+def test_cli_bad_options_exit_2_with_one_line(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+
+
+def test_conflicts_text_mode_is_bounded(tmp_path, capsys):
+    # 2^12 single-byte instructions (128 KB): text mode builds the first instruction's lanes only.
+    L = LinearLayout({"register": [[1 << k] for k in range(5, 17)], "lane": [[1 << k] for k in range(5)]},
+                     {"dim0": 1 << 17})
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps({"layout": L.to_dict(), "memory": unswizzled([1 << 17]).to_dict(), "element_bits": 8,
+                             "op": "load"}))
+    assert main(["conflicts", str(q)]) == 0
+    out = capsys.readouterr().out
+    assert "4096 instruction(s) per warp" in out and "first instruction, banks per pass" in out
