@@ -85,9 +85,9 @@ def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
     >>> cute_layout((8, 8), (1, 8)).bases        # column-major 8x8
     {'dim0': [(1,), (2,), (4,)], 'dim1': [(8,), (16,), (32,)]}
     """
-    shape = list(shape)
-    stride = list(stride)
-    if len(check_sequence(shape, "shape")) != len(check_sequence(stride, "stride")):
+    shape = list(check_sequence(shape, "shape"))
+    stride = list(check_sequence(stride, "stride"))
+    if len(shape) != len(stride):
         raise DimensionError(f"shape {shape} and stride {stride} must have the same length")
     bases: dict[str, list[int]] = {}
     used = 0
@@ -292,7 +292,7 @@ def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int, tr
     check_int(swizzle_bytes, "swizzle_bytes")
     check_instance(transposed, bool, "transposed")
     eb = 1 << log2_size(element_bits, "element_bits")
-    rows, cols = shape if not transposed else shape[::-1]
+    rows, cols = (1 << log2_size(x, f"shape[{i}]") for i, x in enumerate(shape if not transposed else shape[::-1]))
     if swizzle_bytes == 0:
         box_cols = cols
     else:

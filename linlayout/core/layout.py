@@ -63,7 +63,7 @@ from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size,
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
-from .validate import check_instance, check_mapping
+from .validate import check_instance, check_mapping, check_names
 
 __all__ = ["LinearLayout", "DimSpec", "log2_size", "dim_offsets"]
 
@@ -696,7 +696,7 @@ class LinearLayout:
         >>> L.transpose_outs(["dim1", "dim0"]).bases
         {'lane': [(0, 1), (1, 0)]}
         """
-        order = list(order)
+        order = check_names(order, "order")
         if len(order) == len(self._outs) and all(n == o[0] for n, o in zip(order, self._outs)):
             return self
         return LinearLayout._make(*reshape.transpose_outs(self._flat(), order))

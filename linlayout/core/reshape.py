@@ -34,20 +34,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import DimensionError, SizeError
 from .dims import DimsLike, DimSpec, FlatLayout, check_name, dim_offsets, dims_with_sizes, recoder, remap_bits, split_columns
-from .validate import check_mapping
+from .validate import check_mapping, check_names
 
 __all__ = ["transpose_ins", "transpose_outs", "reshape_ins", "reshape_outs", "restrict", "rename"]
 
 
 def _names(dims: DimSpec) -> list[str]:
     return [n for n, _ in dims]
-
-
-def _name_list(names: object, what: str) -> list[str]:
-    """``names`` (an iterable of dimension names, not one string) as a list; each a non-empty string."""
-    if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Iterable):
-        raise DimensionError(f"{what} must be a list of dimension names, got {names!r}")
-    return [check_name(n, "dimension") for n in names]
 
 
 def _check_known(dims: DimSpec, names: Iterable[str], side: str) -> None:
@@ -64,7 +57,7 @@ def transpose_ins(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
     ((('b', 1), ('a', 1)), (('dim0', 2),), ((2,), (1,)))
     """
     ins, outs, cols = layout
-    order = _name_list(order, "transpose_ins's order")
+    order = check_names(order, "transpose_ins's order")
     if sorted(order) != sorted(_names(ins)) or len(set(order)) != len(order):
         raise DimensionError(f"transpose_ins needs a permutation of {_names(ins)}, got {order}")
     idx = {n: i for i, (n, _) in enumerate(ins)}
@@ -74,7 +67,7 @@ def transpose_ins(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
 def transpose_outs(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
     """Reorder the output dimensions (``order`` lists every name once); the columns are re-encoded."""
     ins, outs, cols = layout
-    order = _name_list(order, "transpose_outs's order")
+    order = check_names(order, "transpose_outs's order")
     if sorted(order) != sorted(_names(outs)) or len(set(order)) != len(order):
         raise DimensionError(f"transpose_outs needs a permutation of {_names(outs)}, got {order}")
     bits = dict(outs)
@@ -125,8 +118,8 @@ def restrict(layout: FlatLayout, in_dims: Iterable[str], out_dims: Iterable[str]
     ((('lane', 1),), (('dim0', 1),), ((1,),))
     """
     ins, outs, cols = layout
-    ins_keep = _name_list(in_dims, "in_dims")
-    outs_keep = _name_list(out_dims, "out_dims")
+    ins_keep = check_names(in_dims, "in_dims")
+    outs_keep = check_names(out_dims, "out_dims")
     _check_known(ins, ins_keep, "input")
     _check_known(outs, outs_keep, "output")
     new_outs = tuple((n, b) for n, b in outs if n in outs_keep)

@@ -48,10 +48,12 @@ linlayout.errors.InputTypeError: order must be a list or tuple, got 'ab' (str)
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
-from ..errors import InputError, InputTypeError
+from ..errors import DimensionError, InputError, InputTypeError
+from .dims import check_name
 
 __all__ = [
     "check_int",
@@ -59,6 +61,7 @@ __all__ = [
     "check_sequence",
     "check_mapping",
     "check_str",
+    "check_names",
     "check_keyword",
     "check_instance",
     "check_rectangular",
@@ -99,7 +102,7 @@ def check_int(x: Any, what: str, *, minimum: int | None = None, error: type[Inpu
 
 def check_sequence(x: Any, what: str) -> Sequence[Any]:
     """``x`` if it is a sequence of values (list, tuple, range, 1-D array), else :class:`InputTypeError`."""
-    if isinstance(x, (str, bytes, bytearray, Mapping, Set)) or not hasattr(x, "__len__") or not hasattr(x, "__getitem__"):
+    if isinstance(x, (str, bytes, bytearray, Mapping, AbstractSet)) or not hasattr(x, "__len__") or not hasattr(x, "__getitem__"):
         raise InputTypeError(f"{what} must be a list or tuple, got {_show(x)}")
     if getattr(x, "ndim", 1) != 1:
         raise InputTypeError(f"{what} must be one-dimensional, got an array of shape {getattr(x, 'shape', '?')}")
@@ -149,6 +152,21 @@ def check_str(x: Any, what: str) -> str:
     if not isinstance(x, str):
         raise InputTypeError(f"{what} must be a string, got {_show(x)}")
     return x
+
+
+def check_names(x: Any, what: str) -> list[str]:
+    """``x`` (an iterable of dimension names, not one string) as a list; each a non-empty string.
+
+    >>> check_names(("lane", "warp"), "in_dims")
+    ['lane', 'warp']
+    >>> check_names("lane", "in_dims")
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.DimensionError: in_dims must be a list of dimension names, got 'lane'
+    """
+    if isinstance(x, (str, bytes, Mapping)) or not isinstance(x, Iterable):
+        raise DimensionError(f"{what} must be a list of dimension names, got {x!r}")
+    return [check_name(n, "dimension") for n in x]
 
 
 def check_keyword(x: Any, what: str, choices: Sequence[str], *, error: type[InputError] = InputError) -> str:
