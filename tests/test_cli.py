@@ -164,7 +164,7 @@ def test_swizzle_text_emit_and_compare(capsys):
     out = capsys.readouterr().out
     assert "proven optimal" in out and "element offset of each tensor element" in out
     assert main(["swizzle", q, "--emit", "c"]) == 0
-    assert "static inline unsigned offset(unsigned dim0, unsigned dim1)" in capsys.readouterr().out
+    assert "static inline LINLAYOUT_HD unsigned offset(unsigned dim0, unsigned dim1)" in capsys.readouterr().out
     assert main(["swizzle", q, "--emit", "triton"]) == 0
     assert capsys.readouterr().out.startswith("SharedLinearLayout(offset_bases=")
     assert main(["swizzle", q, "--emit", "json"]) == 0

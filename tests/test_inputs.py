@@ -35,6 +35,7 @@ from linlayout import (
     wavefronts,
 )
 from linlayout.cli import main
+from linlayout.io.emit import to_c as ll_to_c
 from linlayout.errors import InputError, InputTypeError, SizeError
 
 A = LinearLayout({"register": [1, 16], "lane": [2, 4, 8, 32, 64], "warp": [128]}, {"flat": 256})
@@ -187,3 +188,50 @@ def test_conflicts_text_mode_is_bounded(tmp_path, capsys):
     assert main(["conflicts", str(q)]) == 0
     out = capsys.readouterr().out
     assert "4096 instruction(s) per warp" in out and "first instruction, banks per pass" in out
+
+
+# -- to_c: usable from C, CUDA host code and CUDA kernels -----------------------------------------------
+
+
+def _to_c_check():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "to_c_check.py"
+    spec = importlib.util.spec_from_file_location("to_c_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_to_c_compiles_and_agrees_as_plain_c(tmp_path):
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler (cc or gcc) on PATH")
+    c, _ = _to_c_check().sources()
+    (tmp_path / "check.c").write_text(c)
+    subprocess.run([cc, "-Wall", "-Werror", "-o", str(tmp_path / "check"), str(tmp_path / "check.c")], check=True)
+    r = subprocess.run([str(tmp_path / "check")], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.count("host ok") == 4, r.stdout
+
+
+def test_to_c_is_callable_from_a_cuda_kernel(tmp_path):
+    import shutil
+    import subprocess
+
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc not found: the CUDA check of to_c needs it (the GPU run is in tools/to_c_check_gpu.txt)")
+    _, cu = _to_c_check().sources()
+    (tmp_path / "check.cu").write_text(cu)
+    r = subprocess.run([nvcc, "-c", "-o", str(tmp_path / "check.o"), str(tmp_path / "check.cu")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_to_c_refuses_offsets_beyond_32_bits():
+    with pytest.raises(SizeError, match="32-bit"):
+        ll_to_c(unswizzled([1 << 33]))
