@@ -13,7 +13,9 @@ status 2; success exits 0.
 
 ``sweep`` exits with status 1 when the closed form and the simulation
 disagree (the report names the failing configurations); ``verify-gpu`` exits
-with status 1 when a measurement differs from the prediction.
+with status 1 when a measurement differs from the prediction; ``swizzle
+--emit cute`` exits with status 1 (and says why) when the optimal layout is
+not a CuTe swizzle.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _properties(layout) -> dict:
         "invertible": layout.is_invertible(),
         "free_variables": layout.free_variable_masks(),
         "distributed": layout.is_distributed(),
-        "memory_layout": layout.is_memory_layout(),
+        "memory_layout": layout.in_dims == ("offset",) and layout.is_memory_layout(),
     }
 
 
@@ -99,23 +101,51 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.layout in CONSTRUCTORS:
         layout = _layout_by_name(args)
     else:
+        _unknown_constructor(args.layout)
         layout = layout_from_json(load_file(args.layout, "layout file"))
     props = _properties(layout)
     if args.json:
         print(json.dumps({"layout": layout.to_dict(), **props}))
         return 0
     print(layout_text(layout))
+    mem = props["memory_layout"]
+    if layout.in_dims != ("offset",):
+        mem = f"no (inputs {', '.join(layout.in_dims) or 'none'}; a memory layout maps 'offset')"
     print(
         f"rank {props['rank']}; surjective {props['surjective']}; injective {props['injective']}; "
-        f"distributed {props['distributed']}; memory layout {props['memory_layout']}"
+        f"distributed {props['distributed']}; memory layout {mem}"
     )
     free = {k: bin(v) for k, v in props["free_variables"].items() if v}
     print("free variables (broadcast bits): " + (", ".join(f"{k} {v}" for k, v in free.items()) or "none"))
     outs = layout.out_sizes
-    if not args.no_grid and 1 <= len(outs) <= 2 and max(outs.values()) <= 64:
+    if args.no_grid:
+        return 0
+    if 1 <= len(outs) <= 2 and max(outs.values()) <= 64:
         print()
         print(grid_text(layout))
+        if "register" in layout.in_dims:
+            legend = {"block": "bB block B", "warp": "wM warp M", "lane": "tN lane N"}
+            who = "; ".join(v for k, v in legend.items() if k in layout.in_dims)
+            print(f"({who + '; ' if who else ''}rK slot K of the 'register' input dimension: one element each, "
+                  f"whatever its width, not a 32-bit register)")
+    else:
+        shape = " x ".join(f"{n} {s}" for n, s in outs.items())
+        print(f"(no grid: the tensor is {shape or 'empty'}; grids are printed for 1 or 2 dimensions of at most 64; "
+              f"linlayout draw pictures larger ones)")
     return 0
+
+
+def _unknown_constructor(name: str) -> None:
+    """A bare word that is neither a constructor nor a file: list the constructors."""
+    import difflib
+    from pathlib import Path
+
+    if name == "-" or Path(name).exists() or any(c in name for c in "./\\"):
+        return
+    close = difflib.get_close_matches(name, CONSTRUCTORS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise _UsageError(f"linlayout show: {name!r} is neither a constructor nor a file; {hint}constructors: "
+                      f"{', '.join(CONSTRUCTORS)} (or give a layout JSON file)")
 
 
 def _access_report(res) -> dict:
@@ -200,8 +230,10 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
             print(to_c(res.memory), end="")
         elif args.emit == "cute":
             form = to_cute(res.memory)
-            if form.text is None:
-                raise _EmitError(f"cannot emit CuTe: {form.reason}")
+            if form.text is None:  # a valid result that CuTe cannot spell: not an input error
+                print("linlayout: cannot emit CuTe for the optimal layout (a valid result): " + " ".join(str(form.reason).split()),
+                      file=sys.stderr)
+                return 1
             print(form.text)
         else:
             print(to_triton(res.memory, q["element_bits"]).text())
@@ -249,7 +281,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     for k in ("jobs", "sample", "examples", "library_check", "seed"):
         v = getattr(args, k)
         if v is not None and v < (0 if k in ("library_check", "examples", "seed") else 1):
-            raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be a positive integer, got {v}")
+            kind = "a non-negative" if k in ("library_check", "examples", "seed") else "a positive"
+            raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be {kind} integer, got {v}")
     show = args.progress or (not args.no_progress and sys.stderr.isatty())
     res = sweep(family, jobs=args.jobs, progress=show, sample=args.sample, seed=args.seed,
                 library_check=args.library_check, examples=args.examples)

@@ -235,3 +235,27 @@ def test_to_c_is_callable_from_a_cuda_kernel(tmp_path):
 def test_to_c_refuses_offsets_beyond_32_bits():
     with pytest.raises(SizeError, match="32-bit"):
         ll_to_c(unswizzled([1 << 33]))
+
+
+# -- show, draw and emit messages -----------------------------------------------------------------------
+
+
+def test_show_messages(capsys):
+    assert main(["show", "mma", "--shape", "16", "16", "--operand", "A", "--bits", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "memory layout no" in out and "not a 32-bit register" in out
+    assert main(["show", "blocked", "--shape", "128", "128", "--threads-per-warp", "4", "8"]) == 0
+    assert "no grid: the tensor is dim0 128 x dim1 128" in capsys.readouterr().out
+    assert main(["show", "blockd"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'blocked'" in err and "mfma" in err and err.count("\n") == 1
+    assert main(["show", "--json", "blocked", "--shape", "16", "--threads-per-warp", "32"]) == 0
+    assert json.loads(capsys.readouterr().out)["memory_layout"] is False
+
+
+def test_draw_of_a_sweep_family_says_so(capsys, tmp_path):
+    from pathlib import Path
+
+    family = Path(__file__).resolve().parents[1] / "examples" / "sweep_transpose_16x32.json"
+    assert main(["draw", str(family), "-o", str(tmp_path / "x.png")]) == 2
+    assert "sweep family" in capsys.readouterr().err

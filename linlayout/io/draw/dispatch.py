@@ -69,6 +69,11 @@ def picture_kind(source: Any) -> str:
     """
     obj = decode(source, "JSON document")
     if isinstance(obj, Mapping):
+        if "queries" in obj or "toggles" in obj:
+            raise LayoutJSONError(
+                "this is a sweep family (\"queries\", \"toggles\"), which has no single picture; draw its memory "
+                "layout, or one of its queries with a memory layout, instead"
+            )
         if "write" in obj or "read" in obj:
             return "swizzle"
         if "layout" in obj or "memory" in obj or "lane_byte_offsets" in obj:
