@@ -36,6 +36,7 @@ from linlayout import (
 )
 from linlayout.cli import main
 from linlayout.io.emit import to_c as ll_to_c
+from linlayout.io.jsonio import conflicts_query_from_json as ll_conflicts
 from linlayout.errors import InputError, InputTypeError, SizeError
 
 A = LinearLayout({"register": [1, 16], "lane": [2, 4, 8, 32, 64], "warp": [128]}, {"flat": 256})
@@ -259,3 +260,30 @@ def test_draw_of_a_sweep_family_says_so(capsys, tmp_path):
     family = Path(__file__).resolve().parents[1] / "examples" / "sweep_transpose_16x32.json"
     assert main(["draw", str(family), "-o", str(tmp_path / "x.png")]) == 2
     assert "sweep family" in capsys.readouterr().err
+
+
+# -- what one command prints, the others read; layouts by name ------------------------------------------
+
+
+def test_show_json_is_read_by_show_and_draw(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    b = tmp_path / "b.json"
+    assert main(["show", "blocked", "--shape", "32", "32", "--threads-per-warp", "4", "8", "--json"]) == 0
+    b.write_text(capsys.readouterr().out)
+    assert main(["show", str(b), "--no-grid"]) == 0
+    assert "lane(32)" in capsys.readouterr().out
+    assert main(["draw", str(b), "-o", str(tmp_path / "b.png")]) == 0
+
+
+def test_queries_name_constructors_and_swizzles():
+    q = ll_conflicts({"layout": {"mma": {"operand": "A", "shape": [16, 16]}}, "memory": {"swizzle": "tma32B"},
+                      "element_bits": 16, "op": "load", "instruction": "ldmatrix.x4"})
+    assert q["layout"] == mma("A", [16, 16]) and q["memory"] == nvmma_layout([16, 16], 16, 32)
+    assert layout_from_json({"row_major": [64, 64]}) == unswizzled([64, 64])
+    assert layout_from_json({"col_major": [4, 8]}) == unswizzled([4, 8], [0, 1])
+    with pytest.raises(LinLayoutError, match="needs the tensor's shape"):
+        layout_from_json({"swizzle": "tma128B"})
+    with pytest.raises(LinLayoutError, match="bad arguments"):
+        layout_from_json({"mma": {"operandd": "A"}})
+    with pytest.raises(LinLayoutError):
+        layout_from_json({"swizzle": "tma96B", "x": 1})

@@ -27,6 +27,7 @@ from typing import Any
 from ..core.bases import decode, parse_layout_object
 from ..core.layout import LinearLayout
 from ..errors import LayoutJSONError
+from .named import is_named, named_layout, unwrap_document
 
 __all__ = [
     "decode",
@@ -67,10 +68,19 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
     and the layout's own errors (:class:`SizeError`, :class:`BasisError`, ...)
     when its contents are invalid.
 
+    A layout may also be named (``{"row_major": [64, 64]}``, ``{"mma": {...}}``:
+    :mod:`linlayout.io.named`), and a ``linlayout show --json`` document is
+    read as its ``"layout"``.
+
     >>> layout_from_json({"bases": {"offset": [1, 2]}}).out_sizes
     {'dim0': 4}
+    >>> layout_from_json({"ldmatrix": {"matrices": 1}}).out_sizes
+    {'dim0': 8, 'dim1': 8}
     """
-    return LinearLayout(*parse_layout_object(decode(source, what), what))
+    obj = unwrap_document(decode(source, what))
+    if is_named(obj):
+        return named_layout(obj, what)
+    return LinearLayout(*parse_layout_object(obj, what))
 
 
 def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
@@ -78,8 +88,11 @@ def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
     return layout.to_json(indent=indent)
 
 
-def memory_from_json(source: Any, what: str = "memory"):
+def memory_from_json(source: Any, what: str = "memory", *, shape: Any = None, element_bits: Any = None):
     """A memory layout: a layout object, or ``{"padded": {"shape": [32, 32], "pad": 1}}`` (simulator only).
+
+    ``{"swizzle": "tma128B"}`` (:mod:`linlayout.io.named`) takes the tensor's
+    ``shape`` and ``element_bits`` from the query.
 
     >>> memory_from_json({"padded": {"shape": [32, 32], "pad": 1}}).pitch
     33
@@ -97,6 +110,8 @@ def memory_from_json(source: Any, what: str = "memory"):
         if not isinstance(shape, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in shape):
             raise LayoutJSONError(f"padded shape must be a list of integers, got {shape!r}")
         return padded(shape, p["pad"])
+    if is_named(obj):
+        return named_layout(obj, what, shape=shape, element_bits=element_bits)
     return layout_from_json(obj, what)
 
 
@@ -152,10 +167,13 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
         for k in ("layout", "memory"):
             if k not in obj:
                 raise LayoutJSONError(f"a layout query needs \"{k}\"")
+        layout = layout_from_json(obj["layout"], "layout")
+        eb = obj.get("element_bits")
         return {
             "kind": "layout",
-            "layout": layout_from_json(obj["layout"], "layout"),
-            "memory": memory_from_json(obj["memory"], "memory"),
+            "layout": layout,
+            "memory": memory_from_json(obj["memory"], "memory", shape=list(layout.out_sizes.values()),
+                                       element_bits=eb if isinstance(eb, int) and not isinstance(eb, bool) else None),
             "element_bits": _opt_int(obj, "element_bits", required=True),
             "op": _opt_str(obj, "op"),
             "instruction": _opt_str(obj, "instruction"),
