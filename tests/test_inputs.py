@@ -287,3 +287,15 @@ def test_queries_name_constructors_and_swizzles():
         layout_from_json({"mma": {"operandd": "A"}})
     with pytest.raises(LinLayoutError):
         layout_from_json({"swizzle": "tma96B", "x": 1})
+
+
+def test_keywords_ignore_surrounding_whitespace_and_nothing_else():
+    from linlayout import get_hardware, parse_instruction
+    from linlayout.errors import InstructionError
+
+    assert parse_instruction(" ldmatrix.x4 ", " load ").name == "ldmatrix.x4"
+    assert get_hardware(" sm90") is get_hardware("sm90")
+    with pytest.raises(InstructionError):
+        parse_instruction(None, "Load")
+    with pytest.raises(InstructionError):
+        parse_instruction(None, 1)

@@ -271,6 +271,6 @@ def get_hardware(hw: str | SharedMemory | None = None) -> SharedMemory:
         hw = "sm90"
     if isinstance(hw, SharedMemory):
         return hw
-    if isinstance(hw, str) and hw in PRESETS:
-        return PRESETS[hw]
+    if isinstance(hw, str) and hw.strip() in PRESETS:
+        return PRESETS[hw.strip()]
     raise HardwareError(f"unknown hardware {hw!r}; known presets: {sorted(PRESETS)} (or pass a SharedMemory)")

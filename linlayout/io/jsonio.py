@@ -134,7 +134,7 @@ def _opt_str(obj: Mapping[str, Any], key: str) -> str | None:
     v = obj.get(key)
     if v is not None and not isinstance(v, str):
         raise LayoutJSONError(f"\"{key}\" must be a string, got {v!r}")
-    return v
+    return v if v is None else v.strip()  # keywords: surrounding whitespace ignored (core/validate.py)
 
 
 def reject_unknown_keys(obj: Mapping[str, Any], allowed: Iterable[str], what: str) -> None:
