@@ -297,5 +297,5 @@ def test_keywords_ignore_surrounding_whitespace_and_nothing_else():
     assert get_hardware(" sm90") is get_hardware("sm90")
     with pytest.raises(InstructionError):
         parse_instruction(None, "Load")
-    with pytest.raises(InstructionError):
+    with pytest.raises(InputTypeError):
         parse_instruction(None, 1)
