@@ -157,6 +157,29 @@ api("optimal_swizzle", lambda w, r, eb, hw, obj, ins: ll.optimal_swizzle(w, r, e
     arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])), arg(HW), arg(st.sampled_from(sorted(ll.OBJECTIVES))),
     st.sampled_from([None, ["st.shared", "ldmatrix.x4"]]))  # junk instructions: synth/ (another worker's area)
 api("compare_swizzles", ll.compare_swizzles, arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])))
+api("strided", ll.LinearLayout.strided, arg(POW2), arg(POW2), arg(st.just("lane")), arg(st.just("dim0")))
+api("zeros", ll.LinearLayout.zeros, arg(POW2), arg(st.just("warp")), arg(st.just("dim0")), arg(POW2))
+api("from_flat", ll.LinearLayout.from_flat, arg(st.just((("offset", 2),))), arg(st.just((("dim0", 2),))),
+    arg(st.just([(1, 2)])))
+api("from_json", ll.LinearLayout.from_json, arg(st.just('{"bases": {"lane": [1, 2]}}')))
+api("reshape_ins", lambda L, d: L.reshape_ins(d), LAYOUTS, arg(st.just({"x": 256})))
+api("divide_right", lambda a, b: a.divide_right(b), LAYOUTS, arg(LAYOUTS))
+api("pseudo_invert", lambda L: L.pseudo_invert(), LAYOUTS)
+api("out_coords", lambda L, v: L.out_coords(v), LAYOUTS, arg(st.integers(0, 64)))
+api("out_flat", lambda L, m: L.out_flat(m), LAYOUTS, arg(st.just({"dim0": 1})))
+api("in_size", lambda L, d: L.in_size(d), LAYOUTS, arg(st.just("lane")))
+api("grid", lambda L: L.grid(), LAYOUTS)
+api("lane_byte_offsets", ll.lane_byte_offsets, arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])), arg(OP),
+    arg(INSTR), arg(st.none()), arg(HW))
+api("plan_access", ll.plan_access, arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])), arg(OP), arg(INSTR),
+    arg(st.none()), arg(HW))
+api("fit_affine", ll.fit_affine, arg(st.lists(st.integers(0, 64), min_size=4, max_size=4)))
+api("standard_candidates", ll.standard_candidates, st.just([16, 32]), st.sampled_from([16, 32]))  # synth/: no junk
+api("offset_terms", ll.offset_terms, arg(LAYOUTS))
+api("decode", ll.decode, arg(st.just('{"a": 1}')))
+api("register_hardware", ll.register_hardware, arg(st.just(ll.SharedMemory("fuzz-model", matrix_rows=0))))
+api("Instruction", ll.Instruction, arg(st.sampled_from(["ld.shared", "ldmatrix"])), arg(st.sampled_from([1, 4])),
+    arg(st.booleans()))
 
 
 @pytest.mark.parametrize("name", sorted(API))

@@ -185,7 +185,7 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[1, 0]]}, {"dim0": 4, "dim1": 4}).out_coords(0b1101)
         {'dim0': 1, 'dim1': 3}
         """
-        out = {}
+        out, flat = {}, as_int(flat, "flat output value")
         for n, b in self._outs:
             out[n] = flat & ((1 << b) - 1)
             flat >>= b
@@ -197,10 +197,9 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[1, 0]]}, {"dim0": 4, "dim1": 4}).out_flat({"dim0": 1, "dim1": 3})
         13
         """
-        v = 0
-        shift = 0
+        v, shift, coords = 0, 0, check_mapping(coords, "coords")
         for n, b in self._outs:
-            v |= (coords.get(n, 0) & ((1 << b) - 1)) << shift
+            v |= (as_int(coords.get(n, 0), n) & ((1 << b) - 1)) << shift
             shift += b
         return v
 
