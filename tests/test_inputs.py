@@ -299,3 +299,40 @@ def test_keywords_ignore_surrounding_whitespace_and_nothing_else():
         parse_instruction(None, "Load")
     with pytest.raises(InputTypeError):
         parse_instruction(None, 1)
+
+
+def test_matrix_rows_wider_than_a_bank_row_are_refused():
+    from linlayout.errors import HardwareError
+
+    with pytest.raises(HardwareError, match="wider than one row of the banks"):
+        SharedMemory("m", banks=4, bank_bytes=2, lanes=4, matrix_rows=1)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_custom_models_closed_form_equals_simulator(data):
+    """Random (consistent) models and accesses: the closed form gives the simulator's answer or both refuse."""
+    from linlayout.errors import NotLinearError
+
+    try:
+        hw = SharedMemory("m", banks=data.draw(st.sampled_from([1, 4, 16, 32, 64])),
+                          bank_bytes=data.draw(st.sampled_from([2, 4, 8])), lanes=data.draw(st.sampled_from([1, 2, 4, 8, 32, 64])),
+                          matrix_rows=data.draw(st.sampled_from([0, 1, 2, 4, 8, 16])))
+    except LinLayoutError:
+        return
+    ins = data.draw(st.sampled_from(["ld.shared", "st.shared", "ldmatrix.x1", "ldmatrix.x4", "stmatrix.x2.trans"]))
+    ab = data.draw(st.sampled_from([1, 2, 4, 8, 16]))
+    offs = [ab * data.draw(st.integers(0, 63)) for _ in range(hw.lanes)]
+    try:
+        closed = access_wavefronts(ins, None, ab, offs, hw).wavefronts
+    except NotLinearError:
+        return
+    except LinLayoutError as e:
+        with pytest.raises(type(e)):
+            simulate_access(ins, None, ab, offs, hw)
+        return
+    assert closed == simulate_access(ins, None, ab, offs, hw).wavefronts

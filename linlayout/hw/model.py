@@ -119,6 +119,11 @@ class SharedMemory:
         if self.matrix_rows:
             _log2(self.matrix_rows, "matrix_rows")
             _log2(self.matrix_row_bytes, "matrix_row_bytes")
+            if self.matrix_row_bytes > self.banks * self.bank_bytes:
+                raise HardwareError(
+                    f"{self.name}: a matrix row of {self.matrix_row_bytes} bytes is wider than one row of the banks "
+                    f"({self.banks} x {self.bank_bytes} bytes); the counters need each matrix row inside one bank row"
+                )
             per_row = self.matrix_row_bytes // self.register_bytes
             if per_row < 1 or self.matrix_rows * per_row != self.lanes:
                 raise HardwareError(
