@@ -30,6 +30,7 @@ from .errors import (
     GPUToolError,
     HardwareError,
     InputError,
+    InputTypeError,
     InstructionError,
     LayoutJSONError,
     LinLayoutError,
@@ -130,6 +131,7 @@ __all__ = [
     # errors
     "LinLayoutError",
     "InputError",
+    "InputTypeError",
     "EnvironmentFailure",
     "SizeError",
     "DimensionError",
