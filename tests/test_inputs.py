@@ -336,3 +336,41 @@ def test_custom_models_closed_form_equals_simulator(data):
             simulate_access(ins, None, ab, offs, hw)
         return
     assert closed == simulate_access(ins, None, ab, offs, hw).wavefronts
+
+
+def _huge(bits: int):
+    L = {"bases": {"register": [[1 << k] for k in range(bits - 5)], "lane": [[1 << k] for k in range(bits - 5, bits)]},
+         "out_dims": {"dim0": 1 << bits}}
+    M = {"bases": {"offset": [[1 << k] for k in range(bits)]}, "out_dims": {"dim0": 1 << bits}}
+    return L, M
+
+
+def test_huge_queries_and_families_are_refused_at_once():
+    from linlayout.io.families import family_from_json
+
+    L, M = _huge(40)
+    with pytest.raises(SizeError, match="228 KB"):
+        ll_conflicts_run({"layout": L, "memory": M, "element_bits": 8, "op": "load"})
+    with pytest.raises(LinLayoutError):
+        family_from_json({"name": "x", "memory": M, "queries": {"r": {"layout": L, "element_bits": 8, "op": "load"}},
+                          "toggles": [{"basis": 5, "xor": [1]}]})
+    L, M = _huge(20)  # 2^15 instructions of one byte per lane: 1 MB, beyond shared memory
+    with pytest.raises(LinLayoutError, match="228 KB"):
+        family_from_json({"name": "x", "memory": M, "queries": {"r": {"layout": L, "element_bits": 8, "op": "load"}},
+                          "toggles": [{"basis": 5, "xor": [1]}]})
+
+
+def ll_conflicts_run(doc):
+    q = ll_conflicts(doc)
+    q.pop("kind")
+    return wavefronts(**q)
+
+
+def test_draw_of_a_huge_layout_is_bounded(tmp_path):
+    pytest.importorskip("matplotlib")
+    from linlayout.io.draw import draw
+
+    L, M = _huge(40)
+    draw(M, tmp_path / "m.png")
+    draw(L, tmp_path / "d.png")
+    assert (tmp_path / "m.png").stat().st_size > 0
