@@ -9,6 +9,7 @@ with one line on stderr.  What the API accepts is decided in
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,6 +170,8 @@ CLI_CASES = [
     ["show", "mma", "--shape", "16", "16", "--warps-per-cta", "1", "1", "1"],
     ["sweep", "--seed", "-5"],
     ["show", "a\0b.json"],
+    ["conflicts", "a\0b.json"],
+    ["draw", str(Path(__file__).resolve().parents[1] / "examples" / "paper_layout_a.json"), "-o", "a\0.png"],
 ]
 
 

@@ -170,6 +170,8 @@ def picture_format(path: str | Path) -> str:
         ...
     linlayout.errors.DrawError: cannot write 'a.pdf': pictures are written as .png or .svg, not .pdf
     """
+    if not isinstance(path, (str, Path)) or "\0" in str(path):
+        raise DrawError(f"cannot write {path!r}: give a .png or .svg file name (without NUL bytes)")
     suffix = Path(path).suffix.lower()
     if suffix not in _FORMATS:
         raise DrawError(
