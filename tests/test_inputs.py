@@ -377,3 +377,11 @@ def test_draw_of_a_huge_layout_is_bounded(tmp_path):
     draw(M, tmp_path / "m.png")
     draw(L, tmp_path / "d.png")
     assert (tmp_path / "m.png").stat().st_size > 0
+
+
+def test_sweep_jobs_are_capped_by_the_work():
+    from linlayout.check.family import transpose_16x32_family
+    from linlayout.check.sweep import sweep
+
+    r = sweep(transpose_16x32_family(1), jobs=100000, library_check=0)
+    assert r.ok and r.jobs <= 16
