@@ -385,3 +385,11 @@ def test_sweep_jobs_are_capped_by_the_work():
 
     r = sweep(transpose_16x32_family(1), jobs=100000, library_check=0)
     assert r.ok and r.jobs <= 16
+
+
+def test_max_side_is_bounded():
+    pytest.importorskip("matplotlib")
+    from linlayout.io.draw import draw
+
+    with pytest.raises(SizeError, match="at most 128"):
+        draw(unswizzled([16, 16]).to_dict(), max_side=1 << 20)
