@@ -128,6 +128,7 @@ api("mfma", ll.mfma, arg(st.sampled_from("ABC")), arg(st.sampled_from(["32x32x8"
 api("cute_tv_layout", ll.cute_tv_layout, arg(st.just(((4, 8), 2))), arg(st.just(((2, 8), 1))), arg(st.just((8, 8))))
 api("unswizzled", ll.unswizzled, arg(SHAPE), arg(st.just([0])))
 api("padded", ll.padded, arg(SHAPE2), arg(st.integers(0, 4)))
+api("PaddedLayout", ll.PaddedLayout, arg(st.just((32, 32))), arg(st.integers(0, 4)))
 api("mma_swizzle", ll.mma_swizzle, arg(POW2), arg(POW2), arg(POW2), arg(POW2), arg(POW2))
 api("cute_layout", ll.cute_layout, arg(st.just((8, 8))), arg(st.just((1, 8))))
 api("cute_swizzle", lambda b, m, s, lay: ll.cute_swizzle(b, m, s, lay), arg(st.integers(0, 3)),

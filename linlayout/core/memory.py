@@ -81,6 +81,14 @@ class PaddedLayout:
     shape: tuple[int, ...]
     pad: int
 
+    def __post_init__(self) -> None:  # also when built directly, not through padded()
+        if not isinstance(self.shape, tuple) or not self.shape:
+            raise SizeError(f"a padded tile needs a non-empty tuple shape, got {self.shape!r}")
+        for i, s in enumerate(self.shape):
+            log2_size(s, f"size of dim{i}")
+        if isinstance(self.pad, bool) or not isinstance(self.pad, int) or self.pad < 0:
+            raise SizeError(f"pad must be a non-negative int (elements per row), got {self.pad!r}")
+
     @property
     def out_sizes(self) -> dict[str, int]:
         """The tensor dimensions, as for a :class:`LinearLayout`."""
