@@ -200,7 +200,16 @@ def test_api_answers_or_raises_library_errors(name):
 
 # -- the JSON surface -----------------------------------------------------------------------------------
 
-EXAMPLE_DOCS = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("*.json"))]
+EXAMPLE_DOCS = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("*.json"))] + [
+    {"layout": {"mma": {"operand": "A", "shape": [16, 16]}}, "memory": {"swizzle": "tma32B"}, "element_bits": 16,
+     "op": "load", "instruction": "ldmatrix.x4"},
+    {"layout": {"blocked": {"shape": [32, 32], "size_per_thread": [1, 4], "threads_per_warp": [4, 8],
+                            "warps_per_cta": [1, 1], "order": [1, 0]}}, "memory": {"row_major": [32, 32]},
+     "element_bits": 32},
+    {"write": {"ldmatrix": 4}, "read": {"ldmatrix": {"matrices": 4, "trans": True}}, "element_bits": 16},
+    {"layout": {"bases": {"lane": [1, 2, 4, 8, 16]}}, "rank": 5, "memory_layout": False},
+]
+"""The examples, plus named layouts (io/named.py) and a show --json document, to mutate."""
 
 
 @st.composite
