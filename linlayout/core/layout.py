@@ -382,7 +382,7 @@ class LinearLayout:
         except AttributeError:
             tables = self._build_tab()[0]
         acc = 0
-        for name, v in check_mapping(inputs, "inputs").items():
+        for name, v in (inputs if type(inputs) is dict else check_mapping(inputs, "inputs")).items():
             t = tables.get(name)
             if t is None:
                 raise DimensionError(f"no input dimension {name!r}; the layout has {list(self.in_dims)}")
