@@ -31,6 +31,7 @@ from .errors import (
     GPUToolError,
     HardwareError,
     InputError,
+    InputTypeError,
     InstructionError,
     LayoutJSONError,
     LinLayoutError,
@@ -167,6 +168,7 @@ __all__ = [
     # errors
     "LinLayoutError",
     "InputError",
+    "InputTypeError",
     "EnvironmentFailure",
     "SizeError",
     "DimensionError",

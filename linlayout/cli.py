@@ -13,7 +13,9 @@ status 2; success exits 0.
 
 ``sweep`` exits with status 1 when the closed form and the simulation
 disagree (the report names the failing configurations); ``verify-gpu`` exits
-with status 1 when a measurement differs from the prediction.
+with status 1 when a measurement differs from the prediction; ``swizzle
+--emit cute`` exits with status 1 (and says why) when the optimal layout is
+not a CuTe swizzle.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _properties(layout) -> dict:
         "invertible": layout.is_invertible(),
         "free_variables": layout.free_variable_masks(),
         "distributed": layout.is_distributed(),
-        "memory_layout": layout.is_memory_layout(),
+        "memory_layout": layout.in_dims == ("offset",) and layout.is_memory_layout(),
     }
 
 
@@ -82,7 +84,12 @@ def _layout_by_name(args: argparse.Namespace):
     if name == "mfma":
         return c.mfma(args.operand or "C", args.instr or "32x32x8")
     if name == "cute":
-        tv = json.loads(_need(args.tv, "--tv '[[thread shape, value shape], [thread stride, value stride]]'", name))
+        from .io.jsonio import decode
+
+        form = "--tv '[[thread shape, value shape], [thread stride, value stride]]'"
+        tv = decode(_need(args.tv, form, name), "--tv")
+        if not (isinstance(tv, list) and len(tv) == 2):
+            raise _UsageError(f"linlayout show cute: {form} takes a JSON list of two entries, got {args.tv!r}")
         return c.cute_tv_layout(tv[0], tv[1], _need(args.shape, "--shape", name))
     raise _EmitError(f"unknown layout {name!r}")  # pragma: no cover
 
@@ -97,6 +104,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         layout = layout_from_json({"ttgir": args.layout, **({"shape": args.shape} if args.shape else {})})
     else:
         path, sep, value = args.layout.partition(".ttgir:")  # FILE.ttgir:%value or FILE.ttgir:#alias
+        if not sep:
+            _unknown_constructor(args.layout)
         obj = load_file(path + ".ttgir" if sep else args.layout, "layout file")
         if isinstance(obj, dict) and "ttgir" in obj:
             obj = dict(obj, **({"shape": args.shape} if args.shape else {}), **({"value": value} if sep else {}))
@@ -106,17 +115,44 @@ def _cmd_show(args: argparse.Namespace) -> int:
         print(json.dumps({"layout": layout.to_dict(), **props}))
         return 0
     print(layout_text(layout))
+    mem = props["memory_layout"]
+    if layout.in_dims != ("offset",):
+        mem = f"no (inputs {', '.join(layout.in_dims) or 'none'}; a memory layout maps 'offset')"
     print(
         f"rank {props['rank']}; surjective {props['surjective']}; injective {props['injective']}; "
-        f"distributed {props['distributed']}; memory layout {props['memory_layout']}"
+        f"distributed {props['distributed']}; memory layout {mem}"
     )
     free = {k: bin(v) for k, v in props["free_variables"].items() if v}
     print("free variables (broadcast bits): " + (", ".join(f"{k} {v}" for k, v in free.items()) or "none"))
     outs = layout.out_sizes
-    if not args.no_grid and 1 <= len(outs) <= 2 and max(outs.values()) <= 64:
+    if args.no_grid:
+        return 0
+    if 1 <= len(outs) <= 2 and max(outs.values()) <= 64:
         print()
         print(grid_text(layout))
+        if "register" in layout.in_dims:
+            legend = {"block": "bB block B", "warp": "wM warp M", "lane": "tN lane N"}
+            who = "; ".join(v for k, v in legend.items() if k in layout.in_dims)
+            print(f"({who + '; ' if who else ''}rK slot K of the 'register' input dimension: one element each, "
+                  f"whatever its width, not a 32-bit register)")
+    else:
+        shape = " x ".join(f"{n} {s}" for n, s in outs.items())
+        print(f"(no grid: the tensor is {shape or 'empty'}; grids are printed for 1 or 2 dimensions of at most 64; "
+              f"linlayout draw pictures larger ones)")
     return 0
+
+
+def _unknown_constructor(name: str) -> None:
+    """A bare word that is neither a constructor nor a file: list the constructors."""
+    import difflib
+    from pathlib import Path
+
+    if name == "-" or Path(name).exists() or any(c in name for c in "./\\"):
+        return
+    close = difflib.get_close_matches(name, CONSTRUCTORS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise _UsageError(f"linlayout show: {name!r} is neither a constructor nor a file; {hint}constructors: "
+                      f"{', '.join(CONSTRUCTORS)} (or give a layout JSON file)")
 
 
 def _access_report(res) -> dict:
@@ -173,7 +209,7 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
         print()
         print(f"bank of each element ({q['element_bits']}-bit elements):")
         print(bank_grid_text(mem, q["element_bits"], q["hardware"]))
-    first = lane_byte_offsets(**q)[0]
+    first = lane_byte_offsets(**q, limit=1)[0]
     res = simulate_access(rep.instruction, rep.op, rep.access_bytes, first, q["hardware"])
     print()
     print("first instruction, banks per pass" + ("" if args.all_banks else " (conflicting banks only; --all-banks for all)") + ":")
@@ -221,7 +257,10 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
                     print(form.text)
                     return 0
                 reasons.append(form.reason)
-            raise _EmitError(f"cannot emit CuTe: {reasons[-1]}" + ("" if ties else "; no standard swizzle ties"))
+            # A valid result that CuTe cannot spell is not an input error: the reason, exit 1 (issue 15).
+            reason = " ".join(str(reasons[-1]).split()) + ("" if ties else "; no standard swizzle ties")
+            print("linlayout: cannot emit CuTe for the optimal layout (a valid result): " + reason, file=sys.stderr)
+            return 1
         else:
             for name, mem in choices:
                 form = to_triton(mem, q["element_bits"])
@@ -309,10 +348,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         family = family_from_json(load_file(args.family, "family file"))
     else:
         family = transpose_16x32_family(5 if args.mask_bits is None else args.mask_bits)
-    for k in ("jobs", "sample", "examples", "library_check"):
+    for k in ("jobs", "sample", "examples", "library_check", "seed"):
         v = getattr(args, k)
-        if v is not None and v < (0 if k in ("library_check", "examples") else 1):
-            raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be a positive integer, got {v}")
+        if v is not None and v < (0 if k in ("library_check", "examples", "seed") else 1):
+            kind = "a non-negative" if k in ("library_check", "examples", "seed") else "a positive"
+            raise _UsageError(f"linlayout sweep: --{k.replace('_', '-')} must be {kind} integer, got {v}")
     show = args.progress or (not args.no_progress and sys.stderr.isatty())
     res = sweep(family, jobs=args.jobs, progress=show, sample=args.sample, seed=args.seed,
                 library_check=args.library_check, examples=args.examples)

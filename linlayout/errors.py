@@ -25,6 +25,7 @@ from __future__ import annotations
 __all__ = [
     "LinLayoutError",
     "InputError",
+    "InputTypeError",
     "EnvironmentFailure",
     "SwizzleError",
     "SizeError",
@@ -55,6 +56,13 @@ class LinLayoutError(Exception):
 
 class InputError(LinLayoutError, ValueError):
     """Base class of the errors on bad input (also a :class:`ValueError`)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument has the wrong type (a float or bool where an int is needed, a string where a list is); also a :class:`TypeError`.
+
+    What each argument accepts is decided once, in :mod:`linlayout.core.validate`.
+    """
 
 
 class EnvironmentFailure(LinLayoutError):

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from ..errors import DimensionError, NotLinearError, SizeError
 from ..core.dims import log2_size
 from ..core.layout import LinearLayout
+from ..core.validate import check_instance, check_int, check_int_sequence, check_sequence, check_str
 from ..hw import sm90
 
 __all__ = [
@@ -88,7 +89,7 @@ def _identity_nd(in_dim: str, sizes: Sequence[int], order: Sequence[int]) -> Lin
 
 
 def _check_order(order: Sequence[int], rank: int, what: str = "order") -> list[int]:
-    order = list(order)
+    order = list(check_int_sequence(order, what))
     if sorted(order) != list(range(rank)):
         raise DimensionError(f"{what} must be a permutation of 0..{rank - 1}, got {order}")
     return order
@@ -108,7 +109,10 @@ def fit_to_shape(layout: LinearLayout, shape: Sequence[int], drop_broadcast_regi
     >>> fit_to_shape(tile, [4, 1]).bases
     {'register': [(2, 0)], 'lane': [(0, 0), (1, 0)]}
     """
-    shape = [1 << log2_size(s, f"shape[{i}]") for i, s in enumerate(shape)]
+    check_instance(layout, LinearLayout, "layout")
+    shape = [1 << log2_size(s, f"shape[{i}]") for i, s in enumerate(check_sequence(shape, "shape"))]
+    if not shape:
+        raise SizeError("shape must have at least one dimension (a layout needs a register dimension on some dim0)")
     names = _dims(len(shape))
     if sorted(layout.out_dims) != sorted(names):
         raise DimensionError(f"the layout's output dimensions {list(layout.out_dims)} do not match a rank-{len(shape)} shape")
@@ -160,12 +164,13 @@ def blocked(
             2 t16:r0 t16:r1 t17:r0 t17:r1 t18:r0 t18:r1 t19:r0 t19:r1 t20:r0 t20:r1 t21:r0 t21:r1 t22:r0 t22:r1 t23:r0 t23:r1
             3 t24:r0 t24:r1 t25:r0 t25:r1 t26:r0 t26:r1 t27:r0 t27:r1 t28:r0 t28:r1 t29:r0 t29:r1 t30:r0 t30:r1 t31:r0 t31:r1
     """
-    shape = list(shape)
+    shape = list(check_int_sequence(shape, "shape"))
     rank = len(shape)
     if not 1 <= rank <= 4:
         raise SizeError(f"blocked layouts have rank 1 to 4, got shape {shape}")
     for what, v in (("size_per_thread", size_per_thread), ("threads_per_warp", threads_per_warp),
                     ("warps_per_cta", warps_per_cta)):
+        v = check_int_sequence(v, what)
         if len(v) != rank:
             raise DimensionError(f"{what} has {len(v)} entries but the shape has rank {rank}")
         for i, x in enumerate(v):
@@ -191,7 +196,10 @@ def sliced(parent: LinearLayout, dim: int) -> LinearLayout:
     >>> sliced(blocked([64, 1], [1, 4], [4, 8], [2, 2], [1, 0]), 1).bases
     {'register': [(8,), (16,), (32,)], 'lane': [(0,), (0,), (0,), (1,), (2,)], 'warp': [(0,), (4,)]}
     """
-    name = f"dim{dim}"
+    check_instance(parent, LinearLayout, "parent")
+    name = f"dim{check_int(dim, 'dim')}"
+    if any(not (n[:3] == "dim" and n[3:].isdigit()) for n in parent.out_dims):
+        raise DimensionError(f"sliced needs output dimensions named dim0, dim1, ...; the layout has {list(parent.out_dims)}")
     if name not in parent.out_dims:
         raise DimensionError(f"the layout has no {name} to slice (dimensions {list(parent.out_dims)})")
     keep = [n for n in parent.out_dims if n != name]
@@ -239,7 +247,7 @@ def _tile_layout(regs, lanes, rows, cols, order) -> LinearLayout:
 
 
 def _operand(operand: str) -> str:
-    op = str(operand).upper()
+    op = check_str(operand, "operand").strip().upper()
     if op == "D":
         op = "C"
     if op not in ("A", "B", "C"):
@@ -264,12 +272,12 @@ def mma(operand: str, shape: Sequence[int], instr: str = "m16n8k16", warps_per_c
     [(2, 0), (4, 0), (0, 1), (0, 2), (0, 4)]
     """
     op = _operand(operand)
-    if instr not in MMA_INSTRUCTIONS:
+    if check_str(instr, "instr") not in MMA_INSTRUCTIONS:
         raise DimensionError(f"instr must be one of {sorted(MMA_INSTRUCTIONS)}, got {instr!r}")
-    shape = list(shape)
+    shape = list(check_int_sequence(shape, "shape"))
     if len(shape) != 2:
         raise SizeError(f"mma operands are 2-D, got shape {shape}")
-    wm, wn = (log2_size(w, "warps_per_cta") for w in warps_per_cta)
+    wm, wn = (log2_size(w, "warps_per_cta") for w in check_int_sequence(warps_per_cta, "warps_per_cta (wm, wn)", length=2))
     m, n, k = _MMA_TILE[instr]
     regs, lanes = MMA_INSTRUCTIONS[instr][op]
     rows, cols = {"A": (m, k), "B": (k, n), "C": (m, n)}[op]
@@ -301,12 +309,12 @@ def wgmma(operand: str, shape: Sequence[int], n: int = 8, element_bits: int = 16
     op = _operand(operand)
     if op == "B":
         raise DimensionError("wgmma reads B from shared memory; only A (registers) and C have register layouts")
-    if element_bits not in (8, 16):
+    if check_int(element_bits, "element_bits") not in (8, 16):
         raise SizeError(f"wgmma m64nNk16 takes 16-bit and m64nNk32 8-bit inputs, not {element_bits}-bit")
     nb = log2_size(n, "n")
     if not 3 <= nb <= 8:
         raise SizeError(f"wgmma N is 8 to 256, got {n}")
-    wm, wn = list(warps_per_cta)
+    wm, wn = check_int_sequence(warps_per_cta, "warps_per_cta (wm, wn)", length=2)
     log2_size(wm, "warps_per_cta[0]")
     log2_size(wn, "warps_per_cta[1]")
     if wm % 4:
@@ -352,6 +360,8 @@ def ldmatrix(matrices: int = 4, trans: bool = False) -> LinearLayout:
             6 t24:r0 t24:r1 t25:r0 t25:r1 t26:r0 t26:r1 t27:r0 t27:r1
             7 t28:r0 t28:r1 t29:r0 t29:r1 t30:r0 t30:r1 t31:r0 t31:r1
     """
+    matrices = check_int(matrices, "matrices")
+    check_instance(trans, bool, "trans")
     if matrices not in (1, 2, 4):
         raise SizeError(f"ldmatrix/stmatrix move 1, 2 or 4 matrices (.x1/.x2/.x4), not {matrices}")
     nmat = matrices.bit_length() - 1
@@ -373,14 +383,14 @@ stmatrix = ldmatrix
 # ---------------------------------------------------------------------------
 
 
-def _flatten_mode(shape, stride, what):
-    if isinstance(shape, int):
+def _flatten_mode(shape, stride, what, depth=0):
+    if not isinstance(shape, (list, tuple)):
         return [shape], [stride]
-    if isinstance(stride, int) or len(shape) != len(stride):
-        raise DimensionError(f"{what}: shape {shape} and stride {stride} must have the same nesting")
+    if not isinstance(stride, (list, tuple)) or len(shape) != len(stride) or depth > 16:
+        raise DimensionError(f"{what}: shape {shape} and stride {stride} must have the same nesting (at most 16 deep)")
     s, t = [], []
     for a, b in zip(shape, stride):
-        fs, ft = _flatten_mode(a, b, what)
+        fs, ft = _flatten_mode(a, b, what, depth + 1)
         s += fs
         t += ft
     return s, t
@@ -399,11 +409,12 @@ def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
     >>> L.apply(lane=1, register=1)
     {'dim0': 3, 'dim1': 0}
     """
-    if not (isinstance(tv_shape, (tuple, list)) and len(tv_shape) == 2):
-        raise DimensionError("tv_shape must be ((thread modes), (value modes))")
+    for arg, what in ((tv_shape, "tv_shape"), (tv_stride, "tv_stride")):
+        if not (isinstance(arg, (tuple, list)) and len(arg) == 2):
+            raise DimensionError(f"{what} must be ((thread modes), (value modes)), got {arg!r}")
     ts, tt = _flatten_mode(tv_shape[0], tv_stride[0], "threads")
     vs, vt = _flatten_mode(tv_shape[1], tv_stride[1], "values")
-    tile = list(tile)
+    tile = list(check_sequence(tile, "tile"))
     tb = [log2_size(x, f"tile[{i}]") for i, x in enumerate(tile)]
     total = sum(tb)
 
@@ -473,7 +484,7 @@ def mfma(operand: str, instr: str = "32x32x8") -> LinearLayout:
     {'dim0': 6, 'dim1': 1}
     """
     op = _operand(operand)
-    key = (instr, op)
+    key = (check_str(instr, "instr"), op)
     if key not in _MFMA:
         raise DimensionError(f"instr must be '32x32x8' or '16x16x16', got {instr!r}")
     regs, lanes = _MFMA[key]

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from ..core import f2
 from ..core.layout import LinearLayout, log2_size
 from ..core.memory import unswizzled
+from ..core.validate import check_instance, check_int, check_sequence
 from ..errors import DimensionError, NotLinearError, SizeError
 
 __all__ = [
@@ -85,8 +86,8 @@ def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
     >>> cute_layout((8, 8), (1, 8)).bases        # column-major 8x8
     {'dim0': [(1,), (2,), (4,)], 'dim1': [(8,), (16,), (32,)]}
     """
-    shape = list(shape)
-    stride = list(stride)
+    shape = list(check_sequence(shape, "shape"))
+    stride = list(check_sequence(stride, "stride"))
     if len(shape) != len(stride):
         raise DimensionError(f"shape {shape} and stride {stride} must have the same length")
     bases: dict[str, list[int]] = {}
@@ -187,6 +188,7 @@ def cute_swizzle(
         layout = cute_layout((size,), (1,))
     if isinstance(layout, tuple):
         layout = cute_layout(*layout)
+    check_instance(layout, LinearLayout, "layout (a LinearLayout or a (shape, stride) tuple)")
     if layout.out_dims != ("offset",):
         raise DimensionError(f"the layout must map coordinates to 'offset', got outputs {list(layout.out_dims)}")
     n = layout.out_size("offset").bit_length() - 1
@@ -231,9 +233,7 @@ def swizzle_mode_bytes(mode: int | str) -> int:
         if key not in _MODE_NAMES:
             raise SizeError(f"unknown swizzle mode {mode!r}: use 'none', '32B', '64B', '96B' or '128B' (or 0, 32, 64, 128)")
         return _MODE_NAMES[key]
-    if isinstance(mode, bool) or not isinstance(mode, int):
-        raise SizeError(f"the swizzle mode must be an int or a name such as '128B', got {mode!r}")
-    return mode
+    return check_int(mode, "the swizzle mode (an int or a name such as '128B')")
 
 
 def _byte_swizzle_rows(mode: int, atomicity: int | str) -> list[tuple[int, int]]:
@@ -284,7 +284,7 @@ def tma_swizzle(mode: int | str, shape: Sequence[int], element_bits: int, atomic
     >>> [inv.apply(dim0=1, dim1=8 * c)["offset"] // 8 - 8 for c in range(8)]   # row 1: 16-byte chunks
     [1, 0, 3, 2, 5, 4, 7, 6]
     """
-    shape = list(shape)
+    shape = list(check_sequence(shape, "shape"))
     mode = swizzle_mode_bytes(mode)
     rows = _byte_swizzle_rows(mode, atomicity)
     eb = 1 << log2_size(element_bits, "element_bits")
@@ -323,12 +323,13 @@ def nvmma_layout(shape: Sequence[int], element_bits: int, swizzle_bytes: int | s
     >>> nvmma_layout([64, 128], 16, 128).bases["offset"][6:9]    # rows 1, 2, 4 XOR chunks 1, 2, 4
     [(1, 8), (2, 16), (4, 32)]
     """
-    shape = list(shape)
+    shape = list(check_sequence(shape, "shape"))
     if len(shape) != 2:
         raise SizeError(f"nvmma_layout takes a 2-D tile, got shape {shape}")
+    check_instance(transposed, bool, "transposed")
     eb = 1 << log2_size(element_bits, "element_bits")
     swizzle_bytes = swizzle_mode_bytes(swizzle_bytes)
-    rows, cols = shape if not transposed else shape[::-1]
+    rows, cols = (1 << log2_size(x, f"shape[{i}]") for i, x in enumerate(shape if not transposed else shape[::-1]))
     if swizzle_bytes == 0:
         box_cols = cols
     else:

@@ -370,6 +370,7 @@ def sweep(
     bar = _Progress(n, progress)
     merged = None
     try:
+        jobs = min(jobs, len(tasks), 4 * _default_jobs())  # never more workers than chunks or than 4 per CPU
         if jobs == 1 or len(tasks) == 1:
             jobs = 1
             for t in tasks:

@@ -53,6 +53,7 @@ from typing import Any, Union
 
 from ..errors import BasisError, DimensionError, LayoutJSONError, SizeError
 from . import f2
+from .validate import check_int, check_int_sequence, check_sequence
 from .dims import Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, dim_offsets, dims_with_sizes, log2_size, split_columns
 
 __all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases", "parse_flat", "parse_matrix"]
@@ -78,6 +79,10 @@ def decode(source: str | bytes | Any, what: str = "JSON") -> Any:
             ) from None
         except UnicodeDecodeError as e:
             raise LayoutJSONError(f"malformed {what}: not UTF-8 text ({e.reason})") from None
+        except RecursionError:
+            raise LayoutJSONError(f"malformed {what}: nested too deeply (lists or objects inside one another)") from None
+        except ValueError as e:  # an integer literal longer than Python's int-string limit (4300 digits)
+            raise LayoutJSONError(f"malformed {what}: {str(e).split(';')[0]}") from None
     return source
 
 
@@ -395,9 +400,12 @@ def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool
     ...
     linlayout.errors.BasisError: from_flat: basis 0 of 'offset' is 2, outside 0..1
     """
-    ins = tuple((str(n), int(b)) for n, b in in_dims)
-    outs = tuple((str(n), int(b)) for n, b in out_dims)
-    cols = tuple(tuple(int(v) for v in c) for c in columns)
+    if not check:
+        return (tuple((str(n), int(b)) for n, b in in_dims), tuple((str(n), int(b)) for n, b in out_dims),
+                tuple(tuple(int(v) for v in c) for c in columns))
+    ins, outs = (tuple(_name_bits(p, f"{what}[{i}]") for i, p in enumerate(check_sequence(d, what)))
+                 for d, what in ((in_dims, "in_dims"), (out_dims, "out_dims")))
+    cols = tuple(check_int_sequence(c, f"columns[{i}]") for i, c in enumerate(check_sequence(columns, "columns")))
     if check:
         limit = 1 << sum(b for _, b in outs)
         if len(cols) != len(ins) or any(len(c) != b for c, (_, b) in zip(cols, ins)):
@@ -411,6 +419,14 @@ def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool
             if b < 0:
                 raise SizeError(f"from_flat: dimension {n!r} has a negative bit count")
     return ins, outs, cols
+
+
+def _name_bits(pair: Any, what: str) -> tuple[str, int]:
+    """One ``(name, log2 size)`` pair of flat data, checked."""
+    p = check_sequence(pair, what)
+    if len(p) != 2:
+        raise DimensionError(f"{what} must be a (name, log2 size) pair, got {pair!r}")
+    return check_name(p[0], "dimension"), check_int(p[1], f"{what} log2 size", minimum=0)
 
 
 def parse_matrix(matrix: Any, in_dims: DimsLike, out_dims: DimsLike) -> FlatLayout:

@@ -148,8 +148,8 @@ def dims_with_sizes(dims: DimsLike, what: str) -> DimSpec:
     if isinstance(dims, Mapping):
         pairs = list(dims.items())
     else:
-        if isinstance(dims, (str, bytes)):
-            raise DimensionError(f"{what} must be a mapping or a list of (name, size) pairs, not a string")
+        if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+            raise DimensionError(f"{what} must be a mapping or a list of (name, size) pairs, got {dims!r}")
         pairs = []
         for p in dims:
             try:

@@ -618,7 +618,10 @@ def from_numpy(matrix) -> list[int]:
     """
     import numpy as np
 
-    a = np.asarray(matrix)
+    try:
+        a = np.asarray(matrix)
+    except (ValueError, TypeError, OverflowError):
+        raise BasisError("expected a rectangular 2-D 0/1 matrix (every row the same length)") from None
     if a.ndim != 2:
         raise BasisError(f"expected a 2-D 0/1 matrix, got an array of shape {a.shape}")
     if a.size and not np.isin(a, (0, 1)).all():

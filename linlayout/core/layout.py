@@ -63,6 +63,7 @@ from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size,
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
+from .validate import check_instance, check_mapping, check_names
 
 __all__ = ["LinearLayout", "DimSpec", "log2_size", "dim_offsets"]
 
@@ -184,7 +185,7 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[1, 0]]}, {"dim0": 4, "dim1": 4}).out_coords(0b1101)
         {'dim0': 1, 'dim1': 3}
         """
-        out = {}
+        out, flat = {}, as_int(flat, "flat output value")
         for n, b in self._outs:
             out[n] = flat & ((1 << b) - 1)
             flat >>= b
@@ -196,10 +197,9 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[1, 0]]}, {"dim0": 4, "dim1": 4}).out_flat({"dim0": 1, "dim1": 3})
         13
         """
-        v = 0
-        shift = 0
+        v, shift, coords = 0, 0, check_mapping(coords, "coords")
         for n, b in self._outs:
-            v |= (coords.get(n, 0) & ((1 << b) - 1)) << shift
+            v |= (as_int(coords.get(n, 0), n) & ((1 << b) - 1)) << shift
             shift += b
         return v
 
@@ -345,7 +345,7 @@ class LinearLayout:
     def basis(self, in_dim: str, k: int) -> tuple[int, ...]:
         """The image of bit ``k`` of ``in_dim`` (one int per output dimension)."""
         i = self._in_index(in_dim)
-        if not 0 <= k < self._ins[i][1]:
+        if not 0 <= as_int(k, "basis index") < self._ins[i][1]:
             raise BasisError(f"{in_dim!r} has {self._ins[i][1]} bases; index {k} is out of range")
         return unpack_flat(self._cols[i][k], self._outs, dim_offsets(self._outs))
 
@@ -382,7 +382,7 @@ class LinearLayout:
         except AttributeError:
             tables = self._build_tab()[0]
         acc = 0
-        for name, v in inputs.items():
+        for name, v in (inputs if type(inputs) is dict else check_mapping(inputs, "inputs")).items():
             t = tables.get(name)
             if t is None:
                 raise DimensionError(f"no input dimension {name!r}; the layout has {list(self.in_dims)}")
@@ -534,7 +534,7 @@ class LinearLayout:
         >>> a == b, a.equivalent(b)
         (False, True)
         """
-        if set(self._ins) != set(other._ins) or set(self._outs) != set(other._outs):
+        if set(self._ins) != set(check_instance(other, LinearLayout, "other")._ins) or set(self._outs) != set(other._outs):
             return False
         return self.transpose_ins(other.in_dims).transpose_outs(other.out_dims) == other
 
@@ -595,9 +595,7 @@ class LinearLayout:
         >>> L.compose(swap).bases
         {'lane': [(0, 1), (1, 0)]}
         """
-        if not isinstance(outer, LinearLayout):
-            raise TypeError(f"compose expects a LinearLayout, got {type(outer).__name__}")
-        cache = outer._cached()
+        cache = check_instance(outer, LinearLayout, "compose's outer layout")._cached()
         img = cache.get(("img", self._outs))
         if img is None:
             img = cache[("img", self._outs)] = image_table(self._outs, outer._flat())
@@ -661,7 +659,7 @@ class LinearLayout:
         >>> reg.invert_and_compose(mem).bases
         {'register': [(2,)], 'lane': [(1,)]}
         """
-        return LinearLayout._make(*invert_and_compose(self._flat(), outer._flat()))
+        return LinearLayout._make(*invert_and_compose(self._flat(), check_instance(outer, LinearLayout, "outer")._flat()))
 
     def __mul__(self, other: LinearLayout) -> LinearLayout:
         """The product (direct sum) ``self * other``; ``self`` takes the low bits.
@@ -697,7 +695,7 @@ class LinearLayout:
         >>> L.transpose_outs(["dim1", "dim0"]).bases
         {'lane': [(0, 1), (1, 0)]}
         """
-        order = list(order)
+        order = check_names(order, "order")
         if len(order) == len(self._outs) and all(n == o[0] for n, o in zip(order, self._outs)):
             return self
         return LinearLayout._make(*reshape.transpose_outs(self._flat(), order))
@@ -778,7 +776,7 @@ class LinearLayout:
         >>> L.divide_left(tile).bases
         {'register': [], 'lane': [(1,), (2,), (4,)]}
         """
-        return LinearLayout._make(*divide(self._flat(), divisor._flat(), left=True))
+        return LinearLayout._make(*divide(self._flat(), check_instance(divisor, LinearLayout, "divisor")._flat(), left=True))
 
     def divide_right(self, divisor: LinearLayout) -> LinearLayout:
         """The quotient ``C`` with ``self == C * divisor``: ``divisor`` takes the high bits.
@@ -788,7 +786,7 @@ class LinearLayout:
         >>> L.divide_right(outer).bases
         {'lane': [(1,), (2,)], 'warp': []}
         """
-        return LinearLayout._make(*divide(self._flat(), divisor._flat(), left=False))
+        return LinearLayout._make(*divide(self._flat(), check_instance(divisor, LinearLayout, "divisor")._flat(), left=False))
 
 
 _new = object.__new__

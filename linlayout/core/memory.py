@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ..errors import DimensionError, SizeError
 from .dims import log2_size
 from .layout import LinearLayout
+from .validate import check_int_sequence, check_sequence
 
 __all__ = ["unswizzled", "PaddedLayout", "padded"]
 
@@ -44,14 +45,14 @@ def unswizzled(shape: Sequence[int], order: Sequence[int] | None = None) -> Line
     >>> unswizzled([2, 4], order=[0, 1]).bases
     {'offset': [(1, 0), (0, 1), (0, 2)]}
     """
-    shape = list(shape)
+    shape = list(check_sequence(shape, "shape"))
     rank = len(shape)
     if rank == 0:
         raise SizeError("a memory layout needs at least one tensor dimension")
     bits = [log2_size(s, f"size of dim{i}") for i, s in enumerate(shape)]
     if order is None:
         order = list(range(rank - 1, -1, -1))
-    order = list(order)
+    order = list(check_int_sequence(order, "order"))
     if sorted(order) != list(range(rank)):
         raise DimensionError(f"order must be a permutation of 0..{rank - 1}, got {order}")
     bases = []
@@ -79,6 +80,14 @@ class PaddedLayout:
 
     shape: tuple[int, ...]
     pad: int
+
+    def __post_init__(self) -> None:  # also when built directly, not through padded()
+        if not isinstance(self.shape, tuple) or not self.shape:
+            raise SizeError(f"a padded tile needs a non-empty tuple shape, got {self.shape!r}")
+        for i, s in enumerate(self.shape):
+            log2_size(s, f"size of dim{i}")
+        if isinstance(self.pad, bool) or not isinstance(self.pad, int) or self.pad < 0:
+            raise SizeError(f"pad must be a non-negative int (elements per row), got {self.pad!r}")
 
     @property
     def out_sizes(self) -> dict[str, int]:
@@ -113,7 +122,7 @@ def padded(shape: Sequence[int], pad: int) -> PaddedLayout:
     >>> padded([128, 8], 4).pitch
     12
     """
-    shape = tuple(shape)
+    shape = tuple(check_sequence(shape, "shape"))
     if not shape:
         raise SizeError("a padded tile needs at least one dimension")
     for i, s in enumerate(shape):

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import DimensionError, SizeError
 from .dims import DimsLike, DimSpec, FlatLayout, check_name, dim_offsets, dims_with_sizes, recoder, remap_bits, split_columns
+from .validate import check_mapping, check_names
 
 __all__ = ["transpose_ins", "transpose_outs", "reshape_ins", "reshape_outs", "restrict", "rename"]
 
@@ -56,7 +57,7 @@ def transpose_ins(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
     ((('b', 1), ('a', 1)), (('dim0', 2),), ((2,), (1,)))
     """
     ins, outs, cols = layout
-    order = list(order)
+    order = check_names(order, "transpose_ins's order")
     if sorted(order) != sorted(_names(ins)) or len(set(order)) != len(order):
         raise DimensionError(f"transpose_ins needs a permutation of {_names(ins)}, got {order}")
     idx = {n: i for i, (n, _) in enumerate(ins)}
@@ -66,7 +67,7 @@ def transpose_ins(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
 def transpose_outs(layout: FlatLayout, order: Sequence[str]) -> FlatLayout:
     """Reorder the output dimensions (``order`` lists every name once); the columns are re-encoded."""
     ins, outs, cols = layout
-    order = list(order)
+    order = check_names(order, "transpose_outs's order")
     if sorted(order) != sorted(_names(outs)) or len(set(order)) != len(order):
         raise DimensionError(f"transpose_outs needs a permutation of {_names(outs)}, got {order}")
     bits = dict(outs)
@@ -117,8 +118,8 @@ def restrict(layout: FlatLayout, in_dims: Iterable[str], out_dims: Iterable[str]
     ((('lane', 1),), (('dim0', 1),), ((1,),))
     """
     ins, outs, cols = layout
-    ins_keep = list(in_dims)
-    outs_keep = list(out_dims)
+    ins_keep = check_names(in_dims, "in_dims")
+    outs_keep = check_names(out_dims, "out_dims")
     _check_known(ins, ins_keep, "input")
     _check_known(outs, outs_keep, "output")
     new_outs = tuple((n, b) for n, b in outs if n in outs_keep)
@@ -141,8 +142,8 @@ def rename(layout: FlatLayout, in_dims: Mapping[str, str] | None = None,
     ((('offset', 2),), (('dim0', 2),), ((1, 2),))
     """
     ins, outs, cols = layout
-    in_map = dict(in_dims or {})
-    out_map = dict(out_dims or {})
+    in_map = dict(check_mapping(in_dims or {}, "in_dims (a mapping {old: new})"))
+    out_map = dict(check_mapping(out_dims or {}, "out_dims (a mapping {old: new})"))
     _check_known(ins, in_map, "input")
     _check_known(outs, out_map, "output")
     new_ins = tuple((check_name(in_map.get(n, n), "input dimension"), b) for n, b in ins)

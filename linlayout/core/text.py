@@ -21,6 +21,7 @@ dim0\\dim1     0     1     2     3
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import SizeError
@@ -72,12 +73,13 @@ def abbreviations(names: tuple[str, ...]) -> list[str]:
     return abbr
 
 
-def owners(layout: LinearLayout) -> dict[int, int]:
-    """For each reachable flat output value, the flat input of its canonical owner.
+def owners(layout: LinearLayout, outputs: Iterable[int] | None = None) -> dict[int, int]:
+    """For each reachable flat output value (of ``outputs``, default all), the flat input of its canonical owner.
 
     The owner is the solution with broadcast (free) bits set to 0 (only the
     earliest independent input bits are used).  Flat values put the first
-    dimension in the lowest bits; unreached outputs are absent.
+    dimension in the lowest bits; unreached outputs are absent.  A picture
+    passes the outputs it shows, so its cost does not grow with the tensor.
 
     >>> from linlayout import LinearLayout
     >>> owners(LinearLayout({"register": [[0]], "lane": [[1], [2]]}, {"dim0": 4}))   # register broadcasts
@@ -85,7 +87,7 @@ def owners(layout: LinearLayout) -> dict[int, int]:
     """
     ech = f2.echelon(layout.flat_columns())[0]
     out = {}
-    for y in range(layout.total_out_size):
+    for y in range(layout.total_out_size) if outputs is None else outputs:
         r, m = ech.reduce(y)
         if not r:
             out[y] = m

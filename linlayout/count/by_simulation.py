@@ -30,20 +30,21 @@ from .simulate import simulate_access, simulate_batch
 __all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan", "instruction_byte_offsets"]
 
 
-def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None) -> list[list[int]]:
-    """Every instruction's lane byte offsets for warp 0 of a planned access.
+def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None,
+                             limit: int | None = None) -> list[list[int]]:
+    """Every instruction's lane byte offsets for warp 0 of a planned access (the first ``limit`` when given).
 
     A linear memory uses the plan's offsets; a padded memory places each
     lane's tensor coordinates (through ``layout``) with its own pitch.
     """
     if not isinstance(memory, PaddedLayout):
-        return plan.instruction_offsets()
+        return plan.instruction_offsets(limit)
     if layout is None:
         raise AccessError("a padded memory needs the distributed layout to place each lane's element")
     eb = plan.element_bits
     has_reg = "register" in layout.in_sizes
     out = []
-    for row in plan.lane_inputs():
+    for row in plan.lane_inputs(limit):
         vals = []
         for reg, lane in row:
             coords = layout.apply({"register": reg, "lane": lane} if has_reg else {"lane": lane})
@@ -60,10 +61,13 @@ def lane_byte_offsets(
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
     hardware: str | SharedMemory | None = "sm90",
+    *,
+    limit: int | None = None,
 ) -> list[list[int]]:
     """Every instruction's lane byte offsets for warp 0, as :func:`simulate_wavefronts` feeds the simulator.
 
-    Same arguments as :func:`simulate_wavefronts`.  For ``.xN`` matrix
+    Same arguments as :func:`simulate_wavefronts`; ``limit`` keeps only the
+    first instructions (the CLI prints the first one).  For ``.xN`` matrix
     instructions, lanes ``8j..8j+7`` hold the row addresses of matrix ``j``
     and the unused lanes repeat lane 0.
 
@@ -73,7 +77,7 @@ def lane_byte_offsets(
     [0, 4, 8, 12]
     """
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
-    return instruction_byte_offsets(plan, memory, layout)
+    return instruction_byte_offsets(plan, memory, layout, limit)
 
 
 def simulate_wavefronts(

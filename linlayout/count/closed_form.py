@@ -53,6 +53,7 @@ from typing import Any
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
+from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .plan import AccessPlan, Generator, Memory, access_shape, plan_access
@@ -380,10 +381,13 @@ def fit_affine(values: Sequence[int], bits: int | None = None) -> tuple[int, lis
     ...
     linlayout.errors.NotLinearError: values are not an XOR-affine function of the index: index 3 is 9, the fit predicts 0 ^ 3 ^ 6 = 5; count it with the simulator instead
     """
+    values = check_int_sequence(values, "values")
     n = len(values)
     if n == 0 or n & (n - 1):
         raise SizeError(f"need a power-of-two number of values, got {n}")
-    nb = n.bit_length() - 1 if bits is None else bits
+    nb = n.bit_length() - 1 if bits is None else check_int(bits, "bits", minimum=0)
+    if nb > n.bit_length() - 1:
+        raise SizeError(f"bits={nb} needs {1 << nb} values, got {n}")
     c = values[0]
     basis = [values[1 << i] ^ c for i in range(nb)]
     for l in range(1 << nb):

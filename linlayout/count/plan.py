@@ -70,6 +70,7 @@ from typing import Any, Union
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
+from ..core.validate import check_instance
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 
@@ -81,6 +82,7 @@ __all__ = [
     "AccessShape",
     "AccessPlan",
     "check_element_bits",
+    "check_capacity",
     "check_distributed_dims",
     "element_offsets",
     "widest_vector",
@@ -105,6 +107,33 @@ Generator = tuple[str, int]
 # ---------------------------------------------------------------------------
 # Input checks shared by every counter
 # ---------------------------------------------------------------------------
+
+
+def check_capacity(memory: Memory, element_bits: int, hw: SharedMemory) -> int:
+    """The bytes a memory tile occupies; :class:`SizeError` if shared memory (``hw.smem_bytes``) cannot hold it.
+
+    >>> from linlayout.core.memory import unswizzled
+    >>> from linlayout.hw import sm90
+    >>> check_capacity(unswizzled([128, 128]), 32, sm90)
+    65536
+    >>> check_capacity(unswizzled([256, 256]), 32, sm90)
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.SizeError: the memory tile holds 65536 elements of 32 bits = 262144 bytes, more than the 233472 bytes (228 KB) of shared memory on sm90
+    """
+    if isinstance(check_instance(memory, (LinearLayout, PaddedLayout), "memory"), PaddedLayout):
+        elements = memory.pitch
+        for s in memory.shape[:-1]:
+            elements *= s
+    else:
+        elements = memory.total_in_size
+    nbytes = (elements * element_bits + 7) // 8
+    if nbytes > hw.smem_bytes:
+        raise SizeError(
+            f"the memory tile holds {elements} elements of {element_bits} bits = {nbytes} bytes, more than the "
+            f"{hw.smem_bytes} bytes ({hw.smem_bytes / 1024:g} KB) of shared memory on {hw.name}"
+        )
+    return nbytes
 
 
 def check_element_bits(element_bits: Any) -> int:
@@ -505,8 +534,10 @@ class AccessPlan:
         """The within-pass generators with their byte offsets: the input of the conflict rule."""
         return [(g, self.byte(self.offsets[g[0]][g[1]])) for g in self.shape.within_pass]
 
-    def lane_inputs(self) -> list[list[tuple[int, int]]]:
+    def lane_inputs(self, limit: int | None = None) -> list[list[tuple[int, int]]]:
         """Per instruction, per lane: the (register, lane) input that lane addresses (warp 0, block 0).
+
+        ``limit`` stops after that many instructions (the first ones).
 
         For ``.xN`` matrix instructions lanes ``rows*j .. rows*j + rows - 1``
         give the rows of matrix ``j`` and the unused lanes repeat lane 0.
@@ -514,7 +545,8 @@ class AccessPlan:
         hw = self.hardware
         ins = self.instruction
         out = []
-        for x in range(1 << len(self.issue_registers)):
+        count = 1 << len(self.issue_registers)
+        for x in range(count if limit is None else min(count, limit)):
             reg = 0
             for j, r in enumerate(self.issue_registers):
                 if x >> j & 1:
@@ -543,12 +575,12 @@ class AccessPlan:
             out.append(lanes)
         return out
 
-    def instruction_offsets(self) -> list[list[int]]:
-        """Every instruction's lane byte offsets (warp 0, block 0), for the simulator."""
+    def instruction_offsets(self, limit: int | None = None) -> list[list[int]]:
+        """Every instruction's lane byte offsets (warp 0, block 0), for the simulator (the first ``limit``)."""
         regs = self.offsets.get("register", ())
         lanes = self.offsets.get("lane", ())
         out = []
-        for row in self.lane_inputs():
+        for row in self.lane_inputs(limit):
             vals = []
             for reg, lane in row:
                 v = 0
@@ -642,5 +674,6 @@ def plan_access(
     ins = parse_instruction(instruction, op)
     check_distributed_dims(layout, hw)
     check_element_bits(element_bits)
+    check_capacity(memory, element_bits, hw)
     offs = element_offsets(layout, memory)
     return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)

@@ -22,12 +22,13 @@ Worked example: a 32x32 fp32 tile read by columns (lane ``l`` reads row
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AccessError
 from ..hw import SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
+from ..core.validate import check_int
 
 __all__ = [
     "AccessError",
@@ -112,13 +113,9 @@ def check_access(ins, access_bytes: int, offsets: Sequence[int], hw: SharedMemor
 
 
 def check_lane_offsets(offsets: Sequence[int], count: int, align: int) -> list[int]:
-    try:
-        offs = [int(o) for o in offsets]
-    except (TypeError, ValueError):
-        raise AccessError("lane_byte_offsets must be a list of integers") from None
-    for o, raw in zip(offs, offsets):
-        if isinstance(raw, bool) or o != raw:
-            raise AccessError(f"lane_byte_offsets must be integers, got {raw!r}")
+    if isinstance(offsets, (str, bytes, Mapping)) or not isinstance(offsets, Iterable):
+        raise AccessError(f"lane_byte_offsets must be a list of integers, got {offsets!r}")
+    offs = [check_int(o, f"lane_byte_offsets[{i}]", error=AccessError) for i, o in enumerate(offsets)]
     if len(offs) != count:
         raise AccessError(f"expected {count} lane byte offsets (one per lane), got {len(offs)}")
     for lane, o in enumerate(offs):
@@ -221,7 +218,10 @@ def simulate_batch(
 
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    offs = np.asarray(offsets)
+    try:
+        offs = np.asarray(offsets)
+    except (ValueError, TypeError, OverflowError):
+        raise AccessError(f"offsets must be a rectangular (n, {hw.lanes}) array of integers (one row per access)") from None
     if offs.ndim != 2 or offs.shape[1] != hw.lanes:
         raise AccessError(f"offsets must have shape (n, {hw.lanes}), got {offs.shape}")
     if offs.size and not np.issubdtype(offs.dtype, np.integer):

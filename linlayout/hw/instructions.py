@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.validate import check_keyword
 from ..errors import AccessError, InstructionError, SizeError
 
 __all__ = [
@@ -123,8 +124,8 @@ def parse_instruction(name: str | Instruction | None, op: str | None = None) -> 
     >>> parse_instruction("stmatrix.x2.trans").op
     'store'
     """
-    if op is not None and op not in ("load", "store"):
-        raise InstructionError(f"op must be 'load' or 'store', got {op!r}")
+    if op is not None:  # keywords: strings, surrounding whitespace ignored (linlayout.core.validate)
+        op = check_keyword(op, "op", ("load", "store"), error=InstructionError)
     if isinstance(name, Instruction):
         ins = name
     elif name is None:

@@ -81,6 +81,11 @@ class SharedMemory:
     register_bytes
         Width of one per-lane register (a matrix instruction moves one per
         lane and matrix).
+    smem_bytes
+        Shared memory of one SM in bytes: the largest tile a query may place
+        (228 KB = 233472 bytes on sm90, of which a block can use 227 KB).
+        Every counter refuses a larger tile with a
+        :class:`~linlayout.errors.SizeError` that states this limit.
     """
 
     name: str
@@ -94,6 +99,7 @@ class SharedMemory:
     note: str = ""
     max_access_bytes: int = 16
     register_bytes: int = 4
+    smem_bytes: int = 228 * 1024
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -104,6 +110,8 @@ class SharedMemory:
         _log2(self.lanes, "lanes")
         _log2(self.max_access_bytes, "max_access_bytes")
         _log2(self.register_bytes, "register_bytes")
+        if isinstance(self.smem_bytes, bool) or not isinstance(self.smem_bytes, int) or self.smem_bytes <= 0:
+            raise HardwareError(f"smem_bytes must be a positive int (shared memory per SM), got {self.smem_bytes!r}")
         if not isinstance(self.merge_broadcast_loads, bool):
             raise HardwareError(f"merge_broadcast_loads must be True or False, got {self.merge_broadcast_loads!r}")
         if isinstance(self.matrix_rows, bool) or not isinstance(self.matrix_rows, int) or self.matrix_rows < 0:
@@ -111,6 +119,11 @@ class SharedMemory:
         if self.matrix_rows:
             _log2(self.matrix_rows, "matrix_rows")
             _log2(self.matrix_row_bytes, "matrix_row_bytes")
+            if self.matrix_row_bytes > self.banks * self.bank_bytes:
+                raise HardwareError(
+                    f"{self.name}: a matrix row of {self.matrix_row_bytes} bytes is wider than one row of the banks "
+                    f"({self.banks} x {self.bank_bytes} bytes); the counters need each matrix row inside one bank row"
+                )
             per_row = self.matrix_row_bytes // self.register_bytes
             if per_row < 1 or self.matrix_rows * per_row != self.lanes:
                 raise HardwareError(
@@ -263,6 +276,6 @@ def get_hardware(hw: str | SharedMemory | None = None) -> SharedMemory:
         hw = "sm90"
     if isinstance(hw, SharedMemory):
         return hw
-    if isinstance(hw, str) and hw in PRESETS:
-        return PRESETS[hw]
+    if isinstance(hw, str) and hw.strip() in PRESETS:
+        return PRESETS[hw.strip()]
     raise HardwareError(f"unknown hardware {hw!r}; known presets: {sorted(PRESETS)} (or pass a SharedMemory)")

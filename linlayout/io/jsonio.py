@@ -27,6 +27,7 @@ from typing import Any
 from ..core.bases import decode, parse_layout_object
 from ..core.layout import LinearLayout
 from ..errors import LayoutJSONError
+from .named import is_named, named_layout, unwrap_document
 
 __all__ = [
     "decode",
@@ -55,6 +56,8 @@ def load_file(path: str | Path, what: str = "JSON file") -> Any:
         raise LayoutJSONError(f"cannot read {path}: not UTF-8 text") from None
     except OSError as e:
         raise LayoutJSONError(f"cannot read {path}: {e.strerror or e}") from None
+    except ValueError:  # a NUL byte in the path
+        raise LayoutJSONError(f"cannot read {path!r}: a file name cannot contain a NUL byte") from None
     if str(path).endswith((".ttgir", ".mlir")) or text.lstrip().startswith(("#ttg", "tensor<", "!ttg.memdesc<")):
         return {"ttgir": text}  # TTGIR: read by layout_from_json / memory_from_json
     return decode(text, f"{what} {path}")
@@ -85,6 +88,10 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
     and the layout's own errors (:class:`SizeError`, :class:`BasisError`, ...)
     when its contents are invalid.
 
+    A layout may also be named (``{"row_major": [64, 64]}``, ``{"mma": {...}}``:
+    :mod:`linlayout.io.named`), and a ``linlayout show --json`` document is
+    read as its ``"layout"``.
+
     >>> layout_from_json({"bases": {"offset": [1, 2]}}).out_sizes
     {'dim0': 4}
 
@@ -93,6 +100,8 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
 
     >>> layout_from_json("tensor<4xf32, #ttg.linear<{register = [[1], [2]], lane = [], warp = [], block = []}>>").bases
     {'register': [(1,), (2,)], 'lane': [], 'warp': [], 'block': []}
+    >>> layout_from_json({"ldmatrix": {"matrices": 1}}).out_sizes
+    {'dim0': 8, 'dim1': 8}
     """
     tt = _ttgir_source(source)
     if tt is None and isinstance(source, (str, bytes)):
@@ -102,7 +111,10 @@ def layout_from_json(source: str | bytes | Mapping[str, Any] | Any, what: str = 
         if not isinstance(L, LinearLayout):
             raise LayoutJSONError(f"the {what} is a padded shared layout, not linear: use it as a memory layout")
         return L
-    return LinearLayout(*parse_layout_object(decode(source, what), what))
+    obj = unwrap_document(decode(source, what))
+    if is_named(obj):
+        return named_layout(obj, what)
+    return LinearLayout(*parse_layout_object(obj, what))
 
 
 def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
@@ -110,8 +122,11 @@ def layout_to_json(layout: LinearLayout, indent: int | None = None) -> str:
     return layout.to_json(indent=indent)
 
 
-def memory_from_json(source: Any, what: str = "memory"):
+def memory_from_json(source: Any, what: str = "memory", *, shape: Any = None, element_bits: Any = None):
     """A memory layout: a layout object, or ``{"padded": {"shape": [32, 32], "pad": 1}}`` (simulator only).
+
+    ``{"swizzle": "tma128B"}`` (:mod:`linlayout.io.named`) takes the tensor's
+    ``shape`` and ``element_bits`` from the query.
 
     >>> memory_from_json({"padded": {"shape": [32, 32], "pad": 1}}).pitch
     33
@@ -136,6 +151,8 @@ def memory_from_json(source: Any, what: str = "memory"):
         if not isinstance(shape, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in shape):
             raise LayoutJSONError(f"padded shape must be a list of integers, got {shape!r}")
         return padded(shape, p["pad"])
+    if is_named(obj):
+        return named_layout(obj, what, shape=shape, element_bits=element_bits)
     return layout_from_json(obj, what)
 
 
@@ -158,7 +175,7 @@ def _opt_str(obj: Mapping[str, Any], key: str) -> str | None:
     v = obj.get(key)
     if v is not None and not isinstance(v, str):
         raise LayoutJSONError(f"\"{key}\" must be a string, got {v!r}")
-    return v
+    return v if v is None else v.strip()  # keywords: surrounding whitespace ignored (core/validate.py)
 
 
 def reject_unknown_keys(obj: Mapping[str, Any], allowed: Iterable[str], what: str) -> None:
@@ -191,10 +208,13 @@ def conflicts_query_from_json(source: Any) -> dict[str, Any]:
         for k in ("layout", "memory"):
             if k not in obj:
                 raise LayoutJSONError(f"a layout query needs \"{k}\"")
+        layout = layout_from_json(obj["layout"], "layout")
+        eb = obj.get("element_bits")
         return {
             "kind": "layout",
-            "layout": layout_from_json(obj["layout"], "layout"),
-            "memory": memory_from_json(obj["memory"], "memory"),
+            "layout": layout,
+            "memory": memory_from_json(obj["memory"], "memory", shape=list(layout.out_sizes.values()),
+                                       element_bits=eb if isinstance(eb, int) and not isinstance(eb, bool) else None),
             "element_bits": _opt_int(obj, "element_bits", required=True),
             "op": _opt_str(obj, "op"),
             "instruction": _opt_str(obj, "instruction"),

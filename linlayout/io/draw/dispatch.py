@@ -33,6 +33,7 @@ from typing import Any
 
 from ...errors import DrawError, LayoutJSONError
 from ..jsonio import conflicts_query_from_json, decode, layout_from_json, load_file, swizzle_query_from_json
+from ..named import is_named, unwrap_document
 from .access import draw_access, draw_access_offsets
 from .figure import begin_picture
 from .layouts import draw_distributed, draw_memory
@@ -67,8 +68,15 @@ def picture_kind(source: Any) -> str:
     >>> picture_kind({"lane_byte_offsets": [0] * 32, "access_bytes": 4})
     'access'
     """
-    obj = decode(source, "JSON document")
+    obj = unwrap_document(decode(source, "JSON document"))
+    if is_named(obj):
+        return "memory" if layout_from_json(obj).in_dims == ("offset",) else "distributed"
     if isinstance(obj, Mapping):
+        if "queries" in obj or "toggles" in obj:
+            raise LayoutJSONError(
+                "this is a sweep family (\"queries\", \"toggles\"), which has no single picture; draw its memory "
+                "layout, or one of its queries with a memory layout, instead"
+            )
         if "write" in obj or "read" in obj:
             return "swizzle"
         if "layout" in obj or "memory" in obj or "lane_byte_offsets" in obj:

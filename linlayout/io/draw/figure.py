@@ -52,6 +52,7 @@ __all__ = [
     "save",
     "picture_format",
     "begin_picture",
+    "MAX_SIDE",
     "Panel",
     "compose",
     "cell_size",
@@ -170,6 +171,8 @@ def picture_format(path: str | Path) -> str:
         ...
     linlayout.errors.DrawError: cannot write 'a.pdf': pictures are written as .png or .svg, not .pdf
     """
+    if not isinstance(path, (str, Path)) or "\0" in str(path):
+        raise DrawError(f"cannot write {path!r}: give a .png or .svg file name (without NUL bytes)")
     suffix = Path(path).suffix.lower()
     if suffix not in _FORMATS:
         raise DrawError(
@@ -316,13 +319,17 @@ def cell_size(total_cols: int, total_rows: int = 0, budget: float = 13.0, larges
     return max(0.14, min(largest, c))
 
 
+MAX_SIDE = 128
+"""The largest ``max_side`` of a picture (rows and columns of a tensor drawn)."""
+
+
 def begin_picture(path: Any, max_side: Any = 1):
     """Check the arguments every picture shares, then import matplotlib; returns the module.
 
     Raises
     ------
     SizeError
-        ``max_side`` is not a positive integer.
+        ``max_side`` is not a positive integer at most :data:`MAX_SIDE`.
     DrawError
         ``path`` (unless ``None``) is not a ``.png`` or ``.svg`` file.
     MissingDependencyError
@@ -337,6 +344,9 @@ def begin_picture(path: Any, max_side: Any = 1):
     """
     if isinstance(max_side, bool) or not isinstance(max_side, int) or max_side < 1:
         raise SizeError(f"max_side must be a positive integer, got {max_side!r}")
+    if max_side > MAX_SIDE:
+        raise SizeError(f"max_side is at most {MAX_SIDE} (a picture of more cells per side is unreadable and slow to "
+                        f"draw), got {max_side}")
     if path is not None:
         picture_format(path)
     return import_matplotlib()[0]

@@ -30,7 +30,7 @@ from typing import Any
 
 from .figure import Panel
 from .glyphs import TICK_FONT, Glyphs, LabelBatch, fit_font
-from .palette import EMPTY, ordered_palette, text_colour
+from .palette import EMPTY, MAX_COLOURS, ordered_palette, text_colour
 
 __all__ = ["draw_grid", "row_numbers", "col_numbers", "colorbar", "draw_lines", "boundaries"]
 
@@ -190,8 +190,9 @@ def colorbar(fig, cax, cmap: str, n: int, label: str, ticks: Sequence[int] | Non
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import BoundaryNorm, ListedColormap
 
-    sm = ScalarMappable(norm=BoundaryNorm([i - 0.5 for i in range(n + 1)], n),
-                        cmap=ListedColormap(ordered_palette(cmap, n)))
+    k = min(n, MAX_COLOURS)  # more values than colours: each colour covers n / k values
+    sm = ScalarMappable(norm=BoundaryNorm([i * n / k - 0.5 for i in range(k + 1)], k),
+                        cmap=ListedColormap(ordered_palette(cmap, k)))
     cb = fig.colorbar(sm, cax=cax)
     if ticks is None:
         step = 1

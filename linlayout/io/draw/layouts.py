@@ -174,7 +174,7 @@ def draw_distributed(
     """
     matplotlib = begin_picture(path, max_side)
     view = _tensor_view(layout, max_side)
-    own = owners(layout)
+    own = owners(layout, [y for y in view.cells if y is not None])
     sizes = layout.in_sizes
     thread_dims = [n for n in sizes if n != "register"]
     used = [n for n in thread_dims if sizes[n] > 1]
@@ -281,7 +281,7 @@ def draw_memory(
     matplotlib = begin_picture(path, max_side)
     hw = get_hardware(hardware)
     view = _tensor_view(memory, max_side)
-    own = owners(memory)
+    own = owners(memory, [y for y in view.cells if y is not None])
     phys = physical_view(memory, element_bits, hw, max_side)
     faces: list[Any] = []
     labels: list[str] = []

@@ -41,6 +41,7 @@ __all__ = [
     "LANE_CMAP",
     "BANK_CMAP",
     "COLUMN_CMAP",
+    "MAX_COLOURS",
     "ordered_colour",
     "ordered_palette",
     "text_colour",
@@ -87,10 +88,22 @@ def ordered_colour(cmap: str, i: int, n: int) -> tuple[float, ...]:
     tuple of float
         RGBA, each from 0 to 1.
 
+    More than :data:`MAX_COLOURS` values share :data:`MAX_COLOURS` colours
+    (value ``i`` takes colour ``i * MAX_COLOURS // n``), so a picture of a
+    huge tensor costs no more than one of 256 values.
+
     >>> ordered_colour("viridis", 0, 1) == ordered_colour("viridis", 0, 32)
     True
+    >>> ordered_colour("viridis", 1 << 39, 1 << 40) == ordered_colour("viridis", 128, 256)
+    True
     """
+    if n > MAX_COLOURS:
+        return ordered_palette(cmap, MAX_COLOURS)[i * MAX_COLOURS // n]
     return ordered_palette(cmap, n)[i]
+
+
+MAX_COLOURS = 256
+"""The most distinct colours of one ordered colour map (larger ranges share them)."""
 
 
 @lru_cache(maxsize=32)

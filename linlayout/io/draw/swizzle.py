@@ -53,7 +53,7 @@ from ...hw import get_hardware
 from ...synth.synthesis import optimal_swizzle
 from .access import access_caption, access_content, access_legend, draw_access_panel, first_instruction, report_line
 from .figure import Panel, begin_picture, cell_size, compose, counted, join_lines, rc_params, save
-from .glyphs import SvgLabels
+from .glyphs import SvgLabels, fit_font
 from .grid import row_numbers
 from .physical import draw_physical_panel, physical_content, physical_view
 
@@ -110,8 +110,11 @@ def draw_swizzle(
             try:
                 if name == "after":
                     rep = (res.write, res.read)[k]
-                else:
-                    rep = wavefronts(lay, mem, element_bits, op, hardware=hw)
+                else:  # the same instruction as after, so that only the memory layout changes
+                    try:
+                        rep = wavefronts(lay, mem, element_bits, op, (res.write, res.read)[k].instruction, hardware=hw)
+                    except LinLayoutError:  # it needs the swizzle (e.g. ldmatrix's matrix rows): the default one
+                        rep = wavefronts(lay, mem, element_bits, op, hardware=hw)
                 sides[side, name] = (rep, first_instruction(rep, lay, mem, element_bits, hw))
             except LinLayoutError as e:
                 sides[side, name] = (None, " ".join(str(e).split()))
@@ -121,9 +124,13 @@ def draw_swizzle(
             "after": "synthesized swizzle" + (", proven optimal" if res.optimal else "")}
     rows: list[list[Panel]] = [[], [], []]
     content = {}
+    shown = {name: physical_content(mems[name], phys[name], cell) for name in ("before", "after")}
+    bare = [shown[n] for n in shown if fit_font(shown[n][1], cell, width=phys[n].width) is None]
+    if bare:  # labels too small on one side: none on either, so the two memories read alike
+        shown = {name: (f, [""] * len(lab), bare[0][2]) for name, (f, lab, _) in shown.items()}
     for name in ("before", "after"):
         p = phys[name]
-        faces, labels, caption = physical_content(mems[name], p, cell)
+        faces, labels, caption = shown[name]
         content["memory", name] = (faces, labels)
         rows[0].append(Panel(f"memory {name}", p.nrows, p.banks, colorbar=True,
                              title=join_lines(f"{name.upper()}: {what[name]}", caption, p.note),
