@@ -236,6 +236,21 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     """
     bank_mask = hw.bank_mask
     ws = hw.word_shift
+    # Most accesses are conflict-free: their bank parts are independent, so the kernel is 0.
+    lead: dict[int, int] = {}
+    for _, img in gens:
+        b = img & bank_mask
+        while b:
+            h = b.bit_length() - 1
+            e = lead.get(h)
+            if e is None:
+                lead[h] = b
+                break
+            b ^= e
+        else:
+            break
+    else:
+        return []
     # Kernel of the bank projection, tracking combinations.
     ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
     kernel: list[tuple[int, int]] = []
@@ -339,30 +354,41 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     """
     shape = plan.shape
     element_bits = shape.element_bits
-    gens = plan.generator_bytes()
-    found = collisions(gens, shape.hardware)
+    hw = shape.hardware
+    offsets = plan.offsets
+    gens = [(g, (offsets[g[0]][g[1]] * element_bits) >> 3) for g in shape.within_pass]  # plan.generator_bytes()
+    found = collisions(gens, hw)
     ways = 1 << len(found)
     per = shape.passes * ways
-    return WavefrontReport(
-        wavefronts=shape.instructions * per,
-        instructions=shape.instructions,
-        wavefronts_per_instruction=per,
-        passes_per_instruction=shape.passes,
-        ideal_wavefronts=shape.base_wavefronts,
-        vector_bits=shape.vector_bits,
-        access_bytes=shape.access_bytes,
-        element_bits=element_bits,
-        instruction=shape.instruction.name,
-        op=shape.instruction.op,
-        hardware=shape.hardware.name,
-        method="closed form",
-        conflict_ways=ways,
-        directions=conflict_directions(gens, found, layout),
-        vector_registers=plan.vector_registers,
-        instruction_registers=plan.issue_registers,
-        pass_lane_bits=shape.pass_lane_bits,
-        merged_passes=shape.merged,
-    )
+    ni = 1 << shape.issue_registers
+    ins = shape.instruction
+    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
+    report = _new(WavefrontReport)
+    report.__dict__.update({
+        "wavefronts": ni * per,
+        "instructions": ni,
+        "wavefronts_per_instruction": per,
+        "passes_per_instruction": shape.passes,
+        "ideal_wavefronts": shape.passes * ni,
+        "vector_bits": shape.vector_bits,
+        "access_bytes": shape.access_bytes,
+        "element_bits": element_bits,
+        "instruction": ins.name,
+        "op": ins.op,
+        "hardware": hw.name,
+        "method": "closed form",
+        "conflict_ways": ways,
+        "directions": conflict_directions(gens, found, layout) if found else (),
+        "vector_registers": plan.vector_registers,
+        "instruction_registers": plan.issue_registers,
+        "pass_lane_bits": shape.pass_lane_bits,
+        "merged_passes": shape.merged,
+        "per_instruction": None,
+    })
+    return report
+
+
+_new = object.__new__
 
 
 # ---------------------------------------------------------------------------

@@ -72,6 +72,7 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..hw.instructions import MATRIX
 
 __all__ = [
     "DISTRIBUTED_DIMS",
@@ -147,6 +148,10 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
     >>> element_offsets(L, unswizzled([2, 2]))
     {'lane': (1, 2)}
     """
+    if type(memory) is LinearLayout and type(layout) is LinearLayout:
+        fast = _offsets_same_dims(layout, memory)
+        if fast is not None:
+            return fast
     if isinstance(memory, PaddedLayout):
         memory = memory.reference()
     if not isinstance(memory, LinearLayout):
@@ -169,6 +174,69 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
         raise NotInvertibleError(f"the memory layout must be invertible (one element per offset): {e}") from None
     C = layout.compose(inv)
     return {d: C.flat_bases(d) for d in layout.in_dims}
+
+
+_INVERSE_KEY = ("count.plan", "inverse columns")
+
+
+def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout) -> dict[str, tuple[int, ...]] | None:
+    """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
+    and the memory is square (the common case), through the flat inverse columns cached on the memory;
+    None when that does not apply or the memory is not invertible (the general route then says why)."""
+    outs = layout.out_dim_bits
+    m_ins = memory.in_dim_bits
+    if outs != memory.out_dim_bits or len(m_ins) != 1 or m_ins[0][0] != "offset":
+        return None
+    memo = memory.memo()
+    inv = memo.get(_INVERSE_KEY)
+    if inv is None:
+        cols = memory.flat_columns()
+        if len(cols) != sum(b for _, b in outs):
+            return None
+        try:
+            inv = f2.inverse(cols)
+        except NotInvertibleError:
+            return None
+        inv.append(0)  # inv[-1]: the image of a zero basis
+        memo[_INVERSE_KEY] = inv
+    lmemo = layout.memo()
+    form = lmemo.get(_FORM_KEY)
+    if form is None:
+        form = lmemo[_FORM_KEY] = _column_form(layout)
+    out = {}
+    for d, single, cols in form:
+        if single:
+            out[d] = tuple([inv[i] for i in cols])
+            continue
+        vs = []
+        for c in cols:
+            acc = 0
+            while c:
+                low = c & -c
+                acc ^= inv[low.bit_length() - 1]
+                c ^= low
+            vs.append(acc)
+        out[d] = tuple(vs)
+    return out
+
+
+_FORM_KEY = ("count.plan", "column form")
+
+
+def _column_form(layout: LinearLayout) -> list[tuple[str, bool, tuple[int, ...]]]:
+    """Per input dimension: (name, True, the bit index of each basis, -1 for zero) when every basis has at most
+    one bit set (a distributed layout), else (name, False, the flat bases)."""
+    flat = layout.flat_columns()
+    form = []
+    k = 0
+    for d, b in layout.in_dim_bits:
+        cols = flat[k : k + b]
+        k += b
+        if all(not c & (c - 1) for c in cols):
+            form.append((d, True, tuple([c.bit_length() - 1 for c in cols])))
+        else:
+            form.append((d, False, tuple(cols)))
+    return form
 
 
 # ---------------------------------------------------------------------------
@@ -202,17 +270,17 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     chosen: list[int] = []
     while len(chosen) < cap:
         want = 1 << len(chosen)
-        cand = [i for i, v in enumerate(regs) if v == want]  # earlier choices hold smaller offsets
-        if len(cand) != 1:
+        if others & want or regs.count(want) != 1:  # earlier rounds cleared the lower bits
             break
-        trial = chosen + cand
-        touched = others
+        pick = regs.index(want)
+        low = (want << 1) - 1
         for i, v in enumerate(regs):
-            if i not in trial:
-                touched |= v
-        if touched & ((want << 1) - 1):
-            break
-        chosen = trial
+            if v & low and i != pick and i not in chosen:
+                break
+        else:
+            chosen.append(pick)
+            continue
+        break
     return tuple(chosen)
 
 
@@ -589,13 +657,15 @@ def plan_from_offsets(
     layout as asked (no whole bytes, a matrix tile that does not fit, a
     vector narrower than requested).
     """
-    if not all(type(v) is tuple for v in offsets.values()):
-        offsets = {d: tuple(v) for d, v in offsets.items()}
+    for v in offsets.values():
+        if type(v) is not tuple:
+            offsets = {d: tuple(v) for d, v in offsets.items()}
+            break
     regs = offsets.get("register", ())
     nz = [i for i, v in enumerate(regs) if v]
     lanes = offsets.get("lane", ())
-    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    if ins.is_matrix:
+    broadcast = 0 in lanes[:2]
+    if ins.addressing == MATRIX:
         tile = matrix_tile(ins, element_bits, hw)
         if vector_bits not in (None, hw.register_bytes * 8):
             raise LoweringError(
@@ -607,7 +677,12 @@ def plan_from_offsets(
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
         return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
-    vec = widest_vector(offsets, vector_cap(element_bits, hw))
+    cap = _CAPS.get((element_bits, hw))
+    if cap is None:
+        if len(_CAPS) > 256:
+            _CAPS.clear()
+        cap = _CAPS[element_bits, hw] = vector_cap(element_bits, hw)
+    vec = widest_vector(offsets, cap)
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
     shape = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
@@ -617,7 +692,12 @@ def plan_from_offsets(
             f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
             f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
         )
-    return AccessPlan(shape, offsets, vec, (), tuple(i for i in nz if i not in vec))
+    return AccessPlan(shape, offsets, vec, (), tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
+
+
+_CAPS: dict[tuple[int, SharedMemory], int] = {}  # vector_cap per (element bits, hardware)
+_CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
+_ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
 def plan_access(
@@ -640,7 +720,10 @@ def plan_access(
     """
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    check_distributed_dims(layout, hw)
-    check_element_bits(element_bits)
+    if type(layout) is not LinearLayout or layout.memo().get(_CHECKED_KEY) != hw.lanes:
+        check_distributed_dims(layout, hw)
+        layout.memo()[_CHECKED_KEY] = hw.lanes
+    if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
+        check_element_bits(element_bits)
     offs = element_offsets(layout, memory)
     return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
