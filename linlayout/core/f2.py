@@ -469,11 +469,11 @@ def inverse(cols: Sequence[int]) -> list[int]:
     n = len(cols)
     limit = 1 << n
     # Eliminate by leading bit: vec[h] has leading bit h and is M combo[h].
+    if n and (max(cols) >= limit or min(cols) < 0):
+        return _inverse_failure(cols)
     vec = [0] * n
     combo = [0] * n
     for j, c in enumerate(cols):
-        if c >= limit or c < 0:
-            return _inverse_failure(cols)
         m = 1 << j
         while c:
             h = c.bit_length() - 1

@@ -53,6 +53,7 @@ statement, requirements and an example.
 from __future__ import annotations
 
 import json
+from itertools import chain
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -357,7 +358,7 @@ class LinearLayout:
 
     def flat_columns(self) -> list[int]:
         """All bases as flat ints, input dimensions concatenated (the matrix columns)."""
-        return [c for cl in self._cols for c in cl]
+        return list(chain.from_iterable(self._cols))
 
     # -- evaluation -------------------------------------------------------
 

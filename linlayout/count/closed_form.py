@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from ..core import f2
@@ -55,7 +56,7 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
-from .plan import AccessPlan, Generator, Memory, access_shape, plan_access
+from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
 from .simulate import check_access
 
 __all__ = [
@@ -237,19 +238,8 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     bank_mask = hw.bank_mask
     ws = hw.word_shift
     # Most accesses are conflict-free: their bank parts are independent, so the kernel is 0.
-    lead: dict[int, int] = {}
-    for _, img in gens:
-        b = img & bank_mask
-        while b:
-            h = b.bit_length() - 1
-            e = lead.get(h)
-            if e is None:
-                lead[h] = b
-                break
-            b ^= e
-        else:
-            break
-    else:
+    banks = list(map(bank_mask.__and__, map(_second, gens)))
+    if f2.rank(banks) == len(banks):
         return []
     # Kernel of the bank projection, tracking combinations.
     ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
@@ -353,42 +343,73 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     :func:`~linlayout.count.plan.plan_access` followed by this.
     """
     shape = plan.shape
-    element_bits = shape.element_bits
-    hw = shape.hardware
+    static = _STATIC.get(id(shape))
+    if static is None or static[0] is not shape:
+        static = _static_fields(shape)
+    _, fields, within, element_bits, hw, passes, ni, lanes = static
     offsets = plan.offsets
-    gens = [(g, (offsets[g[0]][g[1]] * element_bits) >> 3) for g in shape.within_pass]  # plan.generator_bytes()
+    # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
+    imgs = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
+    if element_bits >= 8:
+        if element_bits != 8:
+            imgs = map((element_bits >> 3).__mul__, imgs)
+    else:
+        imgs = [(x * element_bits) >> 3 for x in imgs]
+    gens = list(zip(within, imgs))
     found = collisions(gens, hw)
     ways = 1 << len(found)
-    per = shape.passes * ways
-    ni = 1 << shape.issue_registers
-    ins = shape.instruction
+    per = passes * ways
     # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
     report = _new(WavefrontReport)
-    report.__dict__.update({
-        "wavefronts": ni * per,
-        "instructions": ni,
-        "wavefronts_per_instruction": per,
-        "passes_per_instruction": shape.passes,
-        "ideal_wavefronts": shape.passes * ni,
-        "vector_bits": shape.vector_bits,
-        "access_bytes": shape.access_bytes,
-        "element_bits": element_bits,
-        "instruction": ins.name,
-        "op": ins.op,
-        "hardware": hw.name,
-        "method": "closed form",
-        "conflict_ways": ways,
-        "directions": conflict_directions(gens, found, layout) if found else (),
-        "vector_registers": plan.vector_registers,
-        "instruction_registers": plan.issue_registers,
-        "pass_lane_bits": shape.pass_lane_bits,
-        "merged_passes": shape.merged,
-        "per_instruction": None,
-    })
+    d = report.__dict__
+    d.update(fields)
+    d["wavefronts"] = ni * per
+    d["wavefronts_per_instruction"] = per
+    d["conflict_ways"] = ways
+    d["directions"] = conflict_directions(gens, found, layout) if found else ()
+    d["vector_registers"] = plan.vector_registers
+    d["instruction_registers"] = plan.issue_registers
     return report
 
 
+_STATIC: dict[int, tuple[Any, ...]] = {}
+
+
+def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
+    """The report fields that depend on the shape alone, kept by the shape's identity (shapes are cached)."""
+    if len(_STATIC) > 4096:
+        _STATIC.clear()
+    ins = shape.instruction
+    fields = {
+        "wavefronts": 0,
+        "instructions": shape.instructions,
+        "wavefronts_per_instruction": 0,
+        "passes_per_instruction": shape.passes,
+        "ideal_wavefronts": shape.base_wavefronts,
+        "vector_bits": shape.vector_bits,
+        "access_bytes": shape.access_bytes,
+        "element_bits": shape.element_bits,
+        "instruction": ins.name,
+        "op": ins.op,
+        "hardware": shape.hardware.name,
+        "method": "closed form",
+        "conflict_ways": 1,
+        "directions": (),
+        "vector_registers": (),
+        "instruction_registers": (),
+        "pass_lane_bits": shape.pass_lane_bits,
+        "merged_passes": shape.merged,
+        "per_instruction": None,
+    }
+    within = shape.within_pass
+    lanes = itemgetter(*[i for _, i in within]) if len(within) >= 2 and all(d == "lane" for d, _ in within) else None
+    static = _STATIC[id(shape)] = (shape, fields, within, shape.element_bits, shape.hardware,
+                                   shape.passes, shape.instructions, lanes)
+    return static
+
+
 _new = object.__new__
+_second = itemgetter(1)
 
 
 # ---------------------------------------------------------------------------

@@ -64,7 +64,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
+from itertools import compress, filterfalse
+from operator import itemgetter, or_
 from typing import Any, Union
 
 from ..core import f2
@@ -204,38 +206,45 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout) -> dict[str, 
     if form is None:
         form = lmemo[_FORM_KEY] = _column_form(layout)
     out = {}
-    for d, single, cols in form:
-        if single:
-            out[d] = tuple([inv[i] for i in cols])
-            continue
-        vs = []
-        for c in cols:
-            acc = 0
-            while c:
-                low = c & -c
-                acc ^= inv[low.bit_length() - 1]
-                c ^= low
-            vs.append(acc)
-        out[d] = tuple(vs)
+    for d, kind, cols in form:
+        if kind == 2:
+            out[d] = cols(inv)  # an itemgetter of the bases' bit indices
+        elif kind == 1:
+            out[d] = (inv[cols],)
+        elif kind == 0:
+            out[d] = ()
+        else:
+            vs = []
+            for c in cols:
+                acc = 0
+                while c:
+                    low = c & -c
+                    acc ^= inv[low.bit_length() - 1]
+                    c ^= low
+                vs.append(acc)
+            out[d] = tuple(vs)
     return out
 
 
 _FORM_KEY = ("count.plan", "column form")
 
 
-def _column_form(layout: LinearLayout) -> list[tuple[str, bool, tuple[int, ...]]]:
-    """Per input dimension: (name, True, the bit index of each basis, -1 for zero) when every basis has at most
-    one bit set (a distributed layout), else (name, False, the flat bases)."""
+def _column_form(layout: LinearLayout) -> list[tuple[str, int, Any]]:
+    """Per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
+    ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
+    indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
     flat = layout.flat_columns()
-    form = []
+    form: list[tuple[str, int, Any]] = []
     k = 0
     for d, b in layout.in_dim_bits:
         cols = flat[k : k + b]
         k += b
-        if all(not c & (c - 1) for c in cols):
-            form.append((d, True, tuple([c.bit_length() - 1 for c in cols])))
+        if not all(not c & (c - 1) for c in cols):
+            form.append((d, 3, tuple(cols)))
+        elif b >= 2:
+            form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
         else:
-            form.append((d, False, tuple(cols)))
+            form.append((d, b, cols[0].bit_length() - 1 if b else None))
     return form
 
 
@@ -262,26 +271,22 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     ()
     """
     regs = offsets.get("register", ())
-    others = 0  # every offset bit touched by a basis that is not a register
+    # Every offset bit touched by a basis that can never be a vector register: the other dimensions' bases and
+    # the registers that are not a power of two.  Register 2^k then joins (after 1, 2, ..., 2^(k-1)) when it is
+    # the only register equal to 2^k and bit k is untouched: registers equal to a larger power of two do not
+    # touch bits 0..k.
+    others = 0
     for d, vs in offsets.items():
         if d != "register":
-            for v in vs:
-                others |= v
-    chosen: list[int] = []
-    while len(chosen) < cap:
-        want = 1 << len(chosen)
-        if others & want or regs.count(want) != 1:  # earlier rounds cleared the lower bits
-            break
-        pick = regs.index(want)
-        low = (want << 1) - 1
-        for i, v in enumerate(regs):
-            if v & low and i != pick and i not in chosen:
-                break
+            others = reduce(or_, vs, others)
         else:
-            chosen.append(pick)
-            continue
-        break
-    return tuple(chosen)
+            for v in vs:
+                if v & (v - 1):
+                    others |= v
+    n = 0
+    while n < cap and not (others >> n) & 1 and regs.count(1 << n) == 1:
+        n += 1
+    return tuple([regs.index(1 << k) for k in range(n)])
 
 
 def widest_vector_batch(regs, others, cap: int):
@@ -662,7 +667,7 @@ def plan_from_offsets(
             offsets = {d: tuple(v) for d, v in offsets.items()}
             break
     regs = offsets.get("register", ())
-    nz = [i for i, v in enumerate(regs) if v]
+    nz = list(compress(range(len(regs)), regs))  # the non-broadcast registers
     lanes = offsets.get("lane", ())
     broadcast = 0 in lanes[:2]
     if ins.addressing == MATRIX:
@@ -677,25 +682,40 @@ def plan_from_offsets(
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
         return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
-    cap = _CAPS.get((element_bits, hw))
-    if cap is None:
-        if len(_CAPS) > 256:
-            _CAPS.clear()
-        cap = _CAPS[element_bits, hw] = vector_cap(element_bits, hw)
-    vec = widest_vector(offsets, cap)
+    ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
+    if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
+        ctx = _context(ins, element_bits, hw)
+    vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
-    shape = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
+    key = (len(vec), len(nz), broadcast)
+    shape = ctx[3].get(key)
+    if shape is None:
+        shape = ctx[3][key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
     if shape is None:
         access_bits = element_bits << len(vec)
         raise LoweringError(
             f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
             f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
         )
-    return AccessPlan(shape, offsets, vec, (), tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
+    # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
+    plan = _new(AccessPlan)
+    plan.__dict__.update({"shape": shape, "offsets": offsets, "vector_registers": vec, "matrix_registers": (),
+                          "issue_registers": tuple(filterfalse(set(vec).__contains__, nz)) if vec else tuple(nz)})
+    return plan
 
 
-_CAPS: dict[tuple[int, SharedMemory], int] = {}  # vector_cap per (element bits, hardware)
+_new = object.__new__
+_CONTEXTS: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+
+
+def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any, ...]:
+    """What :func:`plan_from_offsets` reuses per (instruction, element width, hardware), kept by identity:
+    ``(ins, hw, vector_cap, {(vector, non-zero registers, broadcast): access_shape})``."""
+    if len(_CONTEXTS) > 256:
+        _CONTEXTS.clear()
+    ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
+    return ctx
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
