@@ -236,11 +236,11 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     same-word differences.
     """
     bank_mask = hw.bank_mask
-    ws = hw.word_shift
     # Most accesses are conflict-free: their bank parts are independent, so the kernel is 0.
     banks = list(map(bank_mask.__and__, map(_second, gens)))
     if f2.rank(banks) == len(banks):
         return []
+    ws = hw.word_shift
     # Kernel of the bank projection, tracking combinations.
     ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
     kernel: list[tuple[int, int]] = []

@@ -181,7 +181,8 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
 _INVERSE_KEY = ("count.plan", "inverse columns")
 
 
-def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout) -> dict[str, tuple[int, ...]] | None:
+def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[Any, Any] | None = None
+                       ) -> dict[str, tuple[int, ...]] | None:
     """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
     and the memory is square (the common case), through the flat inverse columns cached on the memory;
     None when that does not apply or the memory is not invertible (the general route then says why)."""
@@ -201,7 +202,8 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout) -> dict[str, 
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis
         memo[_INVERSE_KEY] = inv
-    lmemo = layout.memo()
+    if lmemo is None:
+        lmemo = layout.memo()
     form = lmemo.get(_FORM_KEY)
     if form is None:
         form = lmemo[_FORM_KEY] = _column_form(layout)
@@ -682,6 +684,13 @@ def plan_from_offsets(
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
         return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
+    return _vector_plan(offsets, element_bits, ins, hw, vector_bits, nz, broadcast)
+
+
+def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins: Instruction, hw: SharedMemory,
+                 vector_bits: int | None, nz: list[int], broadcast: bool) -> AccessPlan:
+    """The plan of an ``ld/st.shared`` access (see :func:`plan_from_offsets`); ``nz`` lists the non-zero
+    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis."""
     ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
     if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
         ctx = _context(ins, element_bits, hw)
@@ -740,10 +749,26 @@ def plan_access(
     """
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    if type(layout) is not LinearLayout or layout.memo().get(_CHECKED_KEY) != hw.lanes:
+    if type(layout) is not LinearLayout:
         check_distributed_dims(layout, hw)
-        layout.memo()[_CHECKED_KEY] = hw.lanes
+    lmemo = layout.memo()
+    known = lmemo.get(_CHECKED_KEY)
+    if known is None or known[0] != hw.lanes:
+        check_distributed_dims(layout, hw)
+        # Which registers are non-zero and whether lane bit 0 or 1 broadcasts: the same in C = M⁻¹ ∘ L for every
+        # invertible memory M, so they are read off the layout once.
+        dims = layout.in_dims
+        regs = layout.flat_bases("register") if "register" in dims else ()
+        lanes = layout.flat_bases("lane") if "lane" in dims else ()
+        known = lmemo[_CHECKED_KEY] = (hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
-    offs = element_offsets(layout, memory)
-    return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
+    if type(memory) is LinearLayout:
+        offs = _offsets_same_dims(layout, memory, lmemo)
+        if offs is None:
+            offs = element_offsets(layout, memory)
+    else:
+        offs = element_offsets(layout, memory)
+    if ins.addressing == MATRIX:
+        return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
+    return _vector_plan(offs, element_bits, ins, hw, vector_bits, known[1], known[2])
