@@ -468,33 +468,43 @@ def inverse(cols: Sequence[int]) -> list[int]:
     """
     n = len(cols)
     limit = 1 << n
-    # Eliminate by leading bit: vec[h] has leading bit h and is M combo[h].
     if n and (max(cols) >= limit or min(cols) < 0):
         return _inverse_failure(cols)
+    # Eliminate by leading bit: vec[h] has leading bit h and is M combo[h].
     vec = [0] * n
     combo = [0] * n
-    for j, c in enumerate(cols):
-        m = 1 << j
+    m = 1
+    for c in cols:
+        mj = m
+        m <<= 1
+        h = c.bit_length() - 1
+        if c and not vec[h]:  # a new leading bit: nothing to eliminate
+            vec[h] = c
+            combo[h] = mj
+            continue
         while c:
             h = c.bit_length() - 1
             v = vec[h]
             if not v:
                 vec[h] = c
-                combo[h] = m
+                combo[h] = mj
                 break
             c ^= v
-            m ^= combo[h]
+            mj ^= combo[h]
         else:
             return _inverse_failure(cols)
     # Back-substitution, lowest leading bit first: 1 << h = vec[h] ^ (its lower bits, already solved).
+    bit = 1
     for h in range(n):
-        low = vec[h] ^ (1 << h)
-        m = combo[h]
-        while low:
-            b = low & -low
-            m ^= combo[b.bit_length() - 1]
-            low ^= b
-        combo[h] = m
+        low = vec[h] ^ bit
+        bit <<= 1
+        if low:
+            mj = combo[h]
+            while low:
+                b = low & -low
+                mj ^= combo[b.bit_length() - 1]
+                low ^= b
+            combo[h] = mj
     return combo
 
 

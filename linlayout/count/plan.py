@@ -190,11 +190,16 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
     m_ins = memory.in_dim_bits
     if outs != memory.out_dim_bits or len(m_ins) != 1 or m_ins[0][0] != "offset":
         return None
+    if lmemo is None:
+        lmemo = layout.memo()
+    form = lmemo.get(_FORM_KEY)
+    if form is None:
+        form = lmemo[_FORM_KEY] = _column_form(layout)
     memo = memory.memo()
     inv = memo.get(_INVERSE_KEY)
     if inv is None:
         cols = memory.flat_columns()
-        if len(cols) != sum(b for _, b in outs):
+        if len(cols) != form[0]:  # not square
             return None
         try:
             inv = f2.inverse(cols)
@@ -202,13 +207,8 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis
         memo[_INVERSE_KEY] = inv
-    if lmemo is None:
-        lmemo = layout.memo()
-    form = lmemo.get(_FORM_KEY)
-    if form is None:
-        form = lmemo[_FORM_KEY] = _column_form(layout)
     out = {}
-    for d, kind, cols in form:
+    for d, kind, cols in form[1]:
         if kind == 2:
             out[d] = cols(inv)  # an itemgetter of the bases' bit indices
         elif kind == 1:
@@ -231,8 +231,8 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
 _FORM_KEY = ("count.plan", "column form")
 
 
-def _column_form(layout: LinearLayout) -> list[tuple[str, int, Any]]:
-    """Per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
+def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]:
+    """The layout's output bits and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
     ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
     indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
     flat = layout.flat_columns()
@@ -247,7 +247,7 @@ def _column_form(layout: LinearLayout) -> list[tuple[str, int, Any]]:
             form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
         else:
             form.append((d, b, cols[0].bit_length() - 1 if b else None))
-    return form
+    return layout.out_bits, form
 
 
 # ---------------------------------------------------------------------------
