@@ -60,7 +60,7 @@ from typing import Any
 from ..errors import BasisError, DimensionError, MissingDependencyError, NotInvertibleError
 from . import evaluate, f2, reshape
 from .bases import BasesLike, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
-from .dims import DimSpec, DimsLike, check_name, dim_offsets, log2_size, unpack_flat
+from .dims import DimSpec, DimsLike, check_name, dim_offsets, log2_size, unit_columns, unpack_flat
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
@@ -116,7 +116,7 @@ class LinearLayout:
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
         _SET_TAB(self, None)
-        if require_surjective and f2.rank(set().union(*cols)) != sum(b for _, b in outs):
+        if require_surjective and unit_columns(outs).difference(*cols) and f2.rank(set().union(*cols)) != sum(b for _, b in outs):
             raise NotInvertibleError(
                 f"the layout is not surjective: rank {self.rank()} < {self.out_bits} output bits; "
                 f"some tensor elements are never reached"
