@@ -57,17 +57,22 @@ def _value(name: str, v: Any, b: int) -> int:
 def direct(ins: DimSpec, cols: Columns, inputs: Mapping[str, Any]) -> int:
     """The flat output at ``inputs`` (missing dimensions are 0), XORing the bases of the set bits."""
     acc = 0
+    i = 0
     for name, v in inputs.items():
-        i = 0
-        for n, b in ins:
-            if n == name:
-                break
-            i += 1
+        if i < len(ins) and ins[i][0] == name:  # inputs in the layout's order: no search
+            b = ins[i][1]
         else:
-            raise _unknown(name, ins)
+            i = 0
+            for n, b in ins:
+                if n == name:
+                    break
+                i += 1
+            else:
+                raise _unknown(name, ins)
         if type(v) is not int or v < 0 or v >> b:
             v = _value(name, v, b)
         cl = cols[i]
+        i += 1
         while v:
             low = v & -v
             acc ^= cl[low.bit_length() - 1]

@@ -398,14 +398,15 @@ class LinearLayout:
             inputs = {**inputs, **kwargs}
         tab = self._tab
         if type(tab) is not tuple:
-            tab = self._tables()
-            if tab is None:
+            if tab is None or tab < _DIRECT_CALLS:  # see _tables
+                _SET_TAB(self, 1 if tab is None else tab + 1)
                 acc = evaluate.direct(self._ins, self._cols, inputs)
                 out = {}
                 for n, b in self._outs:
                     out[n] = acc & ((1 << b) - 1)
                     acc >>= b
                 return out
+            tab = self._tables()
         acc = evaluate.from_tables(tab[0], self._ins, inputs)
         return {n: (acc >> o) & m for n, o, m in tab[1]}
 
