@@ -305,16 +305,26 @@ def echelon(cols: Sequence[int]) -> tuple[Echelon, list[int], list[int]]:
     ([0, 1], [7], (0, 3))
     """
     ech = Echelon()
+    vec = ech.vec
+    combo = ech.combo
     pivots: list[int] = []
     nulls: list[int] = []
     for j, c in enumerate(cols):
         if c < 0:
             raise BasisError(f"column {j} is negative ({c}); F2 vectors are non-negative ints")
-        dep = ech.insert(c, 1 << j)
-        if dep:
-            nulls.append(dep)
+        m = 1 << j  # Echelon.insert(c, 1 << j), inline
+        while c:
+            h = c.bit_length() - 1
+            b = vec.get(h)
+            if b is None:
+                vec[h] = c
+                combo[h] = m
+                pivots.append(j)
+                break
+            c ^= b
+            m ^= combo[h]
         else:
-            pivots.append(j)
+            nulls.append(m)
     return ech, pivots, nulls
 
 

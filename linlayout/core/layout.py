@@ -462,10 +462,11 @@ class LinearLayout:
         cache = self._cached()
         r = cache.get("distributed")
         if r is None:
-            nonzero = [c for c in self.flat_columns() if c]
-            r = cache["distributed"] = (
-                all(not c & (c - 1) for c in nonzero) and len(set(nonzero)) == len(nonzero) and self.is_surjective()
-            )
+            flat = self.flat_columns()
+            s = set(flat)
+            s.discard(0)
+            # distinct non-zero bases of one bit each (so independent), as many as the output bits
+            r = cache["distributed"] = sum(map(int.bit_count, s)) == len(s) == len(flat) - flat.count(0) == self.out_bits
         return r
 
     def is_memory_layout(self) -> bool:

@@ -501,7 +501,6 @@ class AccessShape:
         return self.hardware.register_bytes * 8 if self.instruction.is_matrix else self.access_bytes * 8
 
 
-@lru_cache(maxsize=4096)
 def access_shape(
     ins: Instruction, element_bits: int, hw: SharedMemory, vector: int, nonzero_registers: int, low_lane_broadcast: bool
 ) -> AccessShape | None:
@@ -519,6 +518,24 @@ def access_shape(
     >>> s.access_bytes, s.passes, s.instructions, s.pass_lane_bits
     (16, 4, 2, (3, 4))
     """
+    key = (id(ins), element_bits, id(hw), vector, nonzero_registers, low_lane_broadcast)
+    hit = _SHAPES.get(key)
+    if hit is not None and hit[0] is ins and hit[1] is hw:
+        return hit[2]
+    shape = _access_shape(ins, element_bits, hw, vector, nonzero_registers, low_lane_broadcast)
+    if len(_SHAPES) > 4096:
+        _SHAPES.clear()
+    _SHAPES[key] = (ins, hw, shape)
+    return shape
+
+
+_SHAPES: dict[tuple[int, ...], tuple[Any, ...]] = {}  # access_shape by the identity of (ins, hw): no hashing
+
+
+@lru_cache(maxsize=4096)
+def _access_shape(
+    ins: Instruction, element_bits: int, hw: SharedMemory, vector: int, nonzero_registers: int, low_lane_broadcast: bool
+) -> AccessShape | None:
     if ins.is_matrix:
         tile = matrix_tile(ins, element_bits, hw)
         nmat = ins.matrices.bit_length() - 1
