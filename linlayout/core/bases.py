@@ -47,7 +47,6 @@ linlayout.errors.BasisError: basis 0 of 'lane' has dim1 = 8, outside the output 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -70,6 +69,8 @@ LAYOUT_KEYS = frozenset({"bases", "out_dims"})
 def decode(source: str | bytes | Any, what: str = "JSON") -> Any:
     """Decode JSON text; objects and lists pass through.  Errors become :class:`LayoutJSONError`."""
     if isinstance(source, (str, bytes, bytearray)):
+        import json  # here, not at import
+
         try:
             return json.loads(source)
         except json.JSONDecodeError as e:

@@ -52,7 +52,6 @@ statement, requirements and an example.
 
 from __future__ import annotations
 
-import json
 from itertools import chain
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -558,6 +557,8 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2}).to_json()
         '{"bases": {"lane": [[0, 1], [1, 0]]}, "out_dims": {"dim0": 2, "dim1": 2}}'
         """
+        import json  # here, not at import
+
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
