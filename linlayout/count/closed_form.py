@@ -236,9 +236,7 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     same-word differences.
     """
     bank_mask = hw.bank_mask
-    # Most accesses are conflict-free: their bank parts are independent, so the kernel is 0.
-    banks = list(map(bank_mask.__and__, map(_second, gens)))
-    if f2.rank(banks) == len(banks):
+    if _conflict_free(list(map(_second, gens)), bank_mask):
         return []
     ws = hw.word_shift
     # Kernel of the bank projection, tracking combinations.
@@ -262,6 +260,13 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     # Project onto words (drop the byte-in-word bits) and keep independent ones.
     proj = f2.Span()
     return [(m, v) for m, v in kernel if proj.add(v >> ws)]
+
+
+def _conflict_free(images: list[int], bank_mask: int) -> bool:
+    """True when the bank parts of the byte images are independent: then no combination has all bank bits
+    zero, so the colliding subspace is 0 (most accesses; the first test of :func:`collisions`)."""
+    banks = list(map(bank_mask.__and__, images))
+    return f2.rank(banks) == len(banks)
 
 
 def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[tuple[int, int]],
@@ -346,17 +351,21 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     static = _STATIC.get(id(shape))
     if static is None or static[0] is not shape:
         static = _static_fields(shape)
-    _, fields, within, element_bits, hw, passes, ni, lanes = static
+    _, fields, within, element_bits, hw, passes, ni, lanes, bank_mask = static
     offsets = plan.offsets
     # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
     imgs = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
     if element_bits >= 8:
         if element_bits != 8:
-            imgs = map((element_bits >> 3).__mul__, imgs)
+            imgs = list(map((element_bits >> 3).__mul__, imgs))
     else:
         imgs = [(x * element_bits) >> 3 for x in imgs]
-    gens = list(zip(within, imgs))
-    found = collisions(gens, hw)
+    if _conflict_free(imgs, bank_mask):  # what collisions() returns first, without labelling the generators
+        found: list[tuple[int, int]] = []
+        gens: list[tuple[Generator, int]] = []
+    else:
+        gens = list(zip(within, imgs))
+        found = collisions(gens, hw)
     ways = 1 << len(found)
     per = passes * ways
     # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
@@ -404,7 +413,7 @@ def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
     within = shape.within_pass
     lanes = itemgetter(*[i for _, i in within]) if len(within) >= 2 and all(d == "lane" for d, _ in within) else None
     static = _STATIC[id(shape)] = (shape, fields, within, shape.element_bits, shape.hardware,
-                                   shape.passes, shape.instructions, lanes)
+                                   shape.passes, shape.instructions, lanes, shape.hardware.bank_mask)
     return static
 
 

@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
-from itertools import compress, filterfalse
+from itertools import compress
 from operator import itemgetter, or_
 from typing import Any, Union
 
@@ -726,8 +726,8 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
         )
     # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
     plan = _new(AccessPlan)
-    plan.__dict__.update({"shape": shape, "offsets": offsets, "vector_registers": vec, "matrix_registers": (),
-                          "issue_registers": tuple(filterfalse(set(vec).__contains__, nz)) if vec else tuple(nz)})
+    plan.__dict__.update(shape=shape, offsets=offsets, vector_registers=vec, matrix_registers=(),
+                         issue_registers=tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
     return plan
 
 
