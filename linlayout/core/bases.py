@@ -206,6 +206,7 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
     if pair:
         s0, s1 = lims
         o1 = offs[1]
+        square = s0 == s1
     elif sized and nout:
         s0 = lims[0]
 
@@ -220,11 +221,13 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
             blist = _basis_list(name, blist)
         flat: list[Any] = []
         if pair:  # the fast lane of the common case: [x, y] pairs of ints in range
+            add = flat.append
             for b in blist:
                 if (type(b) is list or type(b) is tuple) and len(b) == 2:
                     x, y = b
-                    if type(x) is int and type(y) is int and 0 <= x < s0 and 0 <= y < s1:
-                        flat.append(x | y << o1)
+                    # both in range: for non-negative ints and a power-of-two size, x | y < s0 says both are
+                    if type(x) is type(y) is int and (0 <= x | y < s0 if square else 0 <= x < s0 and 0 <= y < s1):
+                        add(x | y << o1)
                         continue
                 k = len(flat)
                 flat.append(_pack_checked(_basis_coords(b, k, name, outs, nout), k, name, offs, lims, outside))
