@@ -115,6 +115,7 @@ class LinearLayout:
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
         _SET_TAB(self, None)
+        _SET_CACHE(self, None)
         if require_surjective and unit_columns(outs).difference(*cols) and f2.rank(set().union(*cols)) != sum(b for _, b in outs):
             raise NotInvertibleError(
                 f"the layout is not surjective: rank {self.rank()} < {self.out_bits} output bits; "
@@ -129,6 +130,7 @@ class LinearLayout:
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
         _SET_TAB(self, None)
+        _SET_CACHE(self, None)
         return self
 
     def _flat(self) -> tuple[DimSpec, DimSpec, tuple[tuple[int, ...], ...]]:
@@ -137,12 +139,11 @@ class LinearLayout:
 
     def _cached(self) -> dict[str, Any]:
         """Lazily created per-instance cache of derived data (tables, rank, hash)."""
-        try:
-            return self._cache
-        except AttributeError:
-            c: dict[str, Any] = {}
+        c = self._cache
+        if c is None:  # set to None at construction: no AttributeError to catch on a fresh layout
+            c = {}
             _SET_CACHE(self, c)
-            return c
+        return c
 
     @classmethod
     def from_flat(cls, in_dims: DimSpec, out_dims: DimSpec, columns: Sequence[Sequence[int]], *,
