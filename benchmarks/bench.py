@@ -36,6 +36,14 @@ Sections:
   wider accesses are not compared.
 * ``scaling``: the closed-form count against the tensor size, 8 to 128 tensor
   bits (transposes read against a row-major memory).
+* ``triton``: side by side with Triton 3.9.0 in CPU time (``time.process_time``,
+  alternating rounds, medians), fresh and reused objects: every algebra
+  operation against ``triton.tools.LinearLayout``, and ``optimal_swizzle`` and
+  two-sided counting (two ``wavefronts`` on a fresh memory object) against
+  Triton's C++ ``optimalSwizzlingLdSt`` / ``bankConflictsLdSt``, which have no
+  Python binding and are called through ctypes (``benchmarks/triton_cpp.py``;
+  skipped unless the triton 3.9.0 x86-64 wheel is installed), on the five
+  Triton ``SwizzleTest`` cases and ``examples/gemm_fp16_operand_a.json``.
 * ``conflicts``: the closed-form wavefront count on 14-bit layouts against
   Gluon's ``bank_conflicts`` (Triton's C++ counter, called in-process through
   ``benchmarks/triton_peers.py``; Triton's ``bankConflictsLdSt`` itself has no
@@ -52,6 +60,7 @@ import subprocess
 import sys
 import timeit
 from collections.abc import Callable
+from typing import Any
 
 ROWS: list[tuple[str, str, float | None, float | None, str]] = []
 
@@ -424,8 +433,164 @@ def bench_scaling(quick: bool) -> None:
         record("scaling", f"{d}-bit transpose read, fp16: fresh memory object", fresh_mem, None, "-")
 
 
+# --------------------------------------------------------------------------- triton: the binding and the C++
+
+
+def cpu_pair(ours: tuple[Callable, Callable], peer: tuple[Callable, Callable], quick: bool) -> tuple[float, float]:
+    """Median CPU time per call (us) of two ``(make, op)`` pairs, in alternating rounds.
+
+    ``make(k)`` builds the ``k`` arguments of a block outside the timed part (fresh objects, or one object
+    repeated) and ``op(arg)`` is the timed call.  CPU time of this process (``time.process_time``), garbage
+    collection off inside a block, blocks of about 15 ms, the order of the two swapped every round.
+    """
+    import gc
+    import time
+
+    def block(make: Callable, op: Callable, k: int) -> float:
+        args = make(k)
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.process_time()
+            for a in args:
+                op(a)
+            return (time.process_time() - t0) / k
+        finally:
+            gc.enable()
+
+    def size(make: Callable, op: Callable) -> int:
+        k = 1
+        while k < 1 << 18:
+            t = block(make, op, k) * k
+            if t >= 0.004:
+                return max(1, int(k * 0.015 / t))
+            k *= 4
+        return k
+
+    ks = (size(*ours), size(*peer))
+    rounds = 5 if quick else 15
+    to: list[float] = []
+    tp: list[float] = []
+    for r in range(rounds):
+        if r % 2:
+            tp.append(block(*peer, ks[1]))
+            to.append(block(*ours, ks[0]))
+        else:
+            to.append(block(*ours, ks[0]))
+            tp.append(block(*peer, ks[1]))
+    return statistics.median(to) * 1e6, statistics.median(tp) * 1e6
+
+
+def _triton_problems() -> list[tuple[str, dict, dict, int]]:
+    """The five Triton SwizzleTest cases (shared reference data, when present) and the fp16 GEMM operand."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = []
+    ref = root.parent / "shared" / "reference" / "triton_swizzle_cases.json"
+    if ref.exists():
+        out += [(c["name"], c["write"], c["read"], c["element_bits"]) for c in json.loads(ref.read_text())["cases"]]
+    else:
+        print(f"({ref} not found: only the GEMM problem is timed)")
+    g = json.loads((root / "examples" / "gemm_fp16_operand_a.json").read_text())
+    out.append(("gemm_fp16_operand_a", g["write"], g["read"], g["element_bits"]))
+    return out
+
+
+def bench_triton(quick: bool) -> None:
+    """Side by side with Triton 3.9.0 in CPU time: the algebra against ``triton.tools.LinearLayout``, synthesis
+    and two-sided counting against the C++ ``optimalSwizzlingLdSt`` / ``bankConflictsLdSt`` (ctypes)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import triton_cpp
+
+    from linlayout import LinearLayout as LL
+    from linlayout.conflicts import wavefronts
+    from linlayout.synthesis import optimal_swizzle
+
+    reason = triton_cpp.unavailable_reason()
+    if reason:
+        print(f"(Triton C++ peer not available: {reason}; section skipped)")
+        return
+    from triton.tools import LinearLayout as TL
+
+    names, sizes = list(OUT), list(OUT.values())
+
+    def tl(b: dict, od: dict | None = None) -> Any:
+        od = od or OUT
+        dist = ("register", "lane", "warp", "block")
+        dims = dist if set(b) <= set(dist) else tuple(b)
+        return TL.from_bases([(d, b.get(d, [])) for d in dims], list(od), list(od.values()))
+
+    def same(k: int, make: Callable) -> list:
+        one = make()
+        return [one] * k
+
+    def row(section: str, name: str, ours: tuple, peer: tuple, peer_name: str) -> None:
+        o, p = cpu_pair(ours, peer, quick)
+        record(section, name, o, p, peer_name)
+
+    # The algebra on the 14-bit layouts of the layout section; the answers are compared first.
+    a, m, s = LL(BLOCKED, OUT), LL(MMA, OUT), LL(SHARED, OUT)
+    ta, tm, ts = tl(BLOCKED), tl(MMA), tl(SHARED)
+    x, tx = {"register": 5, "lane": 17, "warp": 3}, {"register": 5, "lane": 17, "warp": 3, "block": 0}
+    assert a.apply(x) == ta.apply(tx)
+    inv, tinv = s.invert(), ts.invert()
+    assert [list(v) for v in a.compose(inv).bases["lane"]] == dict(ta.compose(tinv).bases)["lane"]
+    ic, tic = a.invert_and_compose(m), ta.invert_and_compose(tm)
+    assert [list(v) for v in ic.bases["register"]] == [v[:len(ic.out_dims)] for v in dict(tic.bases)["register"]]
+    inv_b, inv_o = {k: [list(v) for v in vs] for k, vs in inv.bases.items()}, inv.out_sizes
+    ib = [(d, BLOCKED.get(d, [])) for d in ("register", "lane", "warp", "block")]
+    binding = "triton.tools.LinearLayout"
+    none = (lambda k: [None] * k)
+    row("triton", "construct from bases, surjectivity checked", (none, lambda _: LL(BLOCKED, OUT, require_surjective=True)),
+        (none, lambda _: TL.from_bases(ib, names, sizes)), binding)
+    row("triton", "construct from bases, no check", (none, lambda _: LL(BLOCKED, OUT)),
+        (none, lambda _: TL.from_bases(ib, names, sizes, False)), binding)
+    row("triton", "apply, reused object", (lambda k: [a] * k, lambda o: o.apply(x)),
+        (lambda k: [ta] * k, lambda o: o.apply(tx)), binding)
+    row("triton", "apply, fresh object", (lambda k: [LL(BLOCKED, OUT) for _ in range(k)], lambda o: o.apply(x)),
+        (lambda k: [tl(BLOCKED) for _ in range(k)], lambda o: o.apply(tx)), binding)
+    row("triton", "compose (blocked, shared^-1), reused objects", (lambda k: [a] * k, lambda o: o.compose(inv)),
+        (lambda k: [ta] * k, lambda o: o.compose(tinv)), binding)
+    row("triton", "compose, fresh objects",
+        (lambda k: [(LL(BLOCKED, OUT), LL(inv_b, inv_o)) for _ in range(k)], lambda p: p[0].compose(p[1])),
+        (lambda k: [(tl(BLOCKED), tl(inv_b, inv_o)) for _ in range(k)], lambda p: p[0].compose(p[1])), binding)
+    row("triton", "invert (swizzled shared), fresh object", (lambda k: [LL(SHARED, OUT) for _ in range(k)], lambda o: o.invert()),
+        (lambda k: [tl(SHARED) for _ in range(k)], lambda o: o.invert()), binding)
+    row("triton", "invert_and_compose (blocked, mma), reused objects", (lambda k: [a] * k, lambda o: o.invert_and_compose(m)),
+        (lambda k: [ta] * k, lambda o: o.invert_and_compose(tm)), binding)
+    row("triton", "invert_and_compose (blocked, mma), fresh objects",
+        (lambda k: [(LL(BLOCKED, OUT), LL(MMA, OUT)) for _ in range(k)], lambda p: p[0].invert_and_compose(p[1])),
+        (lambda k: [(tl(BLOCKED), tl(MMA)) for _ in range(k)], lambda p: p[0].invert_and_compose(p[1])), binding)
+
+    # Synthesis and counting on the six problems, against the C++ (one call each, on prebuilt arguments).
+    for name, w, r, eb in _triton_problems():
+        od = w["out_dims"]
+        cpp = triton_cpp.LdSt(tl(w["bases"], od), tl(r["bases"], od), eb)
+        t_mem = cpp.swizzle()  # Triton's own answer: vector/bank/segment/block/reps offset bits
+        tb = dict(t_mem.bases)
+        t_flat = [list(v) for d in ("vector", "bank", "segment", "block", "reps") for v in tb.get(d, [])]
+        res = optimal_swizzle(LL.from_json(w), LL.from_json(r), eb)
+        assert res.memory.is_invertible() and LL({"offset": t_flat}, od).is_invertible()
+
+        def fresh(k: int, w: dict = w, r: dict = r) -> list:
+            return [(LL.from_json(w), LL.from_json(r)) for _ in range(k)]
+        row("triton", f"optimal_swizzle, {name} ({eb}-bit), fresh objects", (fresh, lambda p, eb=eb: optimal_swizzle(p[0], p[1], eb)),
+            (none, lambda _, f=cpp.swizzle_call(): f()), "C++ optimalSwizzlingLdSt")
+        row("triton", f"optimal_swizzle, {name} ({eb}-bit), reused objects",
+            (lambda k, w=w, r=r: same(k, lambda: (LL.from_json(w), LL.from_json(r))),
+             lambda p, eb=eb: optimal_swizzle(p[0], p[1], eb)),
+            (none, lambda _, f=cpp.swizzle_call(): f()), "C++ optimalSwizzlingLdSt")
+        lw, lr = LL.from_json(w), LL.from_json(r)
+        row("triton", f"count both sides (2 x wavefronts), {name}, Triton's memory, fresh memory object",
+            (lambda k, t_flat=t_flat, od=od: [LL({"offset": t_flat}, od) for _ in range(k)],
+             lambda mem, lw=lw, lr=lr, eb=eb: (wavefronts(lw, mem, eb, "store"), wavefronts(lr, mem, eb, "load"))),
+            (none, lambda _, f=cpp.conflicts_call(t_mem): f()), "C++ bankConflictsLdSt")
+
+
 SECTIONS = {"import": bench_import, "layout": bench_layout, "synthesis": bench_synthesis, "conflicts": bench_conflicts,
-            "f2": bench_f2, "tensor_layouts": bench_tensor_layouts, "scaling": bench_scaling}
+            "f2": bench_f2, "tensor_layouts": bench_tensor_layouts, "scaling": bench_scaling, "triton": bench_triton}
 
 
 # --------------------------------------------------------------------------- convert

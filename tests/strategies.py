@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hypothesis import strategies as st
 
 from linlayout import LinearLayout
@@ -88,9 +90,24 @@ def aligned_value(draw, n: int, low: int) -> int:
     """A random offset with the low ``low`` bits clear: zero, a unit vector, or a mix."""
     if n <= low:
         return 0
-    kind = draw(st.sampled_from(["zero", "unit", "unit", "mixed"]))
+    kind = draw(_ALIGNED_KINDS)
     if kind == "zero":
         return 0
     if kind == "unit":
-        return 1 << draw(st.integers(low, n - 1))
-    return draw(st.integers(1, (1 << (n - low)) - 1)) << low
+        return 1 << draw(ints(low, n - 1))
+    return draw(ints(1, (1 << (n - low)) - 1)) << low
+
+
+_ALIGNED_KINDS = st.sampled_from(["zero", "unit", "unit", "mixed"])
+
+
+@lru_cache(maxsize=None)
+def ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)``, built once per range (building strategies inside composite draws is slow)."""
+    return st.integers(lo, hi)
+
+
+@lru_cache(maxsize=None)
+def samples(values: tuple) -> st.SearchStrategy:
+    """``st.sampled_from(values)``, built once per tuple of values."""
+    return st.sampled_from(values)

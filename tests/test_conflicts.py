@@ -12,7 +12,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from .strategies import aligned_value
+from .strategies import aligned_value, ints, samples
 from linlayout import LinearLayout, LinLayoutError, f2
 from linlayout.conflicts import access_wavefronts, fit_affine, lane_byte_offsets, simulate_wavefronts, wavefronts
 from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError
@@ -229,21 +229,29 @@ def _split(v, r0):
     return [v & ((1 << r0) - 1), v >> r0]
 
 
+# Strategies built once (hypothesis draws the same values from them; building them per draw was a large part
+# of this section's test time).
+_MEMORY_KINDS = st.sampled_from(["identity", "permutation", "swizzle", "random"])
+_BOOLS = st.booleans()
+_MATRIX_WIDTHS = st.sampled_from([8, 16, 32])
+_VECTOR_WIDTHS = st.sampled_from([4, 8, 16, 32, 64])
+
+
 @st.composite
 def memories(draw, n):
-    kind = draw(st.sampled_from(["identity", "permutation", "swizzle", "random"]))
+    kind = draw(_MEMORY_KINDS)
     cols = [1 << i for i in range(n)]
     if kind in ("permutation", "swizzle", "random"):
         cols = draw(st.permutations(cols))
     if kind == "swizzle":  # weight-2 columns: XOR one other bit in (Def. 4.14 memory layout)
         base = list(cols)
         for i in range(n):
-            j = draw(st.integers(0, n - 1))
-            if j < i and draw(st.booleans()):
+            j = draw(ints(0, n - 1))
+            if j < i and draw(_BOOLS):
                 cols[i] = base[i] ^ base[j]
     if kind == "random":
-        for _ in range(draw(st.integers(0, 3 * n))):
-            i, j = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+        for _ in range(draw(ints(0, 3 * n))):
+            i, j = draw(ints(0, n - 1)), draw(ints(0, n - 1))
             if i != j:
                 cols[i] ^= cols[j]
     return cols
@@ -251,22 +259,24 @@ def memories(draw, n):
 
 INSTRUCTIONS = ["ld.shared", "st.shared", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "stmatrix.x1", "stmatrix.x2",
                 "stmatrix.x4", "ldmatrix.x4.trans", "stmatrix.x2.trans"]
+_VECTOR_INS = st.sampled_from(INSTRUCTIONS[:2])
+_MATRIX_INS = st.sampled_from(INSTRUCTIONS[2:])
 
 
 @st.composite
 def access_cases(draw):
     # Half the cases are plain ld/st.shared, the other half spread over the matrix instructions.
-    ins = draw(st.sampled_from(INSTRUCTIONS[:2]) if draw(st.booleans()) else st.sampled_from(INSTRUCTIONS[2:]))
-    nwarp = draw(st.integers(0, 2))
+    ins = draw(_VECTOR_INS if draw(_BOOLS) else _MATRIX_INS)
+    nwarp = draw(ints(0, 2))
     if "matrix" in ins:
         trans = ins.endswith("trans")
-        eb = 16 if trans else draw(st.sampled_from([8, 16, 32]))
+        eb = 16 if trans else draw(_MATRIX_WIDTHS)
         nmat = int(ins.split(".")[1][1:]).bit_length() - 1
         kv = (32 // eb).bit_length() - 1
         low = 128 // eb  # elements per 16-byte row
         lowbits = low.bit_length() - 1
-        n = draw(st.integers(lowbits + 3, 11))
-        nreg = (1 if trans else kv) + nmat + draw(st.integers(0, 2))
+        n = draw(ints(lowbits + 3, 11))
+        nreg = (1 if trans else kv) + nmat + draw(ints(0, 2))
         regs = [0] * nreg
         lanes = [0] * 5
         if trans:
@@ -285,15 +295,15 @@ def access_cases(draw):
         for i in range(first, nreg):
             regs[i] = aligned_value(draw, n, lowbits)
             if i < first + nmat and regs[i] == 0:
-                regs[i] = 1 << draw(st.integers(lowbits, n - 1))
+                regs[i] = 1 << draw(ints(lowbits, n - 1))
         warps = [aligned_value(draw, n, lowbits) for _ in range(nwarp)]
     else:
-        eb = draw(st.sampled_from([4, 8, 16, 32, 64]))
+        eb = draw(_VECTOR_WIDTHS)
         cap = (128 // eb).bit_length() - 1
         need = max(0, (8 // eb).bit_length() - 1)
-        k = draw(st.integers(need, cap))
-        n = draw(st.integers(k, 11))
-        nreg = k + draw(st.integers(0, 3))
+        k = draw(ints(need, cap))
+        n = draw(ints(k, 11))
+        nreg = k + draw(ints(0, 3))
         regs = [0] * nreg
         slots = draw(st.permutations(list(range(nreg))))
         for i in range(k):
@@ -301,9 +311,9 @@ def access_cases(draw):
         for s in slots[k:]:
             regs[s] = aligned_value(draw, n, k)
         # Lane offsets: often above the bank bits (where conflicts come from), sometimes anywhere.
-        lanes = [aligned_value(draw, n, max(k, draw(st.sampled_from([k, 32 // eb if eb < 32 else k])))) for _ in range(5)]
+        lanes = [aligned_value(draw, n, max(k, draw(samples((k, 32 // eb if eb < 32 else k))))) for _ in range(5)]
         warps = [aligned_value(draw, n, k) for _ in range(nwarp)]
-    r0 = draw(st.integers(0, n))
+    r0 = draw(ints(0, n))
     mem_cols = draw(memories(n))
     M = LinearLayout({"offset": [_split(c, r0) for c in mem_cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})
     # L = M o C, where C sends hardware bits to the offsets drawn above.

@@ -106,11 +106,30 @@ def test_apply_is_matrix_vector_product(L):
 
 def test_apply_large_dimension_uses_chunks():
     L = LinearLayout({"offset": [1 << k for k in range(20)]}, {"dim0": 1 << 20})
-    assert L.apply({"offset": 0xABCDE}) == {"dim0": 0xABCDE}
-    with pytest.raises(SizeError, match="outside its size"):
-        L.apply(offset=1 << 20)
-    with pytest.raises(DimensionError, match="no input dimension 'lane'"):
-        L.apply(lane=1)
+    for _ in range(2):  # the first calls evaluate directly, later ones through the tables
+        for _ in range(5):
+            assert L.apply({"offset": 0xABCDE}) == {"dim0": 0xABCDE}
+        with pytest.raises(SizeError, match="outside its size"):
+            L.apply(offset=1 << 20)
+        with pytest.raises(DimensionError, match="no input dimension 'lane'"):
+            L.apply(lane=1)
+
+
+@given(layouts(max_in_bits=4, max_out_bits=4), st.data())
+def test_apply_direct_and_tables_agree(L, data):
+    """A fresh layout evaluates directly; a layout evaluated often builds tables: same answers, same errors."""
+    xs = [{n: data.draw(st.integers(0, L.in_size(n) - 1)) for n in L.in_dims} for _ in range(6)]
+    used = LinearLayout(L.bases, L.out_sizes)
+    for _ in range(8):
+        used.apply(xs[0])
+    for x in xs:
+        fresh = LinearLayout(L.bases, L.out_sizes)
+        assert fresh.apply(x) == used.apply(x) == L.out_coords(LinearLayout(L.bases, L.out_sizes).apply_flat(x))
+    for bad, err in (({"nope": 0}, DimensionError), ({n: L.in_size(n) for n in L.in_dims[:1]}, SizeError)):
+        if L.in_dims or err is DimensionError:
+            for obj in (LinearLayout(L.bases, L.out_sizes), used):
+                with pytest.raises(err):
+                    obj.apply(bad)
 
 
 # ---------------------------------------------------------------- rank & classification

@@ -47,7 +47,6 @@ linlayout.errors.BasisError: basis 0 of 'lane' has dim1 = 8, outside the output 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -71,6 +70,8 @@ LAYOUT_KEYS = frozenset({"bases", "out_dims"})
 def decode(source: str | bytes | Any, what: str = "JSON") -> Any:
     """Decode JSON text; objects and lists pass through.  Errors become :class:`LayoutJSONError`."""
     if isinstance(source, (str, bytes, bytearray)):
+        import json  # here, not at import
+
         try:
             return json.loads(source)
         except json.JSONDecodeError as e:
@@ -210,6 +211,7 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
     if pair:
         s0, s1 = lims
         o1 = offs[1]
+        square = s0 == s1
     elif sized and nout:
         s0 = lims[0]
 
@@ -224,11 +226,13 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
             blist = _basis_list(name, blist)
         flat: list[Any] = []
         if pair:  # the fast lane of the common case: [x, y] pairs of ints in range
+            add = flat.append
             for b in blist:
                 if (type(b) is list or type(b) is tuple) and len(b) == 2:
                     x, y = b
-                    if type(x) is int and type(y) is int and 0 <= x < s0 and 0 <= y < s1:
-                        flat.append(x | y << o1)
+                    # both in range: for non-negative ints and a power-of-two size, x | y < s0 says both are
+                    if type(x) is type(y) is int and (0 <= x | y < s0 if square else 0 <= x < s0 and 0 <= y < s1):
+                        add(x | y << o1)
                         continue
                 k = len(flat)
                 flat.append(_pack_checked(_basis_coords(b, k, name, outs, nout), k, name, offs, lims, outside))

@@ -57,6 +57,7 @@ __all__ = [
     "split_columns",
     "remap_bits",
     "recoder",
+    "unit_columns",
 ]
 
 DimSpec = tuple[tuple[str, int], ...]
@@ -280,3 +281,23 @@ def recoder(src: DimSpec, dst: DimSpec) -> Callable[[int], int] | None:
     if all(s == d for s, _, d in fields):
         return None
     return remap_bits(fields)
+
+
+_UNITS: dict[DimSpec, frozenset[int]] = {}
+
+
+def unit_columns(dims: DimSpec) -> frozenset[int]:
+    """The unit vectors ``1 << i`` of the flat encoding of ``dims`` (cached per ``dims``).
+
+    A layout with all of them among its bases is surjective: the cheap test
+    before the rank.
+
+    >>> sorted(unit_columns((("dim0", 1), ("dim1", 2))))
+    [1, 2, 4]
+    """
+    u = _UNITS.get(dims)
+    if u is None:
+        if len(_UNITS) > 256:
+            _UNITS.clear()
+        u = _UNITS[dims] = frozenset(1 << i for i in range(sum(b for _, b in dims)))
+    return u

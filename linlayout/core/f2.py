@@ -305,16 +305,26 @@ def echelon(cols: Sequence[int]) -> tuple[Echelon, list[int], list[int]]:
     ([0, 1], [7], (0, 3))
     """
     ech = Echelon()
+    vec = ech.vec
+    combo = ech.combo
     pivots: list[int] = []
     nulls: list[int] = []
     for j, c in enumerate(cols):
         if c < 0:
             raise BasisError(f"column {j} is negative ({c}); F2 vectors are non-negative ints")
-        dep = ech.insert(c, 1 << j)
-        if dep:
-            nulls.append(dep)
+        m = 1 << j  # Echelon.insert(c, 1 << j), inline
+        while c:
+            h = c.bit_length() - 1
+            b = vec.get(h)
+            if b is None:
+                vec[h] = c
+                combo[h] = m
+                pivots.append(j)
+                break
+            c ^= b
+            m ^= combo[h]
         else:
-            pivots.append(j)
+            nulls.append(m)
     return ech, pivots, nulls
 
 
@@ -326,7 +336,20 @@ def rank(vectors: Iterable[int]) -> int:
     >>> rank([])
     0
     """
-    return len(Span(vectors))
+    vs = set(vectors)
+    vs.discard(0)
+    if sum(map(int.bit_count, vs)) == len(vs):
+        return len(vs)  # distinct single-bit vectors (a distributed layout's bases) are independent
+    lead: dict[int, int] = {}
+    for v in vs:
+        while v:
+            h = v.bit_length() - 1
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                break
+            v ^= b
+    return len(lead)
 
 
 def basis(vectors: Iterable[int]) -> list[int]:
@@ -450,7 +473,53 @@ def inverse(cols: Sequence[int]) -> list[int]:
 
     >>> inverse([0b10, 0b01])
     [2, 1]
+    >>> inverse([0b011, 0b110, 0b100])
+    [7, 6, 4]
     """
+    n = len(cols)
+    limit = 1 << n
+    if n and (max(cols) >= limit or min(cols) < 0):
+        return _inverse_failure(cols)
+    # Eliminate by leading bit: vec[h] has leading bit h and is M combo[h].
+    vec = [0] * n
+    combo = [0] * n
+    m = 1
+    for c in cols:
+        mj = m
+        m <<= 1
+        h = c.bit_length() - 1
+        if c and not vec[h]:  # a new leading bit: nothing to eliminate
+            vec[h] = c
+            combo[h] = mj
+            continue
+        while c:
+            h = c.bit_length() - 1
+            v = vec[h]
+            if not v:
+                vec[h] = c
+                combo[h] = mj
+                break
+            c ^= v
+            mj ^= combo[h]
+        else:
+            return _inverse_failure(cols)
+    # Back-substitution, lowest leading bit first: 1 << h = vec[h] ^ (its lower bits, already solved).
+    bit = 1
+    for h in range(n):
+        low = vec[h] ^ bit
+        bit <<= 1
+        if low:
+            mj = combo[h]
+            while low:
+                b = low & -low
+                mj ^= combo[b.bit_length() - 1]
+                low ^= b
+            combo[h] = mj
+    return combo
+
+
+def _inverse_failure(cols: Sequence[int]) -> list[int]:
+    """Raise the :class:`NotInvertibleError` of :func:`inverse` for a matrix it could not invert."""
     n = len(cols)
     limit = 1 << n
     for j, c in enumerate(cols):
@@ -460,27 +529,10 @@ def inverse(cols: Sequence[int]) -> list[int]:
                 f"needs every column below {limit}"
             )
     ech, pivots, nulls = echelon(cols)
-    if nulls:
-        dep = nulls[0]
-        idx = [j for j in bit_indices(dep)]
-        raise NotInvertibleError(
-            f"the matrix is singular (rank {len(pivots)} < {n}): columns {idx} XOR to 0"
-        )
-    # Full back-substitution: every leading bit is a unit vector in the end.
-    vec = ech.vec
-    combo = ech.combo
-    for h in range(n):  # ascending: eliminate lower bits from higher vectors
-        v = vec[h]
-        m = combo[h]
-        low = v & ((1 << h) - 1)
-        while low:
-            h2 = low.bit_length() - 1
-            v ^= vec[h2]
-            m ^= combo[h2]
-            low = v & ((1 << h) - 1)
-        vec[h] = v
-        combo[h] = m
-    return [combo[i] for i in range(n)]
+    idx = [j for j in bit_indices(nulls[0])]
+    raise NotInvertibleError(
+        f"the matrix is singular (rank {len(pivots)} < {n}): columns {idx} XOR to 0"
+    )
 
 
 def null_space(cols: Sequence[int]) -> list[int]:

@@ -52,14 +52,14 @@ statement, requirements and an example.
 
 from __future__ import annotations
 
-import json
+from itertools import chain
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BasisError, DimensionError, MissingDependencyError, NotInvertibleError, SizeError
-from . import f2, reshape
+from ..errors import BasisError, DimensionError, MissingDependencyError, NotInvertibleError
+from . import evaluate, f2, reshape
 from .bases import BasesLike, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
-from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size, unpack_flat
+from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size, unit_columns, unpack_flat
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
@@ -115,7 +115,9 @@ class LinearLayout:
         _SET_INS(self, ins)
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
-        if require_surjective and not self.is_surjective():
+        _SET_TAB(self, None)
+        _SET_CACHE(self, None)
+        if require_surjective and unit_columns(outs).difference(*cols) and f2.rank(set().union(*cols)) != sum(b for _, b in outs):
             raise NotInvertibleError(
                 f"the layout is not surjective: rank {self.rank()} < {self.out_bits} output bits; "
                 f"some tensor elements are never reached"
@@ -128,6 +130,8 @@ class LinearLayout:
         _SET_INS(self, ins)
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
+        _SET_TAB(self, None)
+        _SET_CACHE(self, None)
         return self
 
     def _flat(self) -> tuple[DimSpec, DimSpec, tuple[tuple[int, ...], ...]]:
@@ -136,12 +140,11 @@ class LinearLayout:
 
     def _cached(self) -> dict[str, Any]:
         """Lazily created per-instance cache of derived data (tables, rank, hash)."""
-        try:
-            return self._cache
-        except AttributeError:
-            c: dict[str, Any] = {}
+        c = self._cache
+        if c is None:  # set to None at construction: no AttributeError to catch on a fresh layout
+            c = {}
             _SET_CACHE(self, c)
-            return c
+        return c
 
     @classmethod
     def from_flat(cls, in_dims: DimSpec, out_dims: DimSpec, columns: Sequence[Sequence[int]], *,
@@ -355,51 +358,30 @@ class LinearLayout:
 
     def flat_columns(self) -> list[int]:
         """All bases as flat ints, input dimensions concatenated (the matrix columns)."""
-        return [c for cl in self._cols for c in cl]
+        return list(chain.from_iterable(self._cols))
 
     # -- evaluation -------------------------------------------------------
 
-    def _build_tab(self) -> tuple[dict[str, tuple[int, list[int] | None, list[list[int]]]], tuple]:
-        """Lookup tables for :meth:`apply`: per input, all XOR combinations of its bases.
-
-        A dimension of up to 12 bits gets one table indexed by its value;
-        a larger one gets a table per 8-bit chunk.
-        """
-        tables = {}
-        for (name, b), cols in zip(self._ins, self._cols):
-            step = 12 if b <= 12 else 8
-            chunks = [f2.subset_xors(cols[start : start + step]) for start in range(0, b, step)]
-            tables[name] = (b, chunks[0] if len(chunks) == 1 else None, chunks)
-        split = tuple((n, o, (1 << b) - 1) for (n, b), o in zip(self._outs, dim_offsets(self._outs)))
-        tab = (tables, split)
+    def _tables(self) -> tuple | None:
+        """The lookup tables of :meth:`apply` once it has run ``_DIRECT_CALLS`` times (see :mod:`.evaluate`), else None."""
+        tab = self._tab
+        if tab is None or tab < _DIRECT_CALLS:
+            _SET_TAB(self, 1 if tab is None else tab + 1)
+            return None
+        tab = (evaluate.tables(self._ins, self._cols), tuple((n, o, (1 << b) - 1) for (n, b), o in zip(self._outs, dim_offsets(self._outs))))
         _SET_TAB(self, tab)
         return tab
 
     def apply_flat(self, inputs: Mapping[str, int]) -> int:
         """Like :meth:`apply` but return the output as one flat int (first output dim lowest)."""
-        try:
-            tables = self._tab[0]
-        except AttributeError:
-            tables = self._build_tab()[0]
-        acc = 0
-        for name, v in (inputs if type(inputs) is dict else check_mapping(inputs, "inputs")).items():
-            t = tables.get(name)
-            if t is None:
-                raise DimensionError(f"no input dimension {name!r}; the layout has {list(self.in_dims)}")
-            b, tbl, chunks = t
-            if type(v) is not int:
-                v = as_int(v, f"value of {name!r}")
-            if v < 0 or v >> b:
-                raise SizeError(f"{name} = {v} is outside its size {1 << b}")
-            if tbl is not None:
-                acc ^= tbl[v]
-            else:
-                i = 0
-                while v:
-                    acc ^= chunks[i][v & 255]
-                    v >>= 8
-                    i += 1
-        return acc
+        if type(inputs) is not dict:
+            inputs = check_mapping(inputs, "inputs")
+        tab = self._tab
+        if type(tab) is not tuple:
+            tab = self._tables()
+            if tab is None:
+                return evaluate.direct(self._ins, self._cols, inputs)
+        return evaluate.from_tables(tab[0], self._ins, inputs)
 
     def apply(self, inputs: Mapping[str, int] | None = None, /, **kwargs: int) -> dict[str, int]:
         """Evaluate the layout: the output coordinates of one input.
@@ -414,10 +396,24 @@ class LinearLayout:
         """
         if inputs is None:
             inputs = kwargs
-        elif kwargs:
-            inputs = {**inputs, **kwargs}
-        acc = self.apply_flat(inputs)
-        return {n: (acc >> o) & m for n, o, m in self._tab[1]}
+        else:
+            if type(inputs) is not dict:
+                inputs = check_mapping(inputs, "inputs")
+            if kwargs:
+                inputs = {**inputs, **kwargs}
+        tab = self._tab
+        if type(tab) is not tuple:
+            if tab is None or tab < _DIRECT_CALLS:  # see _tables
+                _SET_TAB(self, 1 if tab is None else tab + 1)
+                acc = evaluate.direct(self._ins, self._cols, inputs)
+                out = {}
+                for n, b in self._outs:
+                    out[n] = acc & ((1 << b) - 1)
+                    acc >>= b
+                return out
+            tab = self._tables()
+        acc = evaluate.from_tables(tab[0], self._ins, inputs)
+        return {n: (acc >> o) & m for n, o, m in tab[1]}
 
     __call__ = apply
 
@@ -471,10 +467,11 @@ class LinearLayout:
         cache = self._cached()
         r = cache.get("distributed")
         if r is None:
-            nonzero = [c for c in self.flat_columns() if c]
-            r = cache["distributed"] = (
-                all(not c & (c - 1) for c in nonzero) and len(set(nonzero)) == len(nonzero) and self.is_surjective()
-            )
+            flat = self.flat_columns()
+            s = set(flat)
+            s.discard(0)
+            # distinct non-zero bases of one bit each (so independent), as many as the output bits
+            r = cache["distributed"] = sum(map(int.bit_count, s)) == len(s) == len(flat) - flat.count(0) == self.out_bits
         return r
 
     def is_memory_layout(self) -> bool:
@@ -566,6 +563,8 @@ class LinearLayout:
         >>> LinearLayout({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2}).to_json()
         '{"bases": {"lane": [[0, 1], [1, 0]]}, "out_dims": {"dim0": 2, "dim1": 2}}'
         """
+        import json  # here, not at import
+
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
@@ -795,3 +794,4 @@ _SET_OUTS = LinearLayout._outs.__set__  # type: ignore[attr-defined]
 _SET_COLS = LinearLayout._cols.__set__  # type: ignore[attr-defined]
 _SET_CACHE = LinearLayout._cache.__set__  # type: ignore[attr-defined]
 _SET_TAB = LinearLayout._tab.__set__  # type: ignore[attr-defined]
+_DIRECT_CALLS = 4  # apply evaluates directly this many times before it builds lookup tables

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from ..core import f2
@@ -56,7 +57,7 @@ from ..core.memory import PaddedLayout
 from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
-from .plan import AccessPlan, Generator, Memory, access_shape, plan_access
+from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
 from .simulate import check_access
 
 __all__ = [
@@ -236,6 +237,8 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     same-word differences.
     """
     bank_mask = hw.bank_mask
+    if _conflict_free(list(map(_second, gens)), bank_mask):
+        return []
     ws = hw.word_shift
     # Kernel of the bank projection, tracking combinations.
     ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
@@ -258,6 +261,13 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     # Project onto words (drop the byte-in-word bits) and keep independent ones.
     proj = f2.Span()
     return [(m, v) for m, v in kernel if proj.add(v >> ws)]
+
+
+def _conflict_free(images: list[int], bank_mask: int) -> bool:
+    """True when the bank parts of the byte images are independent: then no combination has all bank bits
+    zero, so the colliding subspace is 0 (most accesses; the first test of :func:`collisions`)."""
+    banks = list(map(bank_mask.__and__, images))
+    return f2.rank(banks) == len(banks)
 
 
 def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[tuple[int, int]],
@@ -339,31 +349,77 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     :func:`~linlayout.count.plan.plan_access` followed by this.
     """
     shape = plan.shape
-    element_bits = shape.element_bits
-    gens = plan.generator_bytes()
-    found = collisions(gens, shape.hardware)
+    static = _STATIC.get(id(shape))
+    if static is None or static[0] is not shape:
+        static = _static_fields(shape)
+    _, fields, within, element_bits, hw, passes, ni, lanes, bank_mask = static
+    offsets = plan.offsets
+    # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
+    imgs = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
+    if element_bits >= 8:
+        if element_bits != 8:
+            imgs = list(map((element_bits >> 3).__mul__, imgs))
+    else:
+        imgs = [(x * element_bits) >> 3 for x in imgs]
+    if _conflict_free(imgs, bank_mask):  # what collisions() returns first, without labelling the generators
+        found: list[tuple[int, int]] = []
+        gens: list[tuple[Generator, int]] = []
+    else:
+        gens = list(zip(within, imgs))
+        found = collisions(gens, hw)
     ways = 1 << len(found)
-    per = shape.passes * ways
-    return WavefrontReport(
-        wavefronts=shape.instructions * per,
-        instructions=shape.instructions,
-        wavefronts_per_instruction=per,
-        passes_per_instruction=shape.passes,
-        ideal_wavefronts=shape.base_wavefronts,
-        vector_bits=shape.vector_bits,
-        access_bytes=shape.access_bytes,
-        element_bits=element_bits,
-        instruction=shape.instruction.name,
-        op=shape.instruction.op,
-        hardware=shape.hardware.name,
-        method="closed form",
-        conflict_ways=ways,
-        directions=conflict_directions(gens, found, layout),
-        vector_registers=plan.vector_registers,
-        instruction_registers=plan.issue_registers,
-        pass_lane_bits=shape.pass_lane_bits,
-        merged_passes=shape.merged,
-    )
+    per = passes * ways
+    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
+    report = _new(WavefrontReport)
+    d = report.__dict__
+    d.update(fields)
+    d["wavefronts"] = ni * per
+    d["wavefronts_per_instruction"] = per
+    d["conflict_ways"] = ways
+    d["directions"] = conflict_directions(gens, found, layout) if found else ()
+    d["vector_registers"] = plan.vector_registers
+    d["instruction_registers"] = plan.issue_registers
+    return report
+
+
+_STATIC: dict[int, tuple[Any, ...]] = {}
+
+
+def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
+    """The report fields that depend on the shape alone, kept by the shape's identity (shapes are cached)."""
+    if len(_STATIC) > 4096:
+        _STATIC.clear()
+    ins = shape.instruction
+    fields = {
+        "wavefronts": 0,
+        "instructions": shape.instructions,
+        "wavefronts_per_instruction": 0,
+        "passes_per_instruction": shape.passes,
+        "ideal_wavefronts": shape.base_wavefronts,
+        "vector_bits": shape.vector_bits,
+        "access_bytes": shape.access_bytes,
+        "element_bits": shape.element_bits,
+        "instruction": ins.name,
+        "op": ins.op,
+        "hardware": shape.hardware.name,
+        "method": "closed form",
+        "conflict_ways": 1,
+        "directions": (),
+        "vector_registers": (),
+        "instruction_registers": (),
+        "pass_lane_bits": shape.pass_lane_bits,
+        "merged_passes": shape.merged,
+        "per_instruction": None,
+    }
+    within = shape.within_pass
+    lanes = itemgetter(*[i for _, i in within]) if len(within) >= 2 and all(d == "lane" for d, _ in within) else None
+    static = _STATIC[id(shape)] = (shape, fields, within, shape.element_bits, shape.hardware,
+                                   shape.passes, shape.instructions, lanes, shape.hardware.bank_mask)
+    return static
+
+
+_new = object.__new__
+_second = itemgetter(1)
 
 
 # ---------------------------------------------------------------------------

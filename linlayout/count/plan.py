@@ -64,7 +64,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
+from itertools import compress
+from operator import itemgetter, or_
 from typing import Any, Union
 
 from ..core import f2
@@ -73,6 +75,8 @@ from ..core.memory import PaddedLayout
 from ..core.validate import check_instance
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..hw.instructions import MATRIX
+from .matrix_tile import Generator, MatrixTile, check_matrix_tile, matrix_tile, matrix_tile_ok_batch
 
 __all__ = [
     "DISTRIBUTED_DIMS",
@@ -100,8 +104,6 @@ DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
 """Input dimensions of a distributed layout, in this order."""
 
 Memory = Union[LinearLayout, PaddedLayout]
-Generator = tuple[str, int]
-"""A basis of the distributed layout: (input dimension, bit)."""
 
 
 # ---------------------------------------------------------------------------
@@ -176,6 +178,10 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
     >>> element_offsets(L, unswizzled([2, 2]))
     {'lane': (1, 2)}
     """
+    if type(memory) is LinearLayout and type(layout) is LinearLayout:
+        fast = _offsets_same_dims(layout, memory)
+        if fast is not None:
+            return fast
     if isinstance(memory, PaddedLayout):
         memory = memory.reference()
     if not isinstance(memory, LinearLayout):
@@ -198,6 +204,78 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
         raise NotInvertibleError(f"the memory layout must be invertible (one element per offset): {e}") from None
     C = layout.compose(inv)
     return {d: C.flat_bases(d) for d in layout.in_dims}
+
+
+_INVERSE_KEY = ("count.plan", "inverse columns")
+
+
+def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[Any, Any] | None = None
+                       ) -> dict[str, tuple[int, ...]] | None:
+    """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
+    and the memory is square (the common case), through the flat inverse columns cached on the memory;
+    None when that does not apply or the memory is not invertible (the general route then says why)."""
+    outs = layout.out_dim_bits
+    m_ins = memory.in_dim_bits
+    if outs != memory.out_dim_bits or len(m_ins) != 1 or m_ins[0][0] != "offset":
+        return None
+    if lmemo is None:
+        lmemo = layout.memo()
+    form = lmemo.get(_FORM_KEY)
+    if form is None:
+        form = lmemo[_FORM_KEY] = _column_form(layout)
+    memo = memory.memo()
+    inv = memo.get(_INVERSE_KEY)
+    if inv is None:
+        cols = memory.flat_columns()
+        if len(cols) != form[0]:  # not square
+            return None
+        try:
+            inv = f2.inverse(cols)
+        except NotInvertibleError:
+            return None
+        inv.append(0)  # inv[-1]: the image of a zero basis
+        memo[_INVERSE_KEY] = inv
+    out = {}
+    for d, kind, cols in form[1]:
+        if kind == 2:
+            out[d] = cols(inv)  # an itemgetter of the bases' bit indices
+        elif kind == 1:
+            out[d] = (inv[cols],)
+        elif kind == 0:
+            out[d] = ()
+        else:
+            vs = []
+            for c in cols:
+                acc = 0
+                while c:
+                    low = c & -c
+                    acc ^= inv[low.bit_length() - 1]
+                    c ^= low
+                vs.append(acc)
+            out[d] = tuple(vs)
+    return out
+
+
+_FORM_KEY = ("count.plan", "column form")
+
+
+def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]:
+    """The layout's output bits and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
+    ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
+    indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
+    flat = layout.flat_columns()
+    form: list[tuple[str, int, Any]] = []
+    k = 0
+    for d, b in layout.in_dim_bits:
+        cols = flat[k : k + b]
+        k += b
+        if not all(not c & (c - 1) for c in cols):
+            form.append((d, 3, tuple(cols)))
+        elif b >= 2:
+            form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
+        else:
+            form.append((d, b, cols[0].bit_length() - 1 if b else None))
+    return layout.out_bits, form
 
 
 # ---------------------------------------------------------------------------
@@ -223,26 +301,22 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     ()
     """
     regs = offsets.get("register", ())
-    others = 0  # every offset bit touched by a basis that is not a register
+    # Every offset bit touched by a basis that can never be a vector register: the other dimensions' bases and
+    # the registers that are not a power of two.  Register 2^k then joins (after 1, 2, ..., 2^(k-1)) when it is
+    # the only register equal to 2^k and bit k is untouched: registers equal to a larger power of two do not
+    # touch bits 0..k.
+    others = 0
     for d, vs in offsets.items():
         if d != "register":
+            others = reduce(or_, vs, others)
+        else:
             for v in vs:
-                others |= v
-    chosen: list[int] = []
-    while len(chosen) < cap:
-        want = 1 << len(chosen)
-        cand = [i for i, v in enumerate(regs) if v == want]  # earlier choices hold smaller offsets
-        if len(cand) != 1:
-            break
-        trial = chosen + cand
-        touched = others
-        for i, v in enumerate(regs):
-            if i not in trial:
-                touched |= v
-        if touched & ((want << 1) - 1):
-            break
-        chosen = trial
-    return tuple(chosen)
+                if v & (v - 1):
+                    others |= v
+    n = 0
+    while n < cap and not (others >> n) & 1 and regs.count(1 << n) == 1:
+        n += 1
+    return tuple([regs.index(1 << k) for k in range(n)])
 
 
 def widest_vector_batch(regs, others, cap: int):
@@ -280,136 +354,6 @@ def widest_vector_batch(regs, others, cap: int):
         length += step
         active = step
     return length, order
-
-
-# ---------------------------------------------------------------------------
-# Matrix instructions (paper Thm. 5.1)
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MatrixTile:
-    """What ``ldmatrix``/``stmatrix`` needs of ``C`` and how it addresses rows.
-
-    ``required`` lists the tile's bases with the element offset each must
-    map to, lowest offset first; every other basis must map to a multiple of
-    ``row_elements`` (a whole row).  ``row_generators`` span a matrix's row
-    addresses and ``vector_registers`` are the register bits inside one
-    lane's register.
-
-    >>> from linlayout.hw import sm90, parse_instruction
-    >>> t = matrix_tile(parse_instruction("ldmatrix.x4"), 16, sm90)
-    >>> t.required
-    ((('register', 0), 1), (('lane', 0), 2), (('lane', 1), 4))
-    >>> t.row_generators
-    (('lane', 2), ('lane', 3), ('lane', 4))
-    """
-
-    required: tuple[tuple[Generator, int], ...]
-    row_generators: tuple[Generator, ...]
-    vector_registers: tuple[int, ...]
-    row_elements: int
-    row_bytes: int
-
-
-def _bits_list(values: Sequence[int]) -> str:
-    names = [f"{v}-" for v in values[:-1]]
-    return (", ".join(names) + " or " if names else "") + f"{values[-1]}-bit"
-
-
-@lru_cache(maxsize=256)
-def matrix_tile(ins: Instruction, element_bits: int, hw: SharedMemory) -> MatrixTile:
-    """The tile of a matrix instruction; raises :class:`LoweringError` for obstacles no layout can remove."""
-    name = ins.name
-    if not hw.matrix_rows:
-        raise LoweringError(f"{hw.name} has no {ins.kind}")
-    reg_bits = hw.register_bytes * 8
-    widths = [w for w in (8, 16, 32, 64, 128) if w <= reg_bits]
-    if element_bits not in widths:
-        raise LoweringError(f"{name} moves {_bits_list(widths)} elements, not {element_bits}-bit")
-    row_elements = hw.matrix_row_bytes * 8 // element_bits
-    if ins.trans and row_elements != hw.matrix_rows:
-        square = hw.matrix_row_bytes * 8 // hw.matrix_rows
-        raise LoweringError(f"{name} transposes {square}-bit elements only, not {element_bits}-bit")
-    kv = (reg_bits // element_bits).bit_length() - 1  # elements of one lane register (log2)
-    lpr = hw.matrix_lanes_per_row.bit_length() - 1  # lanes sharing a row (log2)
-    rows = hw.matrix_rows.bit_length() - 1
-    in_row = [("register", i) for i in range(kv)] + [("lane", j) for j in range(lpr)]
-    row_index = [("lane", lpr + j) for j in range(rows)]
-    if not ins.trans:
-        required = tuple((g, 1 << i) for i, g in enumerate(in_row))
-        row_gens = tuple(row_index)
-    else:
-        required = tuple((g, 1 << i) for i, g in enumerate(row_index))
-        row_gens = tuple(in_row)
-    return MatrixTile(required, row_gens, tuple(range(kv)), row_elements, hw.matrix_row_bytes)
-
-
-def check_matrix_tile(ins: Instruction, tile: MatrixTile, offsets: Mapping[str, Sequence[int]]) -> None:
-    """Raise :class:`LoweringError` naming the first basis that does not fit the tile.
-
-    >>> from linlayout.hw import sm90, parse_instruction
-    >>> ins = parse_instruction("ldmatrix.x1")
-    >>> check_matrix_tile(ins, matrix_tile(ins, 16, sm90), {"register": (1, 8), "lane": (2, 4, 16, 32, 64)})
-    >>> check_matrix_tile(ins, matrix_tile(ins, 16, sm90), {"register": (1, 8), "lane": (4, 2, 16, 32, 64)})
-    Traceback (most recent call last):
-    ...
-    linlayout.errors.LoweringError: ldmatrix.x1 cannot access this layout (paper Thm. 5.1: it is not left-divisible by the ldmatrix.x1 tile): lane bit 0 maps to offset 4, the tile needs 2 (byte 4)
-    """
-    name = ins.name
-
-    def need(cond: bool, msg: str) -> None:
-        if not cond:
-            raise LoweringError(
-                f"{name} cannot access this layout (paper Thm. 5.1: it is not left-divisible by the {name} tile): {msg}"
-            )
-
-    nvec = len(tile.vector_registers)
-    regs = offsets.get("register", ())
-    if ins.trans:
-        need(len(regs) >= nvec, f"it needs register bit{'s' if nvec > 1 else ''} "
-             f"{', '.join(map(str, tile.vector_registers))} ({1 << nvec} rows per lane register)"
-             if nvec != 1 else "it needs register bit 0 (two rows per 32-bit register)")
-    else:
-        need(len(regs) >= nvec, f"it needs {nvec} register bits for the {1 << nvec} elements of a 32-bit register")
-    for (d, b), want in tile.required:
-        vs = offsets.get(d, ())
-        have = vs[b] if b < len(vs) else None
-        if ins.trans:
-            need(have == want, f"{d} bit {b} maps to offset {have}, the transposed tile needs {want}")
-        elif d == "register":
-            need(have == want, f"register bit {b} maps to offset {have}, the tile needs {want}")
-        else:
-            need(have == want, f"lane bit {b} maps to offset {have}, the tile needs {want} "
-                 f"(byte {want * tile.row_bytes // tile.row_elements})")
-    tile_gens = {g for g, _ in tile.required}
-    low = tile.row_elements - 1
-    for d, vs in offsets.items():
-        for i, v in enumerate(vs):
-            if (d, i) in tile_gens:
-                continue
-            need(v & low == 0, f"{d} bit {i} maps to offset {v}, which is not a multiple of a "
-                 f"{tile.row_bytes}-byte row ({tile.row_elements} elements)")
-
-
-def matrix_tile_ok_batch(tile: MatrixTile, offsets: Mapping[str, Any]):
-    """:func:`check_matrix_tile` on arrays: ``offsets[d]`` is ``(n, bits)``; returns a bool array of ``n``."""
-    import numpy as np
-
-    n = next(iter(offsets.values())).shape[0]
-    ok = np.ones(n, dtype=bool)
-    for (d, b), want in tile.required:
-        vs = offsets.get(d)
-        if vs is None or b >= vs.shape[1]:
-            return np.zeros(n, dtype=bool)
-        ok &= vs[:, b] == want
-    tile_gens = {g for g, _ in tile.required}
-    low = tile.row_elements - 1
-    for d, vs in offsets.items():
-        for i in range(vs.shape[1]):
-            if (d, i) not in tile_gens:
-                ok &= (vs[:, i] & low) == 0
-    return ok
 
 
 # ---------------------------------------------------------------------------
@@ -455,7 +399,6 @@ class AccessShape:
         return self.hardware.register_bytes * 8 if self.instruction.is_matrix else self.access_bytes * 8
 
 
-@lru_cache(maxsize=4096)
 def access_shape(
     ins: Instruction, element_bits: int, hw: SharedMemory, vector: int, nonzero_registers: int, low_lane_broadcast: bool
 ) -> AccessShape | None:
@@ -473,6 +416,24 @@ def access_shape(
     >>> s.access_bytes, s.passes, s.instructions, s.pass_lane_bits
     (16, 4, 2, (3, 4))
     """
+    key = (id(ins), element_bits, id(hw), vector, nonzero_registers, low_lane_broadcast)
+    hit = _SHAPES.get(key)
+    if hit is not None and hit[0] is ins and hit[1] is hw:
+        return hit[2]
+    shape = _access_shape(ins, element_bits, hw, vector, nonzero_registers, low_lane_broadcast)
+    if len(_SHAPES) > 4096:
+        _SHAPES.clear()
+    _SHAPES[key] = (ins, hw, shape)
+    return shape
+
+
+_SHAPES: dict[tuple[int, ...], tuple[Any, ...]] = {}  # access_shape by the identity of (ins, hw): no hashing
+
+
+@lru_cache(maxsize=4096)
+def _access_shape(
+    ins: Instruction, element_bits: int, hw: SharedMemory, vector: int, nonzero_registers: int, low_lane_broadcast: bool
+) -> AccessShape | None:
     if ins.is_matrix:
         tile = matrix_tile(ins, element_bits, hw)
         nmat = ins.matrices.bit_length() - 1
@@ -621,13 +582,15 @@ def plan_from_offsets(
     layout as asked (no whole bytes, a matrix tile that does not fit, a
     vector narrower than requested).
     """
-    if not all(type(v) is tuple for v in offsets.values()):
-        offsets = {d: tuple(v) for d, v in offsets.items()}
+    for v in offsets.values():
+        if type(v) is not tuple:
+            offsets = {d: tuple(v) for d, v in offsets.items()}
+            break
     regs = offsets.get("register", ())
-    nz = [i for i, v in enumerate(regs) if v]
+    nz = list(compress(range(len(regs)), regs))  # the non-broadcast registers
     lanes = offsets.get("lane", ())
-    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    if ins.is_matrix:
+    broadcast = 0 in lanes[:2]
+    if ins.addressing == MATRIX:
         tile = matrix_tile(ins, element_bits, hw)
         if vector_bits not in (None, hw.register_bytes * 8):
             raise LoweringError(
@@ -639,17 +602,49 @@ def plan_from_offsets(
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
         return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
-    vec = widest_vector(offsets, vector_cap(element_bits, hw))
+    return _vector_plan(offsets, element_bits, ins, hw, vector_bits, nz, broadcast)
+
+
+def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins: Instruction, hw: SharedMemory,
+                 vector_bits: int | None, nz: list[int], broadcast: bool) -> AccessPlan:
+    """The plan of an ``ld/st.shared`` access (see :func:`plan_from_offsets`); ``nz`` lists the non-zero
+    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis."""
+    ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
+    if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
+        ctx = _context(ins, element_bits, hw)
+    vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
-    shape = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
+    key = (len(vec), len(nz), broadcast)
+    shape = ctx[3].get(key)
+    if shape is None:
+        shape = ctx[3][key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
     if shape is None:
         access_bits = element_bits << len(vec)
         raise LoweringError(
             f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
             f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
         )
-    return AccessPlan(shape, offsets, vec, (), tuple(i for i in nz if i not in vec))
+    # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
+    plan = _new(AccessPlan)
+    plan.__dict__.update(shape=shape, offsets=offsets, vector_registers=vec, matrix_registers=(),
+                         issue_registers=tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
+    return plan
+
+
+_new = object.__new__
+_CONTEXTS: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+
+
+def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any, ...]:
+    """What :func:`plan_from_offsets` reuses per (instruction, element width, hardware), kept by identity:
+    ``(ins, hw, vector_cap, {(vector, non-zero registers, broadcast): access_shape})``."""
+    if len(_CONTEXTS) > 256:
+        _CONTEXTS.clear()
+    ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
+    return ctx
+_CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
+_ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
 def plan_access(
@@ -672,8 +667,27 @@ def plan_access(
     """
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    check_distributed_dims(layout, hw)
-    check_element_bits(element_bits)
+    if type(layout) is not LinearLayout:
+        check_distributed_dims(layout, hw)
+    lmemo = layout.memo()
+    known = lmemo.get(_CHECKED_KEY)
+    if known is None or known[0] != hw.lanes:
+        check_distributed_dims(layout, hw)
+        # Which registers are non-zero and whether lane bit 0 or 1 broadcasts: the same in C = M⁻¹ ∘ L for every
+        # invertible memory M, so they are read off the layout once.
+        dims = layout.in_dims
+        regs = layout.flat_bases("register") if "register" in dims else ()
+        lanes = layout.flat_bases("lane") if "lane" in dims else ()
+        known = lmemo[_CHECKED_KEY] = (hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
+    if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
+        check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
-    offs = element_offsets(layout, memory)
-    return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
+    if type(memory) is LinearLayout:
+        offs = _offsets_same_dims(layout, memory, lmemo)
+        if offs is None:
+            offs = element_offsets(layout, memory)
+    else:
+        offs = element_offsets(layout, memory)
+    if ins.addressing == MATRIX:
+        return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
+    return _vector_plan(offs, element_bits, ins, hw, vector_bits, known[1], known[2])

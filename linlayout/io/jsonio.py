@@ -21,13 +21,15 @@ files and the queries around it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.bases import decode, parse_layout_object
 from ..core.layout import LinearLayout
 from ..errors import LayoutJSONError
 from .named import is_named, named_layout, unwrap_document
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "decode",
@@ -47,6 +49,8 @@ def load_file(path: str | Path, what: str = "JSON file") -> Any:
         if str(path) == "-":
             text = sys.stdin.read()
         else:
+            from pathlib import Path  # here, not at import: pathlib costs import time
+
             text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise LayoutJSONError(f"cannot read {path}: no such file") from None
