@@ -41,6 +41,7 @@ CPU_SHIM = r"""
 #include <cstdio>
 #include <cstring>
 #include <atomic>
+#include <memory>
 struct U3 { unsigned x; };
 thread_local U3 threadIdx, blockIdx;
 static std::barrier<>* g_bar;
@@ -55,7 +56,8 @@ template <class T> static T __shfl_sync(unsigned, T v, unsigned src) {
 }
 static void __syncthreads() { g_bar->arrive_and_wait(); }
 static unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
-static void __syncwarp() { g_bar->arrive_and_wait(); }  // the emulation runs one warp per barrier group when warps == 1
+static std::barrier<>* g_wbar[32];
+static void __syncwarp() { g_wbar[threadIdx.x / 32]->arrive_and_wait(); }  // a barrier of the thread's own warp only
 #define __device__
 #define __global__
 #define __forceinline__ inline
@@ -163,6 +165,8 @@ __global__ void k{idx}(unsigned p, unsigned* errors) {{
             runs.append(f"""
   for (unsigned p = 0; p < {m['passes']}; ++p) for (unsigned b = 0; b < {m['blocks']}; ++b) {{
     std::barrier<> bar({m['threads']}); g_bar = &bar; unsigned err = 0;
+    std::vector<std::unique_ptr<std::barrier<>>> wb;
+    for (unsigned w = 0; w < ({m['threads']} + 31) / 32; ++w) {{ wb.emplace_back(new std::barrier<>({m['threads']} < 32 ? {m['threads']} : 32)); g_wbar[w] = wb.back().get(); }}
     std::vector<std::thread> th;
     for (unsigned t = 0; t < {m['threads']}; ++t) th.emplace_back([&, t, b] {{ threadIdx.x = t; blockIdx.x = b; k{i}(p, &err); }});
     for (auto& x : th) x.join();

@@ -152,7 +152,8 @@ def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, st
                      load: WavefrontReport) -> int:
     """The counted (Triton's) round trip under the planner's cost model, packing of narrow elements included.
 
-    A CTA of one warp gets no barrier: Triton emits none there (measured on its PTX).
+    The barrier is ``bar.sync``, or ``bar.warp.sync`` where each warp reads only what it wrote (Triton 3.9's PTX
+    has the same).
     """
     mem = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                  (tuple(1 << i for i in range(src.out_bits)),))
@@ -160,7 +161,7 @@ def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, st
                  load.instructions, True, "matrix" in store.instruction or store.vector_bits >= 32,
                  "matrix" in load.instruction or load.vector_bits >= 32)
     rt = RoundTrip(st, element_bits, (), 0, src, dst)
-    ins = {opcode(k): v for k, v in rt.instructions.items() if k != "bar.warp.sync"}
+    ins = {opcode(k): v for k, v in rt.instructions.items()}
     return cost_of(ins, rt.wavefronts)
 
 
