@@ -18,7 +18,8 @@ Concepts
    instruction (``selp``, ``prmt``, ``mov``) costs 2 (64 results per SM
    cycle); ``shfl.sync`` 4 (32 per cycle); a shared-memory instruction 2
    (its issue) plus 4 per wavefront it takes (one wavefront per SM cycle);
-   ``bar.sync`` 16 (a CTA of one warp needs only ``bar.warp.sync``, 2).
+   ``bar.sync`` 16 (a round trip in which every warp reads only what it
+   wrote needs only ``bar.warp.sync``, 2).
    Every alternative's cost is reported and :meth:`ConversionPlan.explain`
    says why the chosen one wins.  ``paper_notes/convert.md`` records what
    was measured about it.
