@@ -269,3 +269,20 @@ def test_cli_and_cuda_emission(tmp_path):
         to_cuda(plan_conversion(half, half2, 32), half, half2)
     q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 12}))
     assert main(["convert", str(q)]) == 2
+
+
+def test_emitted_cuda_writes_the_plans_matrix_instructions():
+    """--emit cuda writes ldmatrix/stmatrix where the plan uses them, one asm per counted instruction."""
+    from linlayout.convert.solve import aligned
+    from linlayout.io.convert_io import to_cuda
+
+    src = LinearLayout({"register": [[0, 1], [32, 0], [16, 0]], "lane": [[8, 0], [1, 0], [2, 0], [4, 0], [0, 2]]},
+                       {"dim0": 64, "dim1": 4})
+    dst = LinearLayout({"register": [[32, 0], [0, 0], [0, 2], [0, 0], [2, 0]],
+                        "lane": [[16, 0], [0, 1], [4, 0], [1, 0], [8, 0]]}, {"dim0": 64, "dim1": 4})
+    plan = plan_conversion(src, dst, 32)
+    assert plan.instructions.get("ldmatrix") == 2
+    code = to_cuda(plan, src, aligned(src, dst), "f")
+    assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    assert code.count("ll_ldmatrix<4, false>") == 2
+    assert "dst[2] = dst[0];" in code  # a broadcast register copies the loaded one

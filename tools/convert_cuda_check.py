@@ -58,6 +58,42 @@ static void __syncthreads() { g_bar->arrive_and_wait(); }
 static unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
 static std::barrier<>* g_wbar[32];
 static void __syncwarp() { g_wbar[threadIdx.x / 32]->arrive_and_wait(); }  // a barrier of the thread's own warp only
+#define LINLAYOUT_EMULATE_MATRIX
+// ldmatrix/stmatrix .m8n8.b16: lane 8j+i gives the address of row i of matrix j (16 bytes); thread l holds
+// word j = row l/4, bytes 4(l%4).. of matrix j, or with .trans the halves (row 2(l%4), col l/4) and
+// (row 2(l%4)+1, col l/4).
+static unsigned char* ll_addr(const void* p, unsigned k) {
+  unsigned tid = threadIdx.x;
+  g_slots[tid] = (unsigned long long)p;
+  g_bar->arrive_and_wait();
+  unsigned char* r = (unsigned char*)g_slots[(tid & ~31u) + k];
+  g_bar->arrive_and_wait();
+  return r;
+}
+template <int N, bool TR> static void ll_ldmatrix(const void* p, unsigned (&d)[N]) {
+  unsigned l = threadIdx.x & 31u;
+  for (int j = 0; j < N; ++j) {
+    if (!TR) { unsigned char* row = ll_addr(p, 8 * j + l / 4); std::memcpy(&d[j], row + 4 * (l % 4), 4); }
+    else {
+      unsigned char* r0 = ll_addr(p, 8 * j + 2 * (l % 4));
+      unsigned char* r1 = ll_addr(p, 8 * j + 2 * (l % 4) + 1);
+      unsigned short lo, hi; std::memcpy(&lo, r0 + 2 * (l / 4), 2); std::memcpy(&hi, r1 + 2 * (l / 4), 2);
+      d[j] = lo | ((unsigned)hi << 16);
+    }
+  }
+}
+template <int N, bool TR> static void ll_stmatrix(void* p, const unsigned (&d)[N]) {
+  unsigned l = threadIdx.x & 31u;
+  for (int j = 0; j < N; ++j) {
+    if (!TR) { unsigned char* row = ll_addr(p, 8 * j + l / 4); std::memcpy(row + 4 * (l % 4), &d[j], 4); }
+    else {
+      unsigned char* r0 = ll_addr(p, 8 * j + 2 * (l % 4));
+      unsigned char* r1 = ll_addr(p, 8 * j + 2 * (l % 4) + 1);
+      unsigned short lo = d[j] & 0xffffu, hi = d[j] >> 16;
+      std::memcpy(r0 + 2 * (l / 4), &lo, 2); std::memcpy(r1 + 2 * (l / 4), &hi, 2);
+    }
+  }
+}
 #define __device__
 #define __global__
 #define __forceinline__ inline
@@ -114,7 +150,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         fn = f"cvt{idx}"
         code = to_cuda(plan, src, dsta, fn)
         if os.environ.get("CONVERT_CHECK_MUTATE"):  # self-test: a wrong source lane must be caught
-            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x")
+            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]")
         parts.append(code)
         nthreads = 1 << (sh.lane + sh.warp)
         nblocks = 1 << sh.block

@@ -45,15 +45,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...convert.cost import cost_of, opcode
+from ...convert.plan import plan_conversion
+from ...convert.smem import RoundTrip, Staging
 from ...core import f2
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout
 from ...count.closed_form import WavefrontReport, wavefronts
 from ...errors import InputError
 from ...synth.synthesis import optimal_swizzle
-from ...convert.cost import cost_of, opcode
-from ...convert.smem import RoundTrip, Staging
-from ...convert.plan import plan_conversion
 from .attributes import TensorType, TTGIRError
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import Module, Op, UnreadType, parse_module
