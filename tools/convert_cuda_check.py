@@ -107,6 +107,7 @@ GPU_SHIM = r"""
 
 
 FORCE_SHUFFLES = False
+MULTISTEP = False
 
 
 def pairs(n: int, seed: int):
@@ -137,7 +138,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
     meta = []
     for idx, (name, src, dst, eb) in enumerate(cases):
         try:
-            plan = plan_conversion(src, dst, eb)
+            plan = plan_conversion(src, dst, eb, multistep=MULTISTEP)
             if FORCE_SHUFFLES and any(a.path == "shuffles" for a in plan.alternatives):
                 plan = plan_conversion(src, dst, eb, paths=["shuffles"])
         except InputError as e:
@@ -156,7 +157,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         nblocks = 1 << sh.block
         tbits = src.out_bits
         passes = max(1, -(-tbits // eb)) if eb < 32 else 1
-        smem_elems = plan.scratch_bytes * 8 // eb if plan.path == "shared_memory" else 0
+        smem_elems = plan.scratch_bytes * 8 // eb if plan.path in ("shared_memory", "multistep") else 0
         if plan.scratch_bytes > 48 * 1024:
             meta.append({"name": name, "skipped": "scratch over 48 KB of static shared memory"})
             continue
@@ -231,9 +232,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where to write the source (gpu mode) and its .json description")
     ap.add_argument("--force-shuffles", action="store_true", help="take the shuffle path wherever it exists")
+    ap.add_argument("--multistep", action="store_true", help="plan with multistep=True (two-step plans where cheaper)")
     args = ap.parse_args()
-    global FORCE_SHUFFLES
+    global FORCE_SHUFFLES, MULTISTEP
     FORCE_SHUFFLES = args.force_shuffles
+    MULTISTEP = args.multistep
     cases = pairs(args.pairs, args.seed)
     src, meta = build(cases, args.mode)
     if args.mode == "gpu":

@@ -390,6 +390,24 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     if sh.lane != 5:
         raise DimensionError(f"CUDA code needs layouts of 32 lanes (a full warp), got {1 << sh.lane}")
     T = CUDA_TYPES[plan.element_bits]
+    if plan.path == "multistep":  # one device function per step, chained through the intermediate registers
+        parts, layout, calls, regs = [], src, [], 1 << sh.reg
+        smem = any(p.path == "shared_memory" for _, p in plan.steps)
+        for k, (target, step) in enumerate(plan.steps):
+            parts.append(to_cuda(step, layout, target, f"{name}_step{k}"))
+            th, _ = hardware_of(aligned(layout, target), "dst")
+            out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
+            if out != "dst":
+                calls.append(f"  {T} {out}[{1 << th.reg}];")
+            calls.append(f"  {name}_step{k}({'src' if k == 0 else f't{k - 1}'}, {out}"
+                         f"{', smem' if step.path == 'shared_memory' else ''});")
+            layout, regs = target, 1 << th.reg
+        head = [f"// linlayout convert: path multistep ({' then '.join(p.path for _, p in plan.steps)}), "
+                f"per thread {dict(plan.instructions)}"]
+        if smem:
+            head.append(f"// scratch: {plan.scratch_bytes} bytes; smem must be 16-byte aligned")
+        body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem) + calls + ["}"]
+        return "".join(parts) + "\n".join(body) + "\n"
     smem = plan.path == "shared_memory"
     lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
     if smem:
