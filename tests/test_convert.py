@@ -308,3 +308,13 @@ def test_multistep_plan_runs_and_beats_every_one_step_plan():
     wrong = dataclasses.replace(p, steps=(p.steps[1],))
     with pytest.raises(ExecutionError):
         execute(wrong, src, dst)
+
+
+def test_convert_query_takes_multistep():
+    from linlayout.io.convert_io import convert_query_from_json
+
+    q = '{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16'
+    assert "multistep" not in convert_query_from_json(q + "}")
+    assert convert_query_from_json(q + ', "multistep": true}')["multistep"] is True
+    with pytest.raises(InputError, match="multistep"):
+        convert_query_from_json(q + ', "multistep": 1}')

@@ -1,8 +1,8 @@
 """The ``linlayout convert`` query and the CUDA device function of a conversion plan.
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
-"sm90", "scratch_bytes": null}`` (``hardware`` and ``scratch_bytes``
-optional); :func:`convert_query_from_json` returns the keyword arguments of
+"sm90", "scratch_bytes": null, "multistep": false}`` (``hardware``,
+``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the keyword arguments of
 :func:`~linlayout.convert.plan.plan_conversion`.
 
 :func:`to_cuda` writes the plan as a CUDA device function over one thread's
@@ -47,7 +47,7 @@ __all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 
-_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes"}
+_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "multistep"}
 
 
 def convert_query_from_json(source: Any) -> dict[str, Any]:
@@ -73,8 +73,13 @@ def convert_query_from_json(source: Any) -> dict[str, Any]:
     sb = obj.get("scratch_bytes")
     if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
         raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
-    return {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
-            "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
+    out = {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
+           "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
+    if "multistep" in obj:  # optional: also search two-step plans (plan_conversion's multistep)
+        if not isinstance(obj["multistep"], bool):
+            raise LayoutJSONError(f"\"multistep\" must be true or false, got {obj['multistep']!r}")
+        out["multistep"] = obj["multistep"]
+    return out
 
 
 # ---------------------------------------------------------------------------
