@@ -67,7 +67,7 @@ class RoundTrip:
     def barriers(self) -> int:
         return 2 * self.reps - 1
 
-    @property
+    @cached_property
     def barrier_instruction(self) -> str:
         """``bar.sync``, or ``bar.warp.sync`` (``__syncwarp``) when every warp reads only what it wrote itself.
 
