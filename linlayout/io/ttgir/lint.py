@@ -141,13 +141,6 @@ def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -
                        store, load, to_ttgir_shared(res.memory, element_bits))
 
 
-def _family(instruction: str) -> str:
-    for f in ("stmatrix", "ldmatrix", "st.shared", "ld.shared"):
-        if instruction.startswith(f):
-            return f
-    raise InputError(f"not a shared-memory instruction: {instruction}")
-
-
 def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
                      load: WavefrontReport) -> int:
     """The counted (Triton's) round trip under the planner's cost model, packing of narrow elements included.
