@@ -269,3 +269,52 @@ def test_cli_and_cuda_emission(tmp_path):
         to_cuda(plan_conversion(half, half2, 32), half, half2)
     q.write_text(_json.dumps({"src": rows.to_dict(), "dst": cols.to_dict(), "element_bits": 12}))
     assert main(["convert", str(q)]) == 2
+
+
+def test_emitted_cuda_writes_the_plans_matrix_instructions():
+    """--emit cuda writes ldmatrix/stmatrix where the plan uses them, one asm per counted instruction."""
+    from linlayout.convert.solve import aligned
+    from linlayout.io.convert_io import to_cuda
+
+    src = LinearLayout({"register": [[0, 1], [32, 0], [16, 0]], "lane": [[8, 0], [1, 0], [2, 0], [4, 0], [0, 2]]},
+                       {"dim0": 64, "dim1": 4})
+    dst = LinearLayout({"register": [[32, 0], [0, 0], [0, 2], [0, 0], [2, 0]],
+                        "lane": [[16, 0], [0, 1], [4, 0], [1, 0], [8, 0]]}, {"dim0": 64, "dim1": 4})
+    plan = plan_conversion(src, dst, 32)
+    assert plan.instructions.get("ldmatrix") == 2
+    code = to_cuda(plan, src, aligned(src, dst), "f")
+    assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    assert code.count("ll_ldmatrix<4, false>") == 2
+    assert "dst[2] = dst[0];" in code  # a broadcast register copies the loaded one
+
+
+def test_multistep_plan_runs_and_beats_every_one_step_plan():
+    """A two-step plan (networkx search over intermediate layouts) runs right on the executor and is cheaper."""
+    pytest.importorskip("networkx")
+    src = LinearLayout({"register": [[1, 0]], "lane": [[0, 16], [0, 2], [0, 4], [0, 8], [0, 0]], "warp": [[0, 1]]},
+                       {"dim0": 2, "dim1": 32})
+    dst = LinearLayout({"register": [[0, 2]], "lane": [[0, 0], [0, 16], [0, 4], [1, 0], [0, 8]], "warp": [[0, 1]]},
+                       {"dim0": 2, "dim1": 32})
+    one = plan_conversion(src, dst, 8)
+    p = plan_conversion(src, dst, 8, multistep=True)
+    assert (one.path, one.cost) == ("shuffles", 12)
+    assert p.path == "multistep" and p.cost == 10 < one.cost
+    assert [s.path for _, s in p.steps] == ["registers", "shuffles"]
+    assert p.cost == sum(s.cost for _, s in p.steps)
+    assert min(a.cost for a in p.alternatives if a.path != "multistep") == one.cost  # the best one-step plan
+    assert execute(p, src, dst)
+    assert p.to_dict()["steps"][1]["path"] == "shuffles"
+    # steps run on the registers the previous step left: dropping the first step is caught
+    wrong = dataclasses.replace(p, steps=(p.steps[1],))
+    with pytest.raises(ExecutionError):
+        execute(wrong, src, dst)
+
+
+def test_convert_query_takes_multistep():
+    from linlayout.io.convert_io import convert_query_from_json
+
+    q = '{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16'
+    assert "multistep" not in convert_query_from_json(q + "}")
+    assert convert_query_from_json(q + ', "multistep": true}')["multistep"] is True
+    with pytest.raises(InputError, match="multistep"):
+        convert_query_from_json(q + ', "multistep": 1}')

@@ -205,6 +205,29 @@ def test_lint_every_corpus_kernel(path):
     assert not any("unknown" in op["reason"] or "not read" in op["reason"] for op in d["ops"])
 
 
+def test_lint_reports_the_planner_for_every_convert_layout():
+    """Every convert_layout of the corpus gets linlayout's plan; it never costs more than the counted round trip."""
+    from linlayout.io.ttgir.lint import shared_round_trip
+
+    seen = 0
+    for path in CORPUS + GPU:
+        text = path.read_text()
+        d = lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}).to_dict()
+        old = lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16},
+                        convert_planner=shared_round_trip).to_dict()
+        assert d["total"] == old["total"]  # the suggestion never changes what is counted (Triton's lowering)
+        for op in d["ops"]:
+            if op["op"] != "ttg.convert_layout":
+                continue
+            s = op["linlayout_plan"]
+            assert s["path"] in ("none", "registers", "shuffles", "shared_memory")
+            assert ("wavefronts" in s) == (s["path"] == "shared_memory")
+            if op["counted"]:
+                assert s["cost"] <= s["counted_cost"]
+            seen += 1
+    assert seen >= 4
+
+
 def test_lint_totals_equal_the_gpu_measurement():
     """tests/data/ttgir_gpu: Triton 3.6 TTGIR of the corpus and ncu's exact per-instruction counters (H100; an H200
     run measured the same numbers)."""

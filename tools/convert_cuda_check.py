@@ -41,6 +41,7 @@ CPU_SHIM = r"""
 #include <cstdio>
 #include <cstring>
 #include <atomic>
+#include <memory>
 struct U3 { unsigned x; };
 thread_local U3 threadIdx, blockIdx;
 static std::barrier<>* g_bar;
@@ -55,7 +56,44 @@ template <class T> static T __shfl_sync(unsigned, T v, unsigned src) {
 }
 static void __syncthreads() { g_bar->arrive_and_wait(); }
 static unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
-static void __syncwarp() { g_bar->arrive_and_wait(); }  // the emulation runs one warp per barrier group when warps == 1
+static std::barrier<>* g_wbar[32];
+static void __syncwarp() { g_wbar[threadIdx.x / 32]->arrive_and_wait(); }  // a barrier of the thread's own warp only
+#define LINLAYOUT_EMULATE_MATRIX
+// ldmatrix/stmatrix .m8n8.b16: lane 8j+i gives the address of row i of matrix j (16 bytes); thread l holds
+// word j = row l/4, bytes 4(l%4).. of matrix j, or with .trans the halves (row 2(l%4), col l/4) and
+// (row 2(l%4)+1, col l/4).
+static unsigned char* ll_addr(const void* p, unsigned k) {
+  unsigned tid = threadIdx.x;
+  g_slots[tid] = (unsigned long long)p;
+  g_bar->arrive_and_wait();
+  unsigned char* r = (unsigned char*)g_slots[(tid & ~31u) + k];
+  g_bar->arrive_and_wait();
+  return r;
+}
+template <int N, bool TR> static void ll_ldmatrix(const void* p, unsigned (&d)[N]) {
+  unsigned l = threadIdx.x & 31u;
+  for (int j = 0; j < N; ++j) {
+    if (!TR) { unsigned char* row = ll_addr(p, 8 * j + l / 4); std::memcpy(&d[j], row + 4 * (l % 4), 4); }
+    else {
+      unsigned char* r0 = ll_addr(p, 8 * j + 2 * (l % 4));
+      unsigned char* r1 = ll_addr(p, 8 * j + 2 * (l % 4) + 1);
+      unsigned short lo, hi; std::memcpy(&lo, r0 + 2 * (l / 4), 2); std::memcpy(&hi, r1 + 2 * (l / 4), 2);
+      d[j] = lo | ((unsigned)hi << 16);
+    }
+  }
+}
+template <int N, bool TR> static void ll_stmatrix(void* p, const unsigned (&d)[N]) {
+  unsigned l = threadIdx.x & 31u;
+  for (int j = 0; j < N; ++j) {
+    if (!TR) { unsigned char* row = ll_addr(p, 8 * j + l / 4); std::memcpy(row + 4 * (l % 4), &d[j], 4); }
+    else {
+      unsigned char* r0 = ll_addr(p, 8 * j + 2 * (l % 4));
+      unsigned char* r1 = ll_addr(p, 8 * j + 2 * (l % 4) + 1);
+      unsigned short lo = d[j] & 0xffffu, hi = d[j] >> 16;
+      std::memcpy(r0 + 2 * (l / 4), &lo, 2); std::memcpy(r1 + 2 * (l / 4), &hi, 2);
+    }
+  }
+}
 #define __device__
 #define __global__
 #define __forceinline__ inline
@@ -69,6 +107,7 @@ GPU_SHIM = r"""
 
 
 FORCE_SHUFFLES = False
+MULTISTEP = False
 
 
 def pairs(n: int, seed: int):
@@ -99,7 +138,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
     meta = []
     for idx, (name, src, dst, eb) in enumerate(cases):
         try:
-            plan = plan_conversion(src, dst, eb)
+            plan = plan_conversion(src, dst, eb, multistep=MULTISTEP)
             if FORCE_SHUFFLES and any(a.path == "shuffles" for a in plan.alternatives):
                 plan = plan_conversion(src, dst, eb, paths=["shuffles"])
         except InputError as e:
@@ -112,13 +151,13 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         fn = f"cvt{idx}"
         code = to_cuda(plan, src, dsta, fn)
         if os.environ.get("CONVERT_CHECK_MUTATE"):  # self-test: a wrong source lane must be caught
-            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x")
+            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]")
         parts.append(code)
         nthreads = 1 << (sh.lane + sh.warp)
         nblocks = 1 << sh.block
         tbits = src.out_bits
         passes = max(1, -(-tbits // eb)) if eb < 32 else 1
-        smem_elems = plan.scratch_bytes * 8 // eb if plan.path == "shared_memory" else 0
+        smem_elems = plan.scratch_bytes * 8 // eb if plan.path in ("shared_memory", "multistep") else 0
         if plan.scratch_bytes > 48 * 1024:
             meta.append({"name": name, "skipped": "scratch over 48 KB of static shared memory"})
             continue
@@ -163,6 +202,8 @@ __global__ void k{idx}(unsigned p, unsigned* errors) {{
             runs.append(f"""
   for (unsigned p = 0; p < {m['passes']}; ++p) for (unsigned b = 0; b < {m['blocks']}; ++b) {{
     std::barrier<> bar({m['threads']}); g_bar = &bar; unsigned err = 0;
+    std::vector<std::unique_ptr<std::barrier<>>> wb;
+    for (unsigned w = 0; w < ({m['threads']} + 31) / 32; ++w) {{ wb.emplace_back(new std::barrier<>({m['threads']} < 32 ? {m['threads']} : 32)); g_wbar[w] = wb.back().get(); }}
     std::vector<std::thread> th;
     for (unsigned t = 0; t < {m['threads']}; ++t) th.emplace_back([&, t, b] {{ threadIdx.x = t; blockIdx.x = b; k{i}(p, &err); }});
     for (auto& x : th) x.join();
@@ -191,9 +232,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where to write the source (gpu mode) and its .json description")
     ap.add_argument("--force-shuffles", action="store_true", help="take the shuffle path wherever it exists")
+    ap.add_argument("--multistep", action="store_true", help="plan with multistep=True (two-step plans where cheaper)")
     args = ap.parse_args()
-    global FORCE_SHUFFLES
+    global FORCE_SHUFFLES, MULTISTEP
     FORCE_SHUFFLES = args.force_shuffles
+    MULTISTEP = args.multistep
     cases = pairs(args.pairs, args.seed)
     src, meta = build(cases, args.mode)
     if args.mode == "gpu":

@@ -103,7 +103,7 @@ def main() -> int:
     (D / "table.json").write_text(json.dumps(table, indent=0))
     lines = ["| # | pair | path | correct | plan wf (CTA) w/r | measured wf w/r | SHFL (SASS) | Triton 3.6 wf w/r | Triton 3.9 PTX path, shfl | cycles ours / Triton |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    agree = n_sm = 0
+    agree = n_sm = agree_m = n_m = 0
     for r in table:
         pw = r.get("plan_cta_wavefronts")
         mw = r["measured"]
@@ -113,8 +113,10 @@ def main() -> int:
         if pw and not matrix:
             n_sm += 1
             agree += (pw["write"], pw["read"]) == (mw["st_wavefronts"], mw["ld_wavefronts"])
-        if matrix:
-            pws += " (plan: matrix instr.; emitted as vectors)"
+        if pw and matrix:
+            n_m += 1
+            agree_m += (pw["write"], pw["read"]) == (mw["st_wavefronts"], mw["ld_wavefronts"])
+            pws += " (ldmatrix/stmatrix)"
         t = r.get("triton36")
         tws = f"{t['st_wavefronts']:.0f}/{t['ld_wavefronts']:.0f}" if t else "-"
         tp = r.get("triton39_ptx")
@@ -123,6 +125,7 @@ def main() -> int:
         lines.append(f"| {r['index']} | {r['name']} | {r['path']} | {r['correct']} | {pws} | {mws} | {mw['sass_shfl']} | {tws} | {tps} | {cyc} |")
     summary = (f"{len(table)} conversions, {sum(r['correct'] for r in table)} correct on the H100; "
                f"shared-memory plans with ld/st.shared whose CTA wavefronts equal ncu's: {agree} of {n_sm}; "
+               f"with ldmatrix/stmatrix: {agree_m} of {n_m}; "
                f"Triton kernels run: {sum(1 for r in table if 'triton36' in r)}, correct: "
                f"{sum(1 for r in table if r.get('triton36', {}).get('correct'))}")
     (D / "table.md").write_text(summary + "\n\n" + "\n".join(lines) + "\n")

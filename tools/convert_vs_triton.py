@@ -28,7 +28,7 @@ from linlayout.convert.cost import cost_of  # noqa: E402
 from linlayout.convert.plan import plan_conversion  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 
-OPS = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync")
+OPS = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync", "bar.warp.sync")
 DTYPES = {8: "int8", 16: "int16", 32: "int32", 64: "int64"}
 
 
@@ -127,7 +127,7 @@ def main() -> int:
             plan = plan_conversion(src, dst, eb)
             row["linlayout"] = {"path": plan.path, "instructions": {k: plan.instructions.get(k, 0) for k in
                                                                       ("shfl.sync", "selp", "prmt", "mov", "st.shared",
-                                                                       "ld.shared", "stmatrix", "ldmatrix", "bar.sync")},
+                                                                       "ld.shared", "stmatrix", "ldmatrix", "bar.sync", "bar.warp.sync")},
                                 "wavefronts": plan.wavefronts, "cost": plan.cost,
                                 "shuffle_lower_bound": plan.shuffle_lower_bound}
         except InputError as e:

@@ -34,8 +34,12 @@ def _threads(hw):
     return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
 
 
-def run(plan, src: LinearLayout, dst: LinearLayout) -> dict[tuple[int, int], list[int]]:
-    """Run ``plan`` on ``src``'s data; return each thread's destination registers (elements)."""
+def run(plan, src: LinearLayout, dst: LinearLayout,
+        start: dict[tuple[int, int], list[int]] | None = None) -> dict[tuple[int, int], list[int]]:
+    """Run ``plan`` on ``src``'s data (or on ``start``, each thread's registers); return each thread's destination registers.
+
+    A multi-step plan runs its steps one after the other, each on the registers the previous one left.
+    """
     dst = aligned(src, dst)
     sh, scols = hardware_of(src, "src")
     dh, _ = hardware_of(dst, "dst")
@@ -43,6 +47,14 @@ def run(plan, src: LinearLayout, dst: LinearLayout) -> dict[tuple[int, int], lis
     for lane, om in _threads(sh):
         hi = (lane << sh.reg) | (om << (sh.reg + sh.lane))
         regs[(lane, om)] = [f2.apply(scols, q | hi) for q in range(1 << sh.reg)]
+    if start is not None:
+        regs = {k: list(v) for k, v in start.items()}
+    if plan.path == "multistep":
+        cur, layout = regs, src
+        for target, step in plan.steps:
+            cur = run(step, layout, target, cur)
+            layout = target
+        return cur
     out: dict[tuple[int, int], list[int]] = {}
     if plan.path == "none":
         return regs

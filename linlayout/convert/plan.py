@@ -18,7 +18,8 @@ Concepts
    instruction (``selp``, ``prmt``, ``mov``) costs 2 (64 results per SM
    cycle); ``shfl.sync`` 4 (32 per cycle); a shared-memory instruction 2
    (its issue) plus 4 per wavefront it takes (one wavefront per SM cycle);
-   ``bar.sync`` 16 (a CTA of one warp needs only ``bar.warp.sync``, 2).
+   ``bar.sync`` 16 (a round trip in which every warp reads only what it
+   wrote needs only ``bar.warp.sync``, 2).
    Every alternative's cost is reported and :meth:`ConversionPlan.explain`
    says why the chosen one wins.  ``paper_notes/convert.md`` records what
    was measured about it.
@@ -43,7 +44,8 @@ from ..core.quotient import is_trivial_over, quotient
 from ..count.plan import check_element_bits
 from ..errors import InputError, UnsupportedConversion
 from ..hw import get_hardware
-from .cost import COST_WEIGHTS, cost_of, opcode
+from .cost import COST_WEIGHTS, cost_of, merge, opcode
+from .multistep import cheapest_path
 from .smem import RoundTrip, round_trip
 from .solve import ConversionMap, aligned, conversion_map
 from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
@@ -96,6 +98,7 @@ class ConversionPlan:
     shuffles: ShuffleProgram | None = field(repr=False, compare=False, default=None)
     shared_memory: RoundTrip | None = field(repr=False, compare=False, default=None)
     shuffle_lower_bound: int | None = None
+    steps: tuple[tuple[LinearLayout, ConversionPlan], ...] = field(repr=False, compare=False, default=())
 
     @property
     def barriers(self) -> int:
@@ -120,6 +123,10 @@ class ConversionPlan:
         if self.shared_memory is not None:
             d["memory"] = self.shared_memory.swizzle.memory.to_dict()
             d["swizzle_synthesized"] = self.shared_memory.swizzle.synthesized
+        if self.steps:
+            d["steps"] = [{"to": layout.to_dict(), "path": p.path, "cost": p.cost,
+                           "instructions": {op: p.instructions.get(op, 0) for op in OPCODES}, "wavefronts": p.wavefronts}
+                          for layout, p in self.steps]
         return d
 
     def explain(self) -> str:
@@ -137,6 +144,9 @@ class ConversionPlan:
         if self.shuffle_lower_bound is not None and self.shuffles is not None:
             got = self.shuffles.counts.get("shfl.sync", 0)
             lines.append(f"shuffles: {got} shfl.sync per thread, lower bound {self.shuffle_lower_bound}")
+        if self.steps:
+            lines.append("multistep: " + " then ".join(f"{p.path} (cost {p.cost})" for _, p in self.steps)
+                         + " through an intermediate layout")
         if len(self.alternatives) > 1:
             lines.append(f"{self.path} wins: lowest cost under the model (weights {COST_WEIGHTS})")
         else:
@@ -156,7 +166,7 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
 
 
 def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware: Any = "sm90",
-                    scratch_bytes: int | None = None, paths: Any = None) -> ConversionPlan:
+                    scratch_bytes: int | None = None, paths: Any = None, multistep: bool = False) -> ConversionPlan:
     """Plan the conversion of a register tensor from layout ``src`` to layout ``dst``.
 
     Parameters
@@ -231,6 +241,18 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     else:
         allowed = alts
     best = min(allowed, key=lambda a: (a.cost, order[a.path]))
+    if multistep and paths is None and best.cost > 0:
+        found = cheapest_path(src, dst, best.cost, lambda a, b: plan_conversion(a, b, eb, hw, scratch_bytes))
+        if found is not None:
+            cost, steps = found
+            ins = merge(*(p.instructions for _, p in steps))
+            wf_steps = [p.wavefronts for _, p in steps if p.wavefronts]
+            wf = {k: sum(w[k] for w in wf_steps) for k in ("write", "read")} if wf_steps else None
+            scratch = max(p.scratch_bytes for _, p in steps)
+            reps = max(p.reps for _, p in steps)
+            alt = Alternative("multistep", cost, ins, wf, reps, scratch)
+            return ConversionPlan("multistep", eb, hw.name, ins, wf, reps, scratch, cost, tuple(alts) + (alt,),
+                                  minimal, cm, shuffle_lower_bound=lower, steps=tuple(steps))
     return ConversionPlan(
         path=best.path, element_bits=eb, hardware=hw.name, instructions=dict(best.instructions),
         wavefronts=best.wavefronts, reps=best.reps, scratch_bytes=best.scratch_bytes, cost=best.cost,

@@ -34,9 +34,9 @@ from ..errors import InputError
 from ..count.closed_form import wavefronts
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import cost_of, merge, packing
-from .solve import hardware_of
+from .solve import aligned, conversion_map, hardware_of
 
-__all__ = ["RoundTrip", "round_trip", "MAX_REP_CHOICES"]
+__all__ = ["RoundTrip", "round_trip", "warp_private", "MAX_REP_CHOICES"]
 
 MAX_REP_CHOICES = 24
 """At most this many slicings are synthesized per scratch size."""
@@ -67,10 +67,15 @@ class RoundTrip:
     def barriers(self) -> int:
         return 2 * self.reps - 1
 
-    @property
+    @cached_property
     def barrier_instruction(self) -> str:
-        """``bar.sync`` for a CTA of several warps; one warp only needs ``bar.warp.sync`` (``__syncwarp``)."""
-        return "bar.sync" if self.src_layout.in_sizes.get("warp", 1) > 1 else "bar.warp.sync"
+        """``bar.sync``, or ``bar.warp.sync`` (``__syncwarp``) when every warp reads only what it wrote itself.
+
+        That is the case for a CTA of one warp, and for a warp-local
+        conversion (:func:`warp_private`) -- Triton 3.9 emits ``bar.warp.sync``
+        there too.
+        """
+        return "bar.warp.sync" if warp_private(self.src_layout, self.dst_layout) else "bar.sync"
 
     @property
     def wavefronts(self) -> dict[str, int]:
@@ -119,6 +124,31 @@ class RoundTrip:
         """The element destination slot (reg, lane, ω) reads."""
         hw, cols = hardware_of(self.dst_layout, "dst")
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
+
+
+def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Whether a round trip needs only warp barriers: each warp reads back only elements no other warp writes.
+
+    True when the CTA has one warp, or when the conversion is warp-local
+    (:func:`~linlayout.convert.solve.conversion_map` level at most 1) and no
+    element is held by two warps of ``src`` (its warp columns are independent
+    of each other and of its register and lane columns), so the warps' scratch
+    offsets are disjoint in every iteration.
+
+    >>> from linlayout.core.layout import LinearLayout
+    >>> a = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]], "warp": [[64]]}, {"dim0": 128})
+    >>> b = LinearLayout({"register": [[32]], "lane": [[1], [2], [4], [8], [16]], "warp": [[64]]}, {"dim0": 128})
+    >>> c = LinearLayout({"register": [[64]], "lane": [[1], [2], [4], [8], [16]], "warp": [[32]]}, {"dim0": 128})
+    >>> warp_private(a, b), warp_private(a, c)
+    (True, False)
+    """
+    if src.in_sizes.get("warp", 1) == 1:
+        return True
+    hw, cols = hardware_of(src, "src")
+    low = cols[:hw.reg + hw.lane]
+    if f2.rank(cols) != f2.rank(low) + (len(cols) - len(low)):
+        return False
+    return conversion_map(src, aligned(src, dst)).level <= 1
 
 
 def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:

@@ -1,8 +1,8 @@
 """The ``linlayout convert`` query and the CUDA device function of a conversion plan.
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
-"sm90", "scratch_bytes": null}`` (``hardware`` and ``scratch_bytes``
-optional); :func:`convert_query_from_json` returns the keyword arguments of
+"sm90", "scratch_bytes": null, "multistep": false}`` (``hardware``,
+``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the keyword arguments of
 :func:`~linlayout.convert.plan.plan_conversion`.
 
 :func:`to_cuda` writes the plan as a CUDA device function over one thread's
@@ -15,9 +15,11 @@ moves bits).  It reads ``lane = threadIdx.x % 32``, ``warp = threadIdx.x /
 32`` and ``blockIdx.x``.  Thread-dependent choices are written as
 conditional expressions on the thread's own index, so every register index
 is a compile-time constant (no local memory).  The shared-memory path writes
-and reads aligned vectors of the width the plan's access rule found; its
-matrix instructions (``stmatrix``/``ldmatrix``) are written as such vectors
-too.
+and reads aligned vectors of the width the plan's access rule found, and
+``stmatrix``/``ldmatrix`` as inline PTX where the plan uses them (in one
+rep; with several reps they are written as vectors); defining
+``LINLAYOUT_EMULATE_MATRIX`` makes them calls to ``ll_stmatrix``/``ll_ldmatrix``
+for an emulation.
 
 >>> from linlayout.core.layout import LinearLayout
 >>> from linlayout.convert.plan import plan_conversion
@@ -37,6 +39,7 @@ from ..convert.plan import ConversionPlan
 from ..convert.solve import aligned, hardware_of
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..count.plan import plan_access
 from ..errors import DimensionError, LayoutJSONError
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
@@ -44,7 +47,7 @@ __all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 
-_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes"}
+_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "multistep"}
 
 
 def convert_query_from_json(source: Any) -> dict[str, Any]:
@@ -70,8 +73,13 @@ def convert_query_from_json(source: Any) -> dict[str, Any]:
     sb = obj.get("scratch_bytes")
     if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
         raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
-    return {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
-            "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
+    out = {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
+           "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
+    if "multistep" in obj:  # optional: also search two-step plans (plan_conversion's multistep)
+        if not isinstance(obj["multistep"], bool):
+            raise LayoutJSONError(f"\"multistep\" must be true or false, got {obj['multistep']!r}")
+        out["multistep"] = obj["multistep"]
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -228,6 +236,89 @@ def _vector_groups(offsets: list[int], regs: list[int], width: int) -> list[tupl
     return groups
 
 
+def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
+    """``ldmatrix``/``stmatrix`` as the access rule plans them: each lane's row address, each thread's words.
+
+    The rows and registers come from :func:`linlayout.count.plan.plan_access` (``lane_inputs``: the slot
+    whose element starts the row a lane addresses); word ``j`` of an instruction packs the thread's
+    elements of registers ``mreg | v`` over the vector registers ``v``, lowest first.  Under
+    ``LINLAYOUT_EMULATE_MATRIX`` the instruction is a call to ``ll_ldmatrix``/``ll_stmatrix`` (the CPU
+    emulation provides them), otherwise inline PTX.
+    """
+    ap = plan_access(layout, rt.swizzle.memory, eb, op, ins)
+    nmat = ap.instruction.matrices
+    trans = ap.instruction.trans
+    vregs = ap.shape.hardware.register_bytes * 8 // eb
+    lane_off = throff[:hw.lane]
+    warp_off = throff[hw.lane:]
+    used = (hw_rows := ap.hardware.matrix_rows) * nmat
+
+    def off(slot):
+        r, ll = slot
+        return regoff[r] ^ f2.apply(lane_off, ll)
+
+    out = [f"  const unsigned wo_{op} = {_lin(warp_off, 'tid >> 5')}; (void)wo_{op};"]
+    loaded: dict[int, int] = {}
+    name = "ldmatrix" if op == "load" else "stmatrix"
+    ptx = f"{name}.sync.aligned.m8n8.x{nmat}{'.trans' if trans else ''}.shared.b16"
+    for x, lanes in enumerate(ap.lane_inputs()):
+        base = off(lanes[0])
+        coef = [off(lanes[1 << b]) ^ base if (1 << b) < used else 0 for b in range(hw.lane)]
+        for t in range(used):  # the row addresses are linear in the lane
+            assert off(lanes[t]) == base ^ f2.apply(coef, t)
+        issue = lanes[0][0]
+        words = []
+        for j in range(nmat):
+            mreg = issue
+            for k, r in enumerate(ap.matrix_registers):
+                if j >> k & 1:
+                    mreg |= 1 << r
+            regs_j = []
+            for v in range(vregs):
+                rr = mreg
+                for k, r in enumerate(ap.vector_registers):
+                    if v >> k & 1:
+                        rr |= 1 << r
+                regs_j.append(rr)
+            words.append(regs_j)
+        addr = f"&smem[({base}u ^ {_lin(coef, 'lane')}) ^ wo_{op}]"
+        w = f"w{op[0]}{x}"
+        lines = [f"  {{ unsigned {w}[{nmat}];"]
+        if op == "store":
+            for j, regs_j in enumerate(words):
+                expr = " | ".join(f"((unsigned)src[{r}] << {eb * i}u)" if i else f"(unsigned)src[{r}]"
+                                  for i, r in enumerate(regs_j))
+                lines.append(f"    {w}[{j}] = {expr};")
+        regs_list = ", ".join(f"%{i}" for i in range(nmat))
+        lines.append("#ifdef LINLAYOUT_EMULATE_MATRIX")
+        lines.append(f"    ll_{name}<{nmat}, {'true' if trans else 'false'}>({addr}, {w});")
+        lines.append("#else")
+        if op == "load":
+            outs = ", ".join(f'"=r"({w}[{j}])' for j in range(nmat))
+            lines.append(f'    asm volatile("{ptx} {{{regs_list}}}, [%{nmat}];" : {outs} : '
+                         f'"r"((unsigned)__cvta_generic_to_shared({addr})) : "memory");')
+        else:
+            ins_regs = ", ".join(f"%{i + 1}" for i in range(nmat))
+            ins_ops = ", ".join(f'"r"({w}[{j}])' for j in range(nmat))
+            lines.append(f'    asm volatile("{ptx} [%0], {{{ins_regs}}};" :: '
+                         f'"r"((unsigned)__cvta_generic_to_shared({addr})), {ins_ops} : "memory");')
+        lines.append("#endif")
+        if op == "load":
+            mask = f" & {(1 << eb) - 1}u" if eb < 32 else ""
+            for j, regs_j in enumerate(words):
+                for i, r in enumerate(regs_j):
+                    sh_ = f" >> {eb * i}u" if i else ""
+                    lines.append(f"    dst[{r}] = ({T})(({w}[{j}]{sh_}){mask});")
+                    loaded[regoff[r]] = r
+        lines.append("  }")
+        out += lines
+    if op == "load":  # broadcast registers: copies of a loaded one
+        for r in range(1 << hw.reg):
+            if loaded.get(regoff[r], r) != r:
+                out.append(f"  dst[{r}] = dst[{loaded[regoff[r]]}];")
+    return out
+
+
 def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
     rt = plan.shared_memory
     if sh.lane != 5:
@@ -257,11 +348,16 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
         return w
 
     ws, wd = width(sthr, sreg, sh), width(dthr, dreg, dh)
+    matrix_w = rt.swizzle.write_instruction if "matrix" in rt.swizzle.write_instruction and rt.reps == 1 else None
+    matrix_r = rt.swizzle.read_instruction if "matrix" in rt.swizzle.read_instruction and rt.reps == 1 else None
     sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
     for rep in range(rt.reps):
         if rep:
             lines.append(f"  {sync}")
         regs = [q for q in range(1 << sh.reg) if rt.src_rep(q) == rep]
+        if matrix_w:
+            lines += _matrix(rt, src, sh, sreg, sthr, T, eb, "store", matrix_w)
+            regs = []
         for base, group in _vector_groups([sreg[q] for q in regs], regs, ws):
             if len(group) == 1:
                 lines.append(f"  smem[{base}u ^ so] = src[{group[0]}];")
@@ -270,6 +366,9 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
                              f"V x = {{{{{', '.join(f'src[{q}]' for q in group)}}}}}; *(V*)&smem[{base}u ^ so] = x; }}")
         lines.append(f"  {sync}")
         regs = [r for r in range(1 << dh.reg) if rt.dst_rep(r) == rep]
+        if matrix_r:
+            lines += _matrix(rt, dst, dh, dreg, dthr, T, eb, "load", matrix_r)
+            regs = []
         seen = {}
         for r in regs:  # duplicates (broadcast registers) read once
             seen.setdefault(dreg[r], []).append(r)
@@ -296,6 +395,24 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     if sh.lane != 5:
         raise DimensionError(f"CUDA code needs layouts of 32 lanes (a full warp), got {1 << sh.lane}")
     T = CUDA_TYPES[plan.element_bits]
+    if plan.path == "multistep":  # one device function per step, chained through the intermediate registers
+        parts, layout, calls, regs = [], src, [], 1 << sh.reg
+        smem = any(p.path == "shared_memory" for _, p in plan.steps)
+        for k, (target, step) in enumerate(plan.steps):
+            parts.append(to_cuda(step, layout, target, f"{name}_step{k}"))
+            th, _ = hardware_of(aligned(layout, target), "dst")
+            out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
+            if out != "dst":
+                calls.append(f"  {T} {out}[{1 << th.reg}];")
+            calls.append(f"  {name}_step{k}({'src' if k == 0 else f't{k - 1}'}, {out}"
+                         f"{', smem' if step.path == 'shared_memory' else ''});")
+            layout, regs = target, 1 << th.reg
+        head = [f"// linlayout convert: path multistep ({' then '.join(p.path for _, p in plan.steps)}), "
+                f"per thread {dict(plan.instructions)}"]
+        if smem:
+            head.append(f"// scratch: {plan.scratch_bytes} bytes; smem must be 16-byte aligned")
+        body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem) + calls + ["}"]
+        return "".join(parts) + "\n".join(body) + "\n"
     smem = plan.path == "shared_memory"
     lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
     if smem:

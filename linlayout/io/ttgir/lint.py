@@ -7,10 +7,17 @@ linear layout sees the same bank pattern, shifted):
   source's register layout into the memdesc's layout;
 * ``ttg.local_load``: a load;
 * ``ttg.convert_layout`` whose data crosses warps: a shared-memory round trip,
-  priced by a *convert planner* (:data:`ConvertPlanner`; the default,
-  :func:`shared_round_trip`, stores the source and loads the destination
-  through the optimal swizzle of :func:`~linlayout.synth.synthesis.optimal_swizzle`).
-  A conversion inside a warp uses shuffles or register moves: no shared memory.
+  priced by a *convert planner* (:data:`ConvertPlanner`).  The default,
+  :func:`planned_conversion`, counts what Triton's kernel does (the round
+  trip of :func:`shared_round_trip`: store the source and load the
+  destination through the optimal swizzle of
+  :func:`~linlayout.synth.synthesis.optimal_swizzle`), so the totals stay
+  comparable with ncu, and adds linlayout's own plan
+  (:func:`~linlayout.convert.plan.plan_conversion`: path, per-thread
+  instructions, per-warp wavefronts when it goes through shared memory, cost)
+  as the suggestion.  A conversion inside a warp uses shuffles or register
+  moves in Triton's lowering: no shared memory is counted, and the plan is
+  still reported.
 
 The instruction modelled for a local load/store is Triton's choice on sm90 as
 far as this module knows it: ``ldmatrix``/``stmatrix`` (``.x4``, then
@@ -38,6 +45,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...convert.cost import cost_of, opcode
+from ...convert.plan import plan_conversion
+from ...convert.smem import RoundTrip, Staging
 from ...core import f2
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout
@@ -57,6 +67,7 @@ __all__ = [
     "gluon_text",
     "lint_module",
     "lint_text",
+    "planned_conversion",
     "render_lint",
     "shared_round_trip",
 ]
@@ -64,20 +75,31 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ConvertPlan:
-    """How a ``convert_layout`` moves data: its method and the wavefronts per warp of its store and load."""
+    """How a ``convert_layout`` moves data.
+
+    ``method``, ``store`` and ``load`` are the lowering that is counted (the
+    wavefronts per warp of its store and load; ``None`` when it uses no shared
+    memory); ``suggestion`` is a cheaper plan's summary, if the planner has one
+    (``path``, ``instructions`` per thread, ``wavefronts`` per warp when it uses
+    shared memory, ``cost`` and the counted lowering's ``counted_cost`` under
+    :func:`~linlayout.convert.cost.cost_of`).
+    """
 
     method: str
     store: WavefrontReport | None
     load: WavefrontReport | None
     memory_text: str = ""
+    suggestion: dict | None = None
 
 
 ConvertPlanner = Callable[[LinearLayout, LinearLayout, int], ConvertPlan]
 """The seam for a conversion planner: ``planner(src, dst, element_bits) -> ConvertPlan``.
 
-Only called for conversions that cross warps.  The default is
-:func:`shared_round_trip`; a planner that knows Triton's lowering (or a better
-one) plugs in through ``lint_module(..., convert_planner=...)``.
+Called for every ``convert_layout`` that is read.  The default is
+:func:`planned_conversion` (Triton's expected lowering counted, linlayout's
+plan suggested); :func:`shared_round_trip` (the round trip alone, only for
+conversions that cross warps) or another planner plugs in through
+``lint_module(..., convert_planner=...)``.
 """
 
 
@@ -117,6 +139,58 @@ def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -
     store = wavefronts(src, res.memory, element_bits, "store", res.write_instruction)
     return ConvertPlan(f"shared-memory round trip through the optimal swizzle ({store.instruction}, {load.instruction})",
                        store, load, to_ttgir_shared(res.memory, element_bits))
+
+
+def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
+                     load: WavefrontReport) -> int:
+    """The counted (Triton's) round trip under the planner's cost model, packing of narrow elements included.
+
+    The barrier is ``bar.sync``, or ``bar.warp.sync`` where each warp reads only what it wrote (Triton 3.9's PTX
+    has the same).
+    """
+    mem = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
+                                 (tuple(1 << i for i in range(src.out_bits)),))
+    st = Staging(mem, store.instruction, load.instruction, store.wavefronts, load.wavefronts, store.instructions,
+                 load.instructions, True, "matrix" in store.instruction or store.vector_bits >= 32,
+                 "matrix" in load.instruction or load.vector_bits >= 32)
+    rt = RoundTrip(st, element_bits, (), 0, src, dst)
+    ins = {opcode(k): v for k, v in rt.instructions.items()}
+    return cost_of(ins, rt.wavefronts)
+
+
+def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) -> ConvertPlan:
+    """The default convert planner: Triton's expected lowering, counted, and linlayout's plan as the suggestion.
+
+    Triton keeps a conversion in registers or shuffles when
+    :func:`conversion_scope` says so (nothing is counted) and otherwise makes
+    the round trip of :func:`shared_round_trip` (counted: the ncu comparison
+    of ``tests/data/ttgir_gpu`` rests on it).  The suggestion is
+    :func:`~linlayout.convert.plan.plan_conversion`'s plan, or ``{"error":
+    ...}`` when it has none (e.g. data crossing CTAs).
+
+    >>> from linlayout.core.layout import LinearLayout
+    >>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+    >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+    >>> p = planned_conversion(rows, cols, 32)
+    >>> p.store is None, p.suggestion["path"], p.suggestion["instructions"], p.suggestion["cost"]
+    (True, 'shuffles', {'shfl.sync': 1, 'selp': 3}, 10)
+    """
+    scope = conversion_scope(src, dst)
+    if scope == "warps":
+        base = shared_round_trip(src, dst, element_bits)
+    else:
+        base = ConvertPlan("register permutation, no shared memory" if scope == "registers"
+                           else "warp shuffles inside each warp, no shared memory", None, None)
+    try:
+        p = plan_conversion(src, dst, element_bits)
+    except InputError as e:
+        return ConvertPlan(base.method, base.store, base.load, base.memory_text, {"error": str(e)})
+    sug: dict[str, Any] = {"path": p.path, "instructions": dict(p.instructions), "cost": p.cost}
+    if p.path == "shared_memory":
+        sug.update({"wavefronts": dict(p.wavefronts or {}), "reps": p.reps, "scratch_bytes": p.scratch_bytes})
+    if base.store is not None and base.load is not None:
+        sug["counted_cost"] = _round_trip_cost(src, dst, element_bits, base.store, base.load)
+    return ConvertPlan(base.method, base.store, base.load, base.memory_text, sug)
 
 
 def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
@@ -308,7 +382,7 @@ def _access(op: Op, kind: str, reg_t: TensorType, mem_t: TensorType, buffer: str
 def lint_module(module: Module, num_warps: int | None = None, convert_planner: ConvertPlanner | None = None,
                 optimize: bool = True) -> tuple[list[_Access], Module]:
     """Every shared-memory access of ``module`` (see the module docstring), in program order."""
-    planner = convert_planner or shared_round_trip
+    planner = convert_planner or planned_conversion
     root, perm, _ = _buffers(module)
     out: list[_Access] = []
     for op in module.ops:
@@ -343,15 +417,20 @@ def lint_module(module: Module, num_warps: int | None = None, convert_planner: C
                 S, D = _enc_layout(src_t), _enc_layout(dst_t)
                 a.register_text = f"{src_t.encoding.text} -> {dst_t.encoding.text}"
                 scope = conversion_scope(S, D)
-                if scope != "warps":
+                if scope != "warps" and planner is shared_round_trip:
+                    plan = ConvertPlan("", None, None)
+                else:
+                    plan = planner(S, D, src_t.element_bits)
+                if plan.store is None or plan.load is None:
                     a.reason = ("register permutation, no shared memory" if scope == "registers"
                                 else "warp shuffles inside each warp, no shared memory")
                 else:
-                    plan = planner(S, D, src_t.element_bits)
                     a.counted = True
                     a.plan_method = plan.method
                     a.memory_text = plan.memory_text
                     a.extra = {"store": plan.store, "load": plan.load}
+                if plan.suggestion is not None:
+                    a.extra = dict(a.extra, suggestion=plan.suggestion)
             except InputError as e:
                 a.reason = f"not read: {e}"
             out.append(a)
@@ -527,6 +606,8 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
         e["loops"] = [module.loops[li].location for li in a.loops]
         e["executions_per_warp"] = execs
         parts: list[tuple[str, WavefrontReport]] = []
+        if a.extra.get("suggestion") is not None:
+            e["linlayout_plan"] = a.extra["suggestion"]
         if a.counted and a.report is not None:
             e.update(_rep(a.report))
             parts = [(a.kind, a.report)]
@@ -571,6 +652,18 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     return LintReport(nw, ops, bufs, total, loops)
 
 
+def _suggestion_text(s: dict) -> str:
+    if "error" in s:
+        return f"linlayout plan: none ({s['error']})"
+    ins = ", ".join(f"{k} {v}" for k, v in s["instructions"].items()) or "no instructions"
+    wf = f"; wavefronts/warp {s['wavefronts']['write']}+{s['wavefronts']['read']}" if s.get("wavefronts") else ""
+    vs = ""
+    if s.get("counted_cost") is not None:
+        d = s["counted_cost"] - s["cost"]
+        vs = (f" vs {s['counted_cost']} for the counted round trip" + (f" (saves {d})" if d > 0 else ""))
+    return f"linlayout plan: {s['path']}, cost {s['cost']}{vs} ({ins}{wf})"
+
+
 def render_lint(report: LintReport) -> str:
     """The text form of a lint report (``linlayout lint`` without ``--json``)."""
     lines = [f"num_warps {report.num_warps}"]
@@ -584,12 +677,16 @@ def render_lint(report: LintReport) -> str:
                             if e['loops'] else ""))
             if e.get("plan"):
                 lines.append(f"    plan: {e['plan']}")
+            if e.get("linlayout_plan"):
+                lines.append(f"    {_suggestion_text(e['linlayout_plan'])}")
             if e["layout"]:
                 lines.append(f"    layout {e['layout']}")
             if e["memory"]:
                 lines.append(f"    memory {e['memory']}")
         else:
             lines.append(f"{head}\n    not counted: {e['reason']}")
+            if e.get("linlayout_plan"):
+                lines.append(f"    {_suggestion_text(e['linlayout_plan'])}")
     for b in report.buffers:
         lines.append(f"buffer {b['name']} ({b['allocated_at']}): current {b['current']['encoding']} "
                      f"write {b['current']['write_wavefronts_per_warp']} + read {b['current']['read_wavefronts_per_warp']}"
