@@ -25,7 +25,8 @@ from ..count.plan import AccessShape, access_shape, check_distributed_dims, plan
 from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 
-__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "pass_lanes"]
+__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "memory_inverse",
+           "pass_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -37,7 +38,7 @@ class Side:
     """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
     __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus",
-                 "distributed")
+                 "distributed", "unit_bits")
 
     def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
                  others: tuple[int, ...], broadcast: bool, distributed: bool = True) -> None:
@@ -53,6 +54,11 @@ class Side:
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
         self.lane_set = frozenset(x for x in lanes if x)
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
+        # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
+        # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
+        images = (regs, lanes, others)
+        self.unit_bits = (tuple(tuple(x.bit_length() - 1 for x in xs) for xs in images)
+                          if all(x & (x - 1) == 0 for xs in images for x in xs) else None)
 
 
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
@@ -123,15 +129,92 @@ def side_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
         return None
 
 
+def memory_inverse(cols: Sequence[int]) -> list[int] | None:
+    """The element offset of every unit tensor direction on the memory whose offset bit ``p`` holds ``cols[p]``.
+
+    Entry ``i`` is ``M⁻¹(e_i)``; one more entry, ``0``, sits at the end so that
+    index ``-1`` (a zero basis) reads offset 0.  None when the columns are not
+    a basis of the tensor (``M`` not invertible).
+
+    >>> memory_inverse([0b01, 0b11])   # M e_0 = e_0, M e_1 = e_0 ^ e_1: M⁻¹ e_1 = e_0 ^ e_1
+    [1, 3, 0]
+    """
+    d = len(cols)
+    piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
+    for p, v in enumerate(cols):
+        t = 1 << p
+        while v:
+            h = v.bit_length() - 1
+            e = piv.get(h)
+            if e is None:
+                piv[h] = (v, t)
+                break
+            v ^= e[0]
+            t ^= e[1]
+        else:
+            return None
+    if len(piv) != d or (d and max(piv) != d - 1):
+        return None
+    inv = [0] * (d + 1)
+    for h in range(d):  # back substitution: every lower bit is already solved
+        v, t = piv[h]
+        v ^= 1 << h
+        while v:
+            b = v.bit_length() - 1
+            t ^= inv[b]
+            v ^= 1 << b
+        inv[h] = t
+    return inv
+
+
+def _offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
+    ub = side.unit_bits
+    if ub is not None:
+        g = inv.__getitem__
+        return {"register": tuple(map(g, ub[0])), "lane": tuple(map(g, ub[1])), "warp": tuple(map(g, ub[2]))}
+    out = {}
+    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
+        offs = []
+        for x in images:
+            o = 0
+            while x:
+                b = x.bit_length() - 1
+                o ^= inv[b]
+                x ^= 1 << b
+            offs.append(o)
+        out[dim] = tuple(offs)
+    return out
+
+
 def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory,
-           fixed_vector: int | None) -> Cost | None:
+               fixed_vector: int | None, inverse: list[int] | None = None) -> Cost | None:
     """Exact cost of one side on the memory whose offset bit ``p`` holds tensor direction ``cols[p]``.
 
     The side's bases are mapped to element offsets through the inverse of
     the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
     closed form's conflict rule: the same computation as
     :func:`linlayout.count.closed_form.wavefronts` on the built layout.
+    ``inverse`` is :func:`memory_inverse` of ``cols`` when the caller has it
+    (both sides of one memory share it).
     """
+    inv = memory_inverse(cols) if inverse is None else inverse
+    if inv is not None:
+        offsets = _offsets_from_inverse(side, inv)
+    else:
+        offsets = _offsets_by_elimination(cols, side)
+    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
+    try:
+        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
+    except LoweringError:
+        return None
+    shape = plan.shape
+    c = len(collisions(plan.generator_bytes(), hw))
+    per = shape.passes << c
+    return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
+
+
+def _offsets_by_elimination(cols: Sequence[int], side: Side) -> dict[str, tuple[int, ...]]:
+    """Offsets of the side's bases for columns that are not a basis (each solved by elimination)."""
     offsets = {"register": (), "lane": (), "warp": ()}
     known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p
     known[0] = 0
@@ -146,15 +229,7 @@ def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry,
                 o = known[x] = echelon.reduce(x)[1]
             out.append(o)
         offsets[dim] = tuple(out)
-    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
-    try:
-        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
-    except LoweringError:
-        return None
-    shape = plan.shape
-    c = len(collisions(plan.generator_bytes(), hw))
-    per = shape.passes << c
-    return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
+    return offsets
 
 
 def pass_lanes(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:

@@ -71,7 +71,7 @@ from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
 from .explain import explain as _explain, unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
-from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
+from .sides import Cost, Geometry, Side, exact_cost, geometry, memory_inverse, pass_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
@@ -576,9 +576,9 @@ def optimal_swizzle(
         _, plan, wi, ri, _, _, V, ext = entry
         B, S = _complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
-        vec_arg = fixed
-        ew = exact_cost(cols, sw, wi, geo, hw, vec_arg)
-        er = exact_cost(cols, sr, ri, geo, hw, vec_arg)
+        inv = memory_inverse(cols)  # shared by both sides
+        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
         return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
 
