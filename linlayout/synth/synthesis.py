@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import f2
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
@@ -108,8 +108,7 @@ def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
     return k
 
 
-@dataclass(frozen=True)
-class _Plan:
+class _Plan(NamedTuple):
     """A candidate before its bank and segment columns are built (cheap to score)."""
 
     D: tuple[int, ...]
@@ -121,65 +120,79 @@ class _Plan:
     s: int
 
 
-def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
-          hw: SharedMemory, fill_split: int | None, fixed_vector: int | None) -> _Plan:
-    """Vector widths, the lanes of one pass per side, and the word fill for a fixed low block D."""
+def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory,
+           fixed_vector: int | None):
+    """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
+
+    Per side, the vector width, the lanes of one pass and the plan's shape
+    depend on D only; the word fill takes lanes of both sides first, then
+    (for each split) write-only / read-only lanes, then anything.  A side's
+    cost is its Grassmann bound once :func:`_complete` builds the bank and
+    segment columns: ``max(0, lanes left after the fill - bank positions)``
+    conflict bits per pass.
+    """
     d = geo.d
     inD = set(D)
-    Q = [1 << i for i in range(d) if (1 << i) not in inD]
+    Q = tuple(1 << i for i in range(d) if (1 << i) not in inD)
     n_d = len(D)
     u = max(0, geo.word_end - n_d)
     b = max(0, geo.bank_end - max(n_d, geo.word_end))
     s = max(0, d - max(n_d, geo.bank_end))
     taus: dict[str, frozenset[int]] = {}
     ks: dict[str, int] = {}
+    shapes = []
     for nm, sd in sides.items():
-        if ins[nm].is_matrix:
-            k = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
+        i = ins[nm]
+        if i.is_matrix:
+            k = len(matrix_tile(i, geo.eb, hw).vector_registers)
         elif fixed_vector is not None:
             k = fixed_vector
             if _prefix_len(D, sd.reg_set, geo.cap) < k:
                 ks[nm] = -1  # this low block cannot give the side the requested vector
                 taus[nm] = frozenset()
+                shapes.append(None)
                 continue
         else:
             k = _prefix_len(D, sd.reg_set, geo.cap)
         ks[nm] = k
-        taus[nm] = frozenset(x for x in pass_lanes(sd, ins[nm], k, geo, hw) if x not in inD)
+        taus[nm] = frozenset(x for x in pass_lanes(sd, i, k, geo, hw) if x not in inD)
+        shape = side_shape(sd, i, k, geo, hw)
+        shapes.append(None if shape is None else (shape.instructions, shape.passes, k, taus[nm]))
     tw, tr = taus["write"], taus["read"]
-    # Word fill: lanes of both sides first, then (split) write-only / read-only lanes, then anything.
-    F: list[int] = []
+    D = tuple(D)
     if u:
         both = sorted(tw & tr)
         wo = sorted(tw - tr)
         ro = sorted(tr - tw)
-        F = both[:u]
-        left = u - len(F)
-        if left:
-            jw = min(left, len(wo)) if fill_split is None else max(0, min(fill_split, left, len(wo)))
-            F += wo[:jw]
-            F += ro[: left - jw]
+    seen = set()
+    for split in range(u + 1) if u else (None,):
+        F: list[int] = []
+        if u:
+            F = both[:u]
             left = u - len(F)
-        if left:
-            F += [q for q in Q if q not in F and q not in tw and q not in tr][:left]
-        if len(F) < u:
-            F += [q for q in Q if q not in F][: u - len(F)]
-    return _Plan(tuple(D), tuple(F), tuple(Q), taus, ks, b, s)
-
-
-def _analytic(plan: _Plan, side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> Cost | None:
-    """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
-    k = plan.ks[side.name]
-    if k < 0:
-        return None
-    shape = side_shape(side, ins, k, geo, hw)
-    if shape is None:
-        return None
-    instr, passes = shape.instructions, shape.passes
-    t = len(plan.taus[side.name] - set(plan.F))
-    c = max(0, t - plan.b)
-    per = passes << c
-    return Cost(instr * per, instr, per, passes, c, k)
+            if left:
+                jw = min(left, len(wo)) if split is None else max(0, min(split, left, len(wo)))
+                F += wo[:jw]
+                F += ro[: left - jw]
+                left = u - len(F)
+            if left:
+                F += [q for q in Q if q not in F and q not in tw and q not in tr][:left]
+            if len(F) < u:
+                F += [q for q in Q if q not in F][: u - len(F)]
+        F = tuple(F)
+        if F in seen:
+            continue
+        seen.add(F)
+        costs = []
+        for sh in shapes:
+            if sh is None:
+                costs.append(None)
+                continue
+            instr, passes, k, tau = sh
+            c = max(0, len(tau) - sum(1 for f in F if f in tau) - b)
+            per = passes << c
+            costs.append(Cost(instr * per, instr, per, passes, c, k))
+        yield _Plan(D, F, Q, taus, ks, b, s), costs[0], costs[1]
 
 
 def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
@@ -542,21 +555,14 @@ def optimal_swizzle(
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
-                vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
+                nmat = int(wi.is_matrix) + int(ri.is_matrix)
+                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
                 for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
-                    u = max(0, geo.word_end - len(D))
-                    seen = set()
-                    for split in (range(u + 1) if u else (None,)):
-                        plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
-                        if plan.F in seen:
-                            continue
-                        seen.add(plan.F)
-                        cw = _analytic(plan, sw, wi, geo, hw)
-                        cr = _analytic(plan, sr, ri, geo, hw)
+                    for plan, cw, cr in _plans(D, sides, ins, geo, hw, fixed):
                         if cw is None or cr is None:
                             continue
                         k = objective_key(objective, cw.total, cr.total) + (
-                            cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
+                            cw.instructions + cr.instructions, nmat, len(scored))
                         scored.append((k, plan, wi, ri, cw, cr, V, ext))
 
     score_blocks(False)
