@@ -57,8 +57,8 @@ class Side:
         # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
         # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
         images = (regs, lanes, others)
-        self.unit_bits = (tuple(tuple(x.bit_length() - 1 for x in xs) for xs in images)
-                          if all(x & (x - 1) == 0 for xs in images for x in xs) else None)
+        self.unit_bits = (tuple([tuple([x.bit_length() - 1 for x in xs]) for xs in images])
+                          if distributed or all(x & (x - 1) == 0 for xs in images for x in xs) else None)
 
 
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:

@@ -120,8 +120,18 @@ class _Plan(NamedTuple):
     s: int
 
 
+def _side_info(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory, memo: dict):
+    """(lanes of one pass, (instructions, passes) or None) of a side at vector width k, memoised per synthesis."""
+    key = (sd.name, k)
+    hit = memo.get(key)
+    if hit is None:
+        shape = side_shape(sd, i, k, geo, hw)
+        hit = memo[key] = (pass_lanes(sd, i, k, geo, hw), None if shape is None else (shape.instructions, shape.passes))
+    return hit
+
+
 def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory,
-           fixed_vector: int | None):
+           fixed_vector: int | None, memo: dict):
     """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
 
     Per side, the vector width, the lanes of one pass and the plan's shape
@@ -129,11 +139,12 @@ def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], ge
     (for each split) write-only / read-only lanes, then anything.  A side's
     cost is its Grassmann bound once :func:`_complete` builds the bank and
     segment columns: ``max(0, lanes left after the fill - bank positions)``
-    conflict bits per pass.
+    conflict bits per pass.  ``memo`` holds what depends on the instruction
+    pair and the vector width only (one dict per instruction pair).
     """
     d = geo.d
     inD = set(D)
-    Q = tuple(1 << i for i in range(d) if (1 << i) not in inD)
+    Q = tuple([1 << i for i in range(d) if (1 << i) not in inD])
     n_d = len(D)
     u = max(0, geo.word_end - n_d)
     b = max(0, geo.bank_end - max(n_d, geo.word_end))
@@ -143,8 +154,11 @@ def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], ge
     shapes = []
     for nm, sd in sides.items():
         i = ins[nm]
-        if i.is_matrix:
-            k = len(matrix_tile(i, geo.eb, hw).vector_registers)
+        k = memo.get((nm, "matrix"))
+        if k is None:
+            k = memo[(nm, "matrix")] = len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1
+        if k >= 0:
+            pass
         elif fixed_vector is not None:
             k = fixed_vector
             if _prefix_len(D, sd.reg_set, geo.cap) < k:
@@ -155,9 +169,9 @@ def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], ge
         else:
             k = _prefix_len(D, sd.reg_set, geo.cap)
         ks[nm] = k
-        taus[nm] = frozenset(x for x in pass_lanes(sd, i, k, geo, hw) if x not in inD)
-        shape = side_shape(sd, i, k, geo, hw)
-        shapes.append(None if shape is None else (shape.instructions, shape.passes, k, taus[nm]))
+        lanes, shape = _side_info(sd, i, k, geo, hw, memo)
+        tau = taus[nm] = frozenset([x for x in lanes if x not in inD])
+        shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
     tw, tr = taus["write"], taus["read"]
     D = tuple(D)
     if u:
@@ -556,9 +570,10 @@ def optimal_swizzle(
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
+                memo: dict = {}
                 # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
                 for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
-                    for plan, cw, cr in _plans(D, sides, ins, geo, hw, fixed):
+                    for plan, cw, cr in _plans(D, sides, ins, geo, hw, fixed, memo):
                         if cw is None or cr is None:
                             continue
                         k = objective_key(objective, cw.total, cr.total) + (
