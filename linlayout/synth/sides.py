@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -111,8 +112,9 @@ def geometry(d: int, eb: int, hw: SharedMemory) -> Geometry:
     return Geometry(d, word_end, bank_end, eb, vector_cap(eb, hw))
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(NamedTuple):
+    """One side's exact cost: wavefronts in all, per instruction, and how they arise (an immutable record)."""
+
     total: int
     instructions: int
     per_instruction: int

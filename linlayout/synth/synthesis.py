@@ -59,9 +59,10 @@ the result meets the relaxation's optimum, no memory layout can beat it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..core import f2
@@ -83,8 +84,7 @@ __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "ob
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     cols: tuple[int, ...]
     vector: tuple[int, ...]
     extension: tuple[int, ...]
@@ -96,7 +96,7 @@ class _Candidate:
     read_ins: Instruction
     write_cost: Cost
     read_cost: Cost
-    taus: dict[str, frozenset[int]] = field(default_factory=dict)
+    taus: Mapping[str, frozenset[int]] = MappingProxyType({})
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
     general: bool = False  # built by the mixed-basis construction (synth/general.py)
 
@@ -113,25 +113,19 @@ class _Plan(NamedTuple):
 
     D: tuple[int, ...]
     F: tuple[int, ...]
-    Q: tuple[int, ...]
     taus: dict[str, frozenset[int]]
-    ks: dict[str, int]
     b: int
     s: int
+    d: int
 
 
-def _side_info(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory, memo: dict):
-    """(lanes of one pass, (instructions, passes) or None) of a side at vector width k, memoised per synthesis."""
-    key = (sd.name, k)
-    hit = memo.get(key)
-    if hit is None:
-        shape = side_shape(sd, i, k, geo, hw)
-        hit = memo[key] = (pass_lanes(sd, i, k, geo, hw), None if shape is None else (shape.instructions, shape.passes))
-    return hit
+def _pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
+    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo)."""
+    return [(nm, sd, ins[nm], len(matrix_tile(ins[nm], geo.eb, hw).vector_registers) if ins[nm].is_matrix else -1, {})
+            for nm, sd in sides.items()]
 
 
-def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory,
-           fixed_vector: int | None, memo: dict):
+def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None):
     """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
 
     Per side, the vector width, the lanes of one pass and the plan's shape
@@ -139,74 +133,81 @@ def _plans(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], ge
     (for each split) write-only / read-only lanes, then anything.  A side's
     cost is its Grassmann bound once :func:`_complete` builds the bank and
     segment columns: ``max(0, lanes left after the fill - bank positions)``
-    conflict bits per pass.  ``memo`` holds what depends on the instruction
-    pair and the vector width only (one dict per instruction pair).
+    conflict bits per pass.  ``per_side`` is :func:`_pair_sides` (its memo
+    holds what depends on the vector width only).
     """
     d = geo.d
     inD = set(D)
-    Q = tuple([1 << i for i in range(d) if (1 << i) not in inD])
     n_d = len(D)
     u = max(0, geo.word_end - n_d)
     b = max(0, geo.bank_end - max(n_d, geo.word_end))
     s = max(0, d - max(n_d, geo.bank_end))
     taus: dict[str, frozenset[int]] = {}
-    ks: dict[str, int] = {}
     shapes = []
-    for nm, sd in sides.items():
-        i = ins[nm]
-        k = memo.get((nm, "matrix"))
-        if k is None:
-            k = memo[(nm, "matrix")] = len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1
-        if k >= 0:
-            pass
-        elif fixed_vector is not None:
-            k = fixed_vector
-            if _prefix_len(D, sd.reg_set, geo.cap) < k:
-                ks[nm] = -1  # this low block cannot give the side the requested vector
-                taus[nm] = frozenset()
+    cap = geo.cap
+    for nm, sd, i, k, memo in per_side:
+        if k < 0:  # ld/st: the vector is the prefix of D that holds the side's registers
+            regs = sd.reg_set
+            p = 0
+            while p < n_d and p < cap and D[p] in regs:
+                p += 1
+            if fixed_vector is None:
+                k = p
+            elif p < fixed_vector:
+                taus[nm] = frozenset()  # this low block cannot give the side the requested vector
                 shapes.append(None)
                 continue
-        else:
-            k = _prefix_len(D, sd.reg_set, geo.cap)
-        ks[nm] = k
-        lanes, shape = _side_info(sd, i, k, geo, hw, memo)
+            else:
+                k = fixed_vector
+        hit = memo.get(k)
+        if hit is None:
+            shape = side_shape(sd, i, k, geo, hw)
+            hit = memo[k] = (pass_lanes(sd, i, k, geo, hw), None if shape is None else (shape.instructions, shape.passes))
+        lanes, shape = hit
         tau = taus[nm] = frozenset([x for x in lanes if x not in inD])
         shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
-    tw, tr = taus["write"], taus["read"]
     D = tuple(D)
-    if u:
-        both = sorted(tw & tr)
-        wo = sorted(tw - tr)
-        ro = sorted(tr - tw)
+    if not u:
+        F: tuple[int, ...] = ()
+        yield _Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)
+        return
+    tw, tr = taus["write"], taus["read"]
+    both = sorted(tw & tr)
+    wo = sorted(tw - tr)
+    ro = sorted(tr - tw)
+    Q = [1 << i for i in range(d) if (1 << i) not in inD]
     seen = set()
-    for split in range(u + 1) if u else (None,):
-        F: list[int] = []
-        if u:
-            F = both[:u]
-            left = u - len(F)
-            if left:
-                jw = min(left, len(wo)) if split is None else max(0, min(split, left, len(wo)))
-                F += wo[:jw]
-                F += ro[: left - jw]
-                left = u - len(F)
-            if left:
-                F += [q for q in Q if q not in F and q not in tw and q not in tr][:left]
-            if len(F) < u:
-                F += [q for q in Q if q not in F][: u - len(F)]
-        F = tuple(F)
+    for split in range(u + 1):
+        Fl = both[:u]
+        left = u - len(Fl)
+        if left:
+            jw = max(0, min(split, left, len(wo)))
+            Fl += wo[:jw]
+            Fl += ro[: left - jw]
+            left = u - len(Fl)
+        if left:
+            Fl += [q for q in Q if q not in Fl and q not in tw and q not in tr][:left]
+        if len(Fl) < u:
+            Fl += [q for q in Q if q not in Fl][: u - len(Fl)]
+        F = tuple(Fl)
         if F in seen:
             continue
         seen.add(F)
-        costs = []
-        for sh in shapes:
-            if sh is None:
-                costs.append(None)
-                continue
-            instr, passes, k, tau = sh
-            c = max(0, len(tau) - sum(1 for f in F if f in tau) - b)
-            per = passes << c
-            costs.append(Cost(instr * per, instr, per, passes, c, k))
-        yield _Plan(D, F, Q, taus, ks, b, s), costs[0], costs[1]
+        yield _Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)
+
+
+def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
+    """A side's cost on the completed plan: its pass lanes left after the word fill, beyond the bank positions."""
+    if shape is None:
+        return None
+    instr, passes, k, tau = shape
+    t = len(tau)
+    for f in F:
+        if f in tau:
+            t -= 1
+    c = t - b if t > b else 0
+    per = passes << c
+    return Cost(instr * per, instr, per, passes, c, k)
 
 
 def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
@@ -214,7 +215,8 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
     fset = set(plan.F)
     U = plan.taus["write"] - fset
     W = plan.taus["read"] - fset
-    P = [q for q in plan.Q if q not in fset]
+    inD = set(plan.D)
+    P = [q for q in (1 << i for i in range(plan.d)) if q not in inD and q not in fset]
     I = sorted(U & W)
     E = sorted(U - W)
     Fr = sorted(W - U)
@@ -570,10 +572,12 @@ def optimal_swizzle(
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
-                memo: dict = {}
+                per_side = None
                 # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
                 for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
-                    for plan, cw, cr in _plans(D, sides, ins, geo, hw, fixed, memo):
+                    if per_side is None:
+                        per_side = _pair_sides(sides, ins, geo, hw)
+                    for plan, cw, cr in _plans(D, per_side, geo, hw, fixed):
                         if cw is None or cr is None:
                             continue
                         k = objective_key(objective, cw.total, cr.total) + (
