@@ -27,7 +27,7 @@ from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 
 __all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "memory_inverse",
-           "pass_lanes"]
+           "pass_lanes", "shape_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -244,7 +244,11 @@ def pass_lanes(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
 
 
 def _pass_lanes_uncached(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:
-    shape = side_shape(side, ins, k, geo, hw)
+    return shape_lanes(side, side_shape(side, ins, k, geo, hw))
+
+
+def shape_lanes(side: Side, shape: AccessShape | None) -> list[int]:
+    """:func:`pass_lanes` of a shape already at hand (``side_shape``'s result; None: no lanes)."""
     if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
         return []
     images = {"register": side.regs, "lane": side.lanes}

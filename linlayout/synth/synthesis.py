@@ -65,14 +65,13 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..core import f2
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
 from .explain import explain as _explain, unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
-from .sides import Cost, Geometry, Side, exact_cost, geometry, memory_inverse, pass_lanes, side_of, side_shape
+from .sides import Cost, Geometry, Side, exact_cost, geometry, memory_inverse, shape_lanes, side_of, side_shape
 from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
@@ -162,7 +161,7 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
         hit = memo.get(k)
         if hit is None:
             shape = side_shape(sd, i, k, geo, hw)
-            hit = memo[k] = (pass_lanes(sd, i, k, geo, hw), None if shape is None else (shape.instructions, shape.passes))
+            hit = memo[k] = (shape_lanes(sd, shape), None if shape is None else (shape.instructions, shape.passes))
         lanes, shape = hit
         tau = taus[nm] = frozenset([x for x in lanes if x not in inD])
         shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
@@ -227,9 +226,21 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
     # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
     order = C + pairs + leftover + E[:npair] + I
     S = order[: plan.s]
-    # Bank columns: complete F + S to the free coordinates, lanes first.
-    span = f2.Span(plan.F + tuple(S))
-    B = [q for q in I + E + Fr + C if span.add(q)]
+    # Bank columns: complete F + S to the free coordinates, lanes first (elimination inline: unit vectors
+    # and pairs, a dozen at most).
+    lead: dict[int, int] = {}
+    B = []
+    for j, v in enumerate(plan.F + tuple(S) + tuple(I + E + Fr + C)):
+        q = v
+        while v:
+            h = v.bit_length() - 1
+            w = lead.get(h)
+            if w is None:
+                lead[h] = v
+                break
+            v ^= w
+        if v and j >= len(plan.F) + len(S):
+            B.append(q)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
@@ -784,7 +795,7 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
             me, you = sides[nm], sides[other]
             avail = [r for r in me.regs if r and r not in V]
             # Prefer directions that are lanes of the other side (they land in its word or bank bits).
-            avail.sort(key=lambda x: (0 if x in you.lane_set else 1))
+            avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
             for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
                 E = avail[:j]
                 out.append((list(V) + E, list(V), E, nm))
