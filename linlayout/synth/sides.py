@@ -50,10 +50,13 @@ class Side:
         self.lanes = lanes  # flat tensor image per lane bit
         self.others = others  # warps and blocks
         self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        self.reg_set = frozenset(r for r in regs if r)
-        self.nregs = sum(1 for r in regs if r)  # non-broadcast registers (repeated images count: each is an access)
+        nonzero = [r for r in regs if r]
+        self.reg_set = frozenset(nonzero)
+        self.nregs = len(nonzero)  # non-broadcast registers (repeated images count: each is an access)
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
-        self.lane_set = frozenset(x for x in lanes if x)
+        self.lane_set = frozenset(lanes)
+        if 0 in self.lane_set:
+            self.lane_set = self.lane_set - {0}
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
         # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
         # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.

@@ -120,8 +120,11 @@ class _Plan(NamedTuple):
 
 def _pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
     """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo)."""
-    return [(nm, sd, ins[nm], len(matrix_tile(ins[nm], geo.eb, hw).vector_registers) if ins[nm].is_matrix else -1, {})
-            for nm, sd in sides.items()]
+    out = []
+    for nm, sd in sides.items():
+        i = ins[nm]
+        out.append((nm, sd, i, len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1, {}))
+    return out
 
 
 def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None):
@@ -647,6 +650,7 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     widths = [hw.register_bytes * 8 if c_ins.is_matrix else element_bits << c.vector
               for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
+    cw, cr = best.write_cost, best.read_cost
     return SwizzleResult(
         memory=mem,
         element_bits=element_bits,
@@ -655,10 +659,10 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
         common_vector_bits=min(widths),
         write_instruction=best.write_ins.name,
         read_instruction=best.read_ins.name,
-        write_wavefronts=best.write_cost.total,
-        read_wavefronts=best.read_cost.total,
-        write_instructions=best.write_cost.instructions,
-        read_instructions=best.read_cost.instructions,
+        write_wavefronts=cw.total,
+        read_wavefronts=cr.total,
+        write_instructions=cw.instructions,
+        read_instructions=cr.instructions,
         objective=objective,
         hardware=hw.name,
         _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
@@ -756,11 +760,12 @@ def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
     """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
     sw, sr = sides["write"], sides["read"]
     wi, ri = ins["write"], ins["read"]
+    wm, rm = wi.is_matrix, ri.is_matrix
     out = []
-    if wi.is_matrix or ri.is_matrix:
+    if wm or rm:
         tiles = {}
-        for nm, i in (("write", wi), ("read", ri)):
-            if i.is_matrix:
+        for nm, i, im in (("write", wi, wm), ("read", ri, rm)):
+            if im:
                 t = _tile(sides[nm], i, geo.eb, hw)
                 if t is None:
                     problems.append(f"{i.name} cannot access the {nm} layout ({geo.eb}-bit elements)")
