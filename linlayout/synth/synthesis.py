@@ -217,8 +217,8 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
     fset = set(plan.F)
     U = plan.taus["write"] - fset
     W = plan.taus["read"] - fset
-    inD = set(plan.D)
-    P = [q for q in (1 << i for i in range(plan.d)) if q not in inD and q not in fset]
+    out = set(plan.D) | fset
+    P = [1 << i for i in range(plan.d) if (1 << i) not in out]
     I = sorted(U & W)
     E = sorted(U - W)
     Fr = sorted(W - U)
@@ -229,21 +229,24 @@ def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
     # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
     order = C + pairs + leftover + E[:npair] + I
     S = order[: plan.s]
-    # Bank columns: complete F + S to the free coordinates, lanes first (elimination inline: unit vectors
-    # and pairs, a dozen at most).
-    lead: dict[int, int] = {}
+    # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
+    # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
+    # when q is one of its units or q's pair partner is.
+    units = set(plan.F)
+    partner: dict[int, int] = {}
+    for v in S:
+        if v & (v - 1):
+            lo = v & -v
+            partner[lo] = v ^ lo
+            partner[v ^ lo] = lo
+        else:
+            units.add(v)
     B = []
-    for j, v in enumerate(plan.F + tuple(S) + tuple(I + E + Fr + C)):
-        q = v
-        while v:
-            h = v.bit_length() - 1
-            w = lead.get(h)
-            if w is None:
-                lead[h] = v
-                break
-            v ^= w
-        if v and j >= len(plan.F) + len(S):
-            B.append(q)
+    for q in I + E + Fr + C:
+        if q in units or partner.get(q) in units:
+            continue
+        units.add(q)
+        B.append(q)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
