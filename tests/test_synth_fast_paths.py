@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
 from linlayout.synth import synthesis
-from linlayout.synth.sides import _offsets_by_elimination, _offsets_from_inverse, exact_cost, geometry, memory_inverse, side_of
+from linlayout.synth.sides import (
+    _offsets_by_elimination,
+    _offsets_from_inverse,
+    exact_cost,
+    geometry,
+    memory_inverse,
+    side_of,
+)
 
 from .strategies import invertible_matrices
 
@@ -45,8 +52,8 @@ def test_memory_inverse_refuses_columns_that_are_no_basis(cols, data):
     assert memory_inverse([1 << len(cols)] + list(cols[1:])) is None  # a direction beyond the offset bits
 
 
-def _distributed(rng: random.Random, d: int) -> LinearLayout:
-    slots = [("register", i) for i in range(d - 3)] + [("lane", i) for i in range(5)] + [("warp", 0)]
+def _distributed(rng: random.Random, d: int, lane_bits: int = 5) -> LinearLayout:
+    slots = [("register", i) for i in range(d - 3)] + [("lane", i) for i in range(lane_bits)] + [("warp", 0)]
     rng.shuffle(slots)
     flat = dict.fromkeys(slots, 0)
     for s, b in zip(slots, range(d)):
@@ -104,3 +111,39 @@ def test_bank_completion_matches_greedy_elimination(seed):
     expect = _greedy_bank(plan, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
     assert B == expect
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
+
+
+def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
+    """Each side keeps memory-independent data per (instruction, element width, hardware) on its layout:
+    one layout pair asked under many settings in turn answers exactly as fresh copies do."""
+    from linlayout import optimal_swizzle
+    from linlayout.hardware import SharedMemory
+
+    toy = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=8, merge_broadcast_loads=True, matrix_rows=0)
+    toy2 = SharedMemory(name="toy", banks=8, bank_bytes=4, lanes=8, merge_broadcast_loads=False, matrix_rows=0)
+    rng = random.Random(7)
+    settings_list = [dict(element_bits=eb, vector_bits=vb, instructions=ins)
+                     for eb in (8, 16, 32) for vb in (None, 32)
+                     for ins in (None, ["st.shared", "ld.shared", "ldmatrix.x4"], ["st.shared", "stmatrix.x2", "ld.shared"])]
+    checked = 0
+    for _ in range(3):
+        d = rng.randint(8, 11)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+
+        def ask(W, R, **kw):
+            try:
+                res = optimal_swizzle(W, R, **kw)
+            except ValueError as e:
+                return str(e)
+            return (res.memory.flat_bases("offset"), res.write_wavefronts, res.read_wavefronts,
+                    res.write_instruction, res.read_instruction, res.optimal)
+
+        W8, R8 = _distributed(rng, d, 3), _distributed(rng, d, 3)  # 8 lanes
+        cases = [((W, R), kw) for kw in settings_list] + [((W8, R8), dict(element_bits=eb, hardware=hw))
+                                                          for hw in (toy, toy2, toy) for eb in (32, 64)]
+        for pair, kw in cases:
+            reused = ask(*pair, **kw)
+            fresh = ask(*(LinearLayout.from_json(L.to_json()) for L in pair), **kw)
+            assert reused == fresh, kw
+            checked += not isinstance(reused, str)
+    assert checked >= 20

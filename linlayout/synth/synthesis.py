@@ -119,11 +119,19 @@ class _Plan(NamedTuple):
 
 
 def _pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
-    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo)."""
+    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo).
+
+    The memo (kept on the side, which is cached on its layout) maps a vector
+    width to the side's pass lanes and plan shape with this instruction, element
+    width and hardware: nothing there depends on the memory layout.
+    """
     out = []
     for nm, sd in sides.items():
         i = ins[nm]
-        out.append((nm, sd, i, len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1, {}))
+        memo = sd.taus.get(("plans", i, geo.eb, hw))
+        if memo is None:
+            memo = sd.taus[("plans", i, geo.eb, hw)] = {}
+        out.append((nm, sd, i, len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1, memo))
     return out
 
 
