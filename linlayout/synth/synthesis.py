@@ -135,7 +135,7 @@ def _pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geomet
     return out
 
 
-def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None):
+def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None) -> list:
     """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
 
     Per side, the vector width, the lanes of one pass and the plan's shape
@@ -149,9 +149,12 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
     d = geo.d
     inD = set(D)
     n_d = len(D)
-    u = max(0, geo.word_end - n_d)
-    b = max(0, geo.bank_end - max(n_d, geo.word_end))
-    s = max(0, d - max(n_d, geo.bank_end))
+    we, be = geo.word_end, geo.bank_end
+    u = we - n_d if we > n_d else 0
+    low = n_d if n_d > we else we
+    b = be - low if be > low else 0
+    top = n_d if n_d > be else be
+    s = d - top if d > top else 0
     taus: dict[str, frozenset[int]] = {}
     shapes = []
     cap = geo.cap
@@ -175,18 +178,26 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
             hit = memo[k] = (shape_lanes(sd, shape), None if shape is None else (shape.instructions, shape.passes))
         lanes, shape = hit
         tau = taus[nm] = frozenset([x for x in lanes if x not in inD])
-        shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
+        if shape is None:
+            shapes.append(None)
+        elif u:
+            shapes.append((shape[0], shape[1], k, tau))
+        else:  # no word fill: the cost is final
+            instr, passes = shape
+            t = len(tau)
+            c = t - b if t > b else 0
+            per = passes << c
+            shapes.append(Cost(instr * per, instr, per, passes, c, k))
     D = tuple(D)
     if not u:
-        F: tuple[int, ...] = ()
-        yield _Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)
-        return
+        return [(_Plan(D, (), taus, b, s, d), shapes[0], shapes[1])]
     tw, tr = taus["write"], taus["read"]
     both = sorted(tw & tr)
     wo = sorted(tw - tr)
     ro = sorted(tr - tw)
     Q = [1 << i for i in range(d) if (1 << i) not in inD]
     seen = set()
+    out = []
     for split in range(u + 1):
         Fl = both[:u]
         left = u - len(Fl)
@@ -203,7 +214,8 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
         if F in seen:
             continue
         seen.add(F)
-        yield _Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)
+        out.append((_Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)))
+    return out
 
 
 def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
