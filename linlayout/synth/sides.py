@@ -139,15 +139,36 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
 
     Entry ``i`` is ``M⁻¹(e_i)``; one more entry, ``0``, sits at the end so that
     index ``-1`` (a zero basis) reads offset 0.  None when the columns are not
-    a basis of the tensor (``M`` not invertible).
+    a basis of the tensor (``M`` not invertible).  Unit columns are read off
+    directly; the others (a swizzle's XOR columns) are reduced by them and
+    solved by Gauss-Jordan elimination.
 
     >>> memory_inverse([0b01, 0b11])   # M e_0 = e_0, M e_1 = e_0 ^ e_1: M⁻¹ e_1 = e_0 ^ e_1
     [1, 3, 0]
     """
     d = len(cols)
-    piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
+    full = (1 << d) - 1
+    inv = [0] * (d + 1)
+    known = 0  # tensor bits whose unit direction is a column
+    rest = []
     for p, v in enumerate(cols):
+        if v and not v & (v - 1) and not v & known and v <= full:
+            inv[v.bit_length() - 1] = 1 << p
+            known |= v
+        else:
+            rest.append(p)
+    if not rest:
+        return inv if known == full else None
+    piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
+    for p in rest:
+        v = cols[p]
         t = 1 << p
+        k = v & known  # remove the unit columns' directions: M((1 << p) ^ inv[b]...) = the rest of v
+        v ^= k
+        while k:
+            b = k.bit_length() - 1
+            t ^= inv[b]
+            k ^= 1 << b
         while v:
             h = v.bit_length() - 1
             e = piv.get(h)
@@ -158,10 +179,10 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
             t ^= e[1]
         else:
             return None
-    if len(piv) != d or (d and max(piv) != d - 1):
+    unknown = full ^ known
+    if len(piv) != unknown.bit_count() or any(not unknown >> h & 1 for h in piv):
         return None
-    inv = [0] * (d + 1)
-    for h in range(d):  # back substitution: every lower bit is already solved
+    for h in sorted(piv):  # back substitution: every lower unknown bit is already solved
         v, t = piv[h]
         v ^= 1 << h
         while v:
