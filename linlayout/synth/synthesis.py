@@ -147,7 +147,6 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
     holds what depends on the vector width only).
     """
     d = geo.d
-    inD = set(D)
     n_d = len(D)
     we, be = geo.word_end, geo.bank_end
     u = we - n_d if we > n_d else 0
@@ -175,9 +174,9 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
         hit = memo.get(k)
         if hit is None:
             shape = side_shape(sd, i, k, geo, hw)
-            hit = memo[k] = (shape_lanes(sd, shape), None if shape is None else (shape.instructions, shape.passes))
+            hit = memo[k] = (frozenset(shape_lanes(sd, shape)), None if shape is None else (shape.instructions, shape.passes))
         lanes, shape = hit
-        tau = taus[nm] = frozenset([x for x in lanes if x not in inD])
+        tau = taus[nm] = lanes.difference(D)
         if shape is None:
             shapes.append(None)
         elif u:
@@ -195,6 +194,7 @@ def _plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector
     both = sorted(tw & tr)
     wo = sorted(tw - tr)
     ro = sorted(tr - tw)
+    inD = set(D)
     Q = [1 << i for i in range(d) if (1 << i) not in inD]
     seen = set()
     out = []
