@@ -68,7 +68,7 @@ class Side:
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
+    key = ("synthesis-side", name, hw.lanes, outs_order if type(outs_order) is tuple else tuple(outs_order))
     cache = L.memo()
     hit = cache.get(key)
     if hit is not None:

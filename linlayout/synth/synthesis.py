@@ -580,7 +580,7 @@ def optimal_swizzle(
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    outs_order = list(write.out_dims)
+    outs_order = write.out_dims
     sides = {
         "write": side_of("write", "store", write, hw, outs_order),
         "read": side_of("read", "load", read, hw, outs_order),
