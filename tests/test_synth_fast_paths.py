@@ -4,7 +4,7 @@
   shared by both sides) against F2 elimination per direction;
 * :func:`linlayout.synth.sides.exact_cost` with and without a shared inverse,
   and on columns that are no basis (the elimination fallback);
-* the bank completion of :func:`linlayout.synth.synthesis._complete` (unit /
+* the bank completion of :func:`linlayout.synth.construct.complete` (unit /
   pair membership) against greedy elimination with :class:`linlayout.f2.Span`.
 """
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
-from linlayout.synth import synthesis
+from linlayout.synth import construct
 from linlayout.synth.sides import (
     _offsets_by_elimination,
     _offsets_from_inverse,
@@ -103,8 +103,8 @@ def test_bank_completion_matches_greedy_elimination(seed):
     s = len(rest) - b
     tw = frozenset(x for x in rest if rng.random() < 0.5)
     tr = frozenset(x for x in rest if rng.random() < 0.5)
-    plan = synthesis._Plan(D, F, {"write": tw, "read": tr}, b, s, d)
-    B, S = synthesis._complete(plan)
+    plan = construct.Plan(D, F, {"write": tw, "read": tr}, b, s, d)
+    B, S = construct.complete(plan)
     fset = set(F)
     U, W = tw - fset, tr - fset
     C = [q for q in (1 << i for i in range(d)) if q not in set(D) | fset and q not in U and q not in W]
