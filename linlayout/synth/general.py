@@ -235,8 +235,7 @@ def improve(cols: tuple[int, ...], score: Callable[[tuple[int, ...]], tuple | No
 
 def exact_pair(cols: Sequence[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
                hw: SharedMemory, fixed: int | None) -> tuple[Cost, Cost] | None:
-    # Sides of unit bases share the memory's inverse; the others solve their images by elimination.
-    inv = memory_inverse(cols) if sides["write"].unit_bits is not None or sides["read"].unit_bits is not None else None
+    inv = memory_inverse(cols)  # shared by both sides
     cw = exact_cost(cols, sides["write"], ins["write"], geo, hw, fixed, inv)
     if cw is None:
         return None

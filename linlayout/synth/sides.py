@@ -194,10 +194,22 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
 
 
 def _offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
-    """Offsets of a side whose bases are unit vectors or zero (``side.unit_bits``), read off the inverse."""
     ub = side.unit_bits
-    g = inv.__getitem__
-    return {"register": tuple(map(g, ub[0])), "lane": tuple(map(g, ub[1])), "warp": tuple(map(g, ub[2]))}
+    if ub is not None:
+        g = inv.__getitem__
+        return {"register": tuple(map(g, ub[0])), "lane": tuple(map(g, ub[1])), "warp": tuple(map(g, ub[2]))}
+    out = {}
+    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
+        offs = []
+        for x in images:
+            o = 0
+            while x:
+                b = x.bit_length() - 1
+                o ^= inv[b]
+                x ^= 1 << b
+            offs.append(o)
+        out[dim] = tuple(offs)
+    return out
 
 
 def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory,
@@ -208,17 +220,13 @@ def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry,
     the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
     closed form's conflict rule: the same computation as
     :func:`linlayout.count.closed_form.wavefronts` on the built layout.
-    A side of unit (or zero) bases reads its offsets off the memory's inverse
-    (``inverse``: :func:`memory_inverse` of ``cols`` when the caller has it,
-    both sides of one memory share it); other sides look each image up among
-    the columns and solve the rest by elimination.
+    ``inverse`` is :func:`memory_inverse` of ``cols`` when the caller has it
+    (both sides of one memory share it).
     """
-    offsets = None
-    if side.unit_bits is not None:
-        inv = memory_inverse(cols) if inverse is None else inverse
-        if inv is not None:
-            offsets = _offsets_from_inverse(side, inv)
-    if offsets is None:
+    inv = memory_inverse(cols) if inverse is None else inverse
+    if inv is not None:
+        offsets = _offsets_from_inverse(side, inv)
+    else:
         offsets = _offsets_by_elimination(cols, side)
     vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
     try:
