@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 
 from ..core import f2
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side, exact_cost, pass_lanes
+from .sides import Cost, Geometry, Side, exact_cost, memory_inverse, pass_lanes
 
 __all__ = ["GeneralBlock", "general_blocks", "general_columns", "improve"]
 
@@ -235,8 +235,11 @@ def improve(cols: tuple[int, ...], score: Callable[[tuple[int, ...]], tuple | No
 
 def exact_pair(cols: Sequence[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
                hw: SharedMemory, fixed: int | None) -> tuple[Cost, Cost] | None:
-    cw = exact_cost(cols, sides["write"], ins["write"], geo, hw, fixed)
-    cr = exact_cost(cols, sides["read"], ins["read"], geo, hw, fixed)
-    if cw is None or cr is None:
+    inv = memory_inverse(cols)  # shared by both sides
+    cw = exact_cost(cols, sides["write"], ins["write"], geo, hw, fixed, inv)
+    if cw is None:
+        return None
+    cr = exact_cost(cols, sides["read"], ins["read"], geo, hw, fixed, inv)
+    if cr is None:
         return None
     return cw, cr

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -25,7 +26,8 @@ from ..count.plan import AccessShape, access_shape, check_distributed_dims, plan
 from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 
-__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "pass_lanes"]
+__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "memory_inverse",
+           "pass_lanes", "shape_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -37,7 +39,7 @@ class Side:
     """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
     __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus",
-                 "distributed")
+                 "distributed", "unit_bits")
 
     def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
                  others: tuple[int, ...], broadcast: bool, distributed: bool = True) -> None:
@@ -48,17 +50,25 @@ class Side:
         self.lanes = lanes  # flat tensor image per lane bit
         self.others = others  # warps and blocks
         self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        self.reg_set = frozenset(r for r in regs if r)
-        self.nregs = sum(1 for r in regs if r)  # non-broadcast registers (repeated images count: each is an access)
+        nonzero = [r for r in regs if r]
+        self.reg_set = frozenset(nonzero)
+        self.nregs = len(nonzero)  # non-broadcast registers (repeated images count: each is an access)
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
-        self.lane_set = frozenset(x for x in lanes if x)
+        self.lane_set = frozenset(lanes)
+        if 0 in self.lane_set:
+            self.lane_set = self.lane_set - {0}
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
+        # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
+        # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
+        images = (regs, lanes, others)
+        self.unit_bits = (tuple([tuple([x.bit_length() - 1 for x in xs]) for xs in images])
+                          if distributed or all(x & (x - 1) == 0 for xs in images for x in xs) else None)
 
 
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    key = ("synthesis-side", name, hw.lanes, tuple(outs_order))
+    key = ("synthesis-side", name, hw.lanes, outs_order if type(outs_order) is tuple else tuple(outs_order))
     cache = L.memo()
     hit = cache.get(key)
     if hit is not None:
@@ -105,8 +115,9 @@ def geometry(d: int, eb: int, hw: SharedMemory) -> Geometry:
     return Geometry(d, word_end, bank_end, eb, vector_cap(eb, hw))
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(NamedTuple):
+    """One side's exact cost: wavefronts in all, per instruction, and how they arise (an immutable record)."""
+
     total: int
     instructions: int
     per_instruction: int
@@ -123,15 +134,113 @@ def side_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
         return None
 
 
+def memory_inverse(cols: Sequence[int]) -> list[int] | None:
+    """The element offset of every unit tensor direction on the memory whose offset bit ``p`` holds ``cols[p]``.
+
+    Entry ``i`` is ``M⁻¹(e_i)``; one more entry, ``0``, sits at the end so that
+    index ``-1`` (a zero basis) reads offset 0.  None when the columns are not
+    a basis of the tensor (``M`` not invertible).  Unit columns are read off
+    directly; the others (a swizzle's XOR columns) are reduced by them and
+    solved by Gauss-Jordan elimination.
+
+    >>> memory_inverse([0b01, 0b11])   # M e_0 = e_0, M e_1 = e_0 ^ e_1: M⁻¹ e_1 = e_0 ^ e_1
+    [1, 3, 0]
+    """
+    d = len(cols)
+    full = (1 << d) - 1
+    inv = [0] * (d + 1)
+    known = 0  # tensor bits whose unit direction is a column
+    rest = []
+    for p, v in enumerate(cols):
+        if v and not v & (v - 1) and not v & known and v <= full:
+            inv[v.bit_length() - 1] = 1 << p
+            known |= v
+        else:
+            rest.append(p)
+    if not rest:
+        return inv if known == full else None
+    piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
+    for p in rest:
+        v = cols[p]
+        t = 1 << p
+        k = v & known  # remove the unit columns' directions: M((1 << p) ^ inv[b]...) = the rest of v
+        v ^= k
+        while k:
+            b = k.bit_length() - 1
+            t ^= inv[b]
+            k ^= 1 << b
+        while v:
+            h = v.bit_length() - 1
+            e = piv.get(h)
+            if e is None:
+                piv[h] = (v, t)
+                break
+            v ^= e[0]
+            t ^= e[1]
+        else:
+            return None
+    unknown = full ^ known
+    if len(piv) != unknown.bit_count() or any(not unknown >> h & 1 for h in piv):
+        return None
+    for h in sorted(piv):  # back substitution: every lower unknown bit is already solved
+        v, t = piv[h]
+        v ^= 1 << h
+        while v:
+            b = v.bit_length() - 1
+            t ^= inv[b]
+            v ^= 1 << b
+        inv[h] = t
+    return inv
+
+
+def _offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
+    ub = side.unit_bits
+    if ub is not None:
+        g = inv.__getitem__
+        return {"register": tuple(map(g, ub[0])), "lane": tuple(map(g, ub[1])), "warp": tuple(map(g, ub[2]))}
+    out = {}
+    for dim, images in (("register", side.regs), ("lane", side.lanes), ("warp", side.others)):
+        offs = []
+        for x in images:
+            o = 0
+            while x:
+                b = x.bit_length() - 1
+                o ^= inv[b]
+                x ^= 1 << b
+            offs.append(o)
+        out[dim] = tuple(offs)
+    return out
+
+
 def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory,
-           fixed_vector: int | None) -> Cost | None:
+               fixed_vector: int | None, inverse: list[int] | None = None) -> Cost | None:
     """Exact cost of one side on the memory whose offset bit ``p`` holds tensor direction ``cols[p]``.
 
     The side's bases are mapped to element offsets through the inverse of
     the memory (``C = M⁻¹ ∘ L``) and the access plan is evaluated by the
     closed form's conflict rule: the same computation as
     :func:`linlayout.count.closed_form.wavefronts` on the built layout.
+    ``inverse`` is :func:`memory_inverse` of ``cols`` when the caller has it
+    (both sides of one memory share it).
     """
+    inv = memory_inverse(cols) if inverse is None else inverse
+    if inv is not None:
+        offsets = _offsets_from_inverse(side, inv)
+    else:
+        offsets = _offsets_by_elimination(cols, side)
+    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
+    try:
+        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
+    except LoweringError:
+        return None
+    shape = plan.shape
+    c = len(collisions(plan.generator_bytes(), hw))
+    per = shape.passes << c
+    return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
+
+
+def _offsets_by_elimination(cols: Sequence[int], side: Side) -> dict[str, tuple[int, ...]]:
+    """Offsets of the side's bases for columns that are not a basis (each solved by elimination)."""
     offsets = {"register": (), "lane": (), "warp": ()}
     known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p
     known[0] = 0
@@ -146,15 +255,7 @@ def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry,
                 o = known[x] = echelon.reduce(x)[1]
             out.append(o)
         offsets[dim] = tuple(out)
-    vb = None if fixed_vector is None or ins.is_matrix else geo.eb << fixed_vector
-    try:
-        plan = plan_from_offsets(offsets, geo.eb, ins, hw, vb)
-    except LoweringError:
-        return None
-    shape = plan.shape
-    c = len(collisions(plan.generator_bytes(), hw))
-    per = shape.passes << c
-    return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
+    return offsets
 
 
 def pass_lanes(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:
@@ -167,7 +268,11 @@ def pass_lanes(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
 
 
 def _pass_lanes_uncached(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> list[int]:
-    shape = side_shape(side, ins, k, geo, hw)
+    return shape_lanes(side, side_shape(side, ins, k, geo, hw))
+
+
+def shape_lanes(side: Side, shape: AccessShape | None) -> list[int]:
+    """:func:`pass_lanes` of a shape already at hand (``side_shape``'s result; None: no lanes)."""
     if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
         return []
     images = {"register": side.regs, "lane": side.lanes}

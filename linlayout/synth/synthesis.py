@@ -59,19 +59,20 @@ the result meets the relaxation's optimum, no memory layout can beat it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
-from ..core import f2
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
 from .explain import explain as _explain, unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
-from .sides import Cost, Geometry, Side, exact_cost, geometry, pass_lanes, side_of, side_shape
+from .construct import Plan, complete, low_blocks, pair_sides, plans, prefix_len
+from .sides import Cost, Geometry, exact_cost, geometry, memory_inverse, side_of
 from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
@@ -83,8 +84,7 @@ __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "ob
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     cols: tuple[int, ...]
     vector: tuple[int, ...]
     extension: tuple[int, ...]
@@ -96,114 +96,9 @@ class _Candidate:
     read_ins: Instruction
     write_cost: Cost
     read_cost: Cost
-    taus: dict[str, frozenset[int]] = field(default_factory=dict)
+    taus: Mapping[str, frozenset[int]] = MappingProxyType({})
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
     general: bool = False  # built by the mixed-basis construction (synth/general.py)
-
-
-def _prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
-    k = 0
-    while k < len(D) and k < cap and D[k] in regs:
-        k += 1
-    return k
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """A candidate before its bank and segment columns are built (cheap to score)."""
-
-    D: tuple[int, ...]
-    F: tuple[int, ...]
-    Q: tuple[int, ...]
-    taus: dict[str, frozenset[int]]
-    ks: dict[str, int]
-    b: int
-    s: int
-
-
-def _plan(D: list[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
-          hw: SharedMemory, fill_split: int | None, fixed_vector: int | None) -> _Plan:
-    """Vector widths, the lanes of one pass per side, and the word fill for a fixed low block D."""
-    d = geo.d
-    inD = set(D)
-    Q = [1 << i for i in range(d) if (1 << i) not in inD]
-    n_d = len(D)
-    u = max(0, geo.word_end - n_d)
-    b = max(0, geo.bank_end - max(n_d, geo.word_end))
-    s = max(0, d - max(n_d, geo.bank_end))
-    taus: dict[str, frozenset[int]] = {}
-    ks: dict[str, int] = {}
-    for nm, sd in sides.items():
-        if ins[nm].is_matrix:
-            k = len(matrix_tile(ins[nm], geo.eb, hw).vector_registers)
-        elif fixed_vector is not None:
-            k = fixed_vector
-            if _prefix_len(D, sd.reg_set, geo.cap) < k:
-                ks[nm] = -1  # this low block cannot give the side the requested vector
-                taus[nm] = frozenset()
-                continue
-        else:
-            k = _prefix_len(D, sd.reg_set, geo.cap)
-        ks[nm] = k
-        taus[nm] = frozenset(x for x in pass_lanes(sd, ins[nm], k, geo, hw) if x not in inD)
-    tw, tr = taus["write"], taus["read"]
-    # Word fill: lanes of both sides first, then (split) write-only / read-only lanes, then anything.
-    F: list[int] = []
-    if u:
-        both = sorted(tw & tr)
-        wo = sorted(tw - tr)
-        ro = sorted(tr - tw)
-        F = both[:u]
-        left = u - len(F)
-        if left:
-            jw = min(left, len(wo)) if fill_split is None else max(0, min(fill_split, left, len(wo)))
-            F += wo[:jw]
-            F += ro[: left - jw]
-            left = u - len(F)
-        if left:
-            F += [q for q in Q if q not in F and q not in tw and q not in tr][:left]
-        if len(F) < u:
-            F += [q for q in Q if q not in F][: u - len(F)]
-    return _Plan(tuple(D), tuple(F), tuple(Q), taus, ks, b, s)
-
-
-def _analytic(plan: _Plan, side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> Cost | None:
-    """Cost of one side once the plan is completed by :func:`_complete` (its Grassmann bound)."""
-    k = plan.ks[side.name]
-    if k < 0:
-        return None
-    shape = side_shape(side, ins, k, geo, hw)
-    if shape is None:
-        return None
-    instr, passes = shape.instructions, shape.passes
-    t = len(plan.taus[side.name] - set(plan.F))
-    c = max(0, t - plan.b)
-    per = passes << c
-    return Cost(instr * per, instr, per, passes, c, k)
-
-
-def _complete(plan: _Plan) -> tuple[list[int], list[int]]:
-    """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
-    fset = set(plan.F)
-    U = plan.taus["write"] - fset
-    W = plan.taus["read"] - fset
-    P = [q for q in plan.Q if q not in fset]
-    I = sorted(U & W)
-    E = sorted(U - W)
-    Fr = sorted(W - U)
-    C = [q for q in P if q not in U and q not in W]
-    npair = min(len(E), len(Fr))
-    pairs = [E[i] ^ Fr[i] for i in range(npair)]
-    leftover = E[npair:] if len(E) > len(Fr) else Fr[npair:]
-    # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
-    order = C + pairs + leftover + E[:npair] + I
-    S = order[: plan.s]
-    # Bank columns: complete F + S to the free coordinates, lanes first.
-    span = f2.Span(plan.F + tuple(S))
-    B = [q for q in I + E + Fr + C if span.add(q)]
-    if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
-        raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
-    return B, S
 
 
 # ---------------------------------------------------------------------------
@@ -440,30 +335,6 @@ class SwizzleResult:
 
 
 # ---------------------------------------------------------------------------
-# Matrix tiles
-# ---------------------------------------------------------------------------
-
-
-def _tile(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
-    """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible."""
-    try:
-        tile = matrix_tile(ins, eb, hw)
-    except LoweringError:
-        return None
-    images = {"register": side.regs, "lane": side.lanes}
-    cols = []
-    for (d, i), _ in tile.required:  # lowest offset first
-        if i >= len(images[d]):
-            return None
-        cols.append(images[d][i])
-    if ins.trans and not side.regs:
-        return None
-    if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
-        return None
-    return cols
-
-
-# ---------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------
 
@@ -514,7 +385,7 @@ def optimal_swizzle(
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    outs_order = list(write.out_dims)
+    outs_order = write.out_dims
     sides = {
         "write": side_of("write", "store", write, hw, outs_order),
         "read": side_of("read", "load", read, hw, outs_order),
@@ -536,27 +407,23 @@ def optimal_swizzle(
     problems: list[str] = []
     if not (sw.distributed and sr.distributed):
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
-    scored: list[tuple[tuple, _Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
+    scored: list[tuple[tuple, Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
 
     def score_blocks(shorter: bool) -> None:
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
-                vec_arg = fixed  # applies to the ld/st side(s) whatever the other side uses (issue 12)
-                for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
-                    u = max(0, geo.word_end - len(D))
-                    seen = set()
-                    for split in (range(u + 1) if u else (None,)):
-                        plan = _plan(D, sides, ins, geo, hw, split, vec_arg)
-                        if plan.F in seen:
-                            continue
-                        seen.add(plan.F)
-                        cw = _analytic(plan, sw, wi, geo, hw)
-                        cr = _analytic(plan, sr, ri, geo, hw)
+                nmat = int(wi.is_matrix) + int(ri.is_matrix)
+                per_side = None
+                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
+                for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
+                    if per_side is None:
+                        per_side = pair_sides(sides, ins, geo, hw)
+                    for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
                         if cw is None or cr is None:
                             continue
                         k = objective_key(objective, cw.total, cr.total) + (
-                            cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(scored))
+                            cw.instructions + cr.instructions, nmat, len(scored))
                         scored.append((k, plan, wi, ri, cw, cr, V, ext))
 
     score_blocks(False)
@@ -574,11 +441,11 @@ def optimal_swizzle(
 
     def built(entry) -> _Candidate:
         _, plan, wi, ri, _, _, V, ext = entry
-        B, S = _complete(plan)
+        B, S = complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
-        vec_arg = fixed
-        ew = exact_cost(cols, sw, wi, geo, hw, vec_arg)
-        er = exact_cost(cols, sr, ri, geo, hw, vec_arg)
+        inv = memory_inverse(cols)  # shared by both sides
+        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
         return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
 
@@ -611,6 +478,7 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     widths = [hw.register_bytes * 8 if c_ins.is_matrix else element_bits << c.vector
               for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
+    cw, cr = best.write_cost, best.read_cost
     return SwizzleResult(
         memory=mem,
         element_bits=element_bits,
@@ -619,10 +487,10 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
         common_vector_bits=min(widths),
         write_instruction=best.write_ins.name,
         read_instruction=best.read_ins.name,
-        write_wavefronts=best.write_cost.total,
-        read_wavefronts=best.read_cost.total,
-        write_instructions=best.write_cost.instructions,
-        read_instructions=best.read_cost.instructions,
+        write_wavefronts=cw.total,
+        read_wavefronts=cr.total,
+        write_instructions=cw.instructions,
+        read_instructions=cr.instructions,
         objective=objective,
         hardware=hw.name,
         _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
@@ -641,7 +509,7 @@ def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems,
             ins = {"write": wi, "read": ri}
             if wi.is_matrix or ri.is_matrix:
                 blocks = [(D, V, E, ext, sides["write"] if wi.is_matrix else sides["read"])
-                          for D, V, E, ext in _low_blocks(sides, ins, common, geo, hw, fixed, problems)]
+                          for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems)]
             else:
                 blocks = [(D, V, E, ext, sides[ext] if ext else None)
                           for D, V, E, ext in general_blocks(sides, common, geo, fixed, problems)]
@@ -653,7 +521,7 @@ def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems,
                     elif fixed is not None:
                         ks[nm] = fixed
                     else:
-                        ks[nm] = _prefix_len(D, sd.reg_set, geo.cap)
+                        ks[nm] = prefix_len(D, sd.reg_set, geo.cap)
                 for cols in general_columns(D, wide, sides, ks, ins, geo, hw):
                     costs = exact_pair(cols, sides, ins, geo, hw, fixed)
                     if costs is None:
@@ -714,59 +582,3 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
     if not r:
         raise SwizzleError("instructions lists no load for the read side (ld.shared or ldmatrix.*)")
     return list(dict.fromkeys(w)), list(dict.fromkeys(r))
-
-
-def _low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
-    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
-    sw, sr = sides["write"], sides["read"]
-    wi, ri = ins["write"], ins["read"]
-    out = []
-    if wi.is_matrix or ri.is_matrix:
-        tiles = {}
-        for nm, i in (("write", wi), ("read", ri)):
-            if i.is_matrix:
-                t = _tile(sides[nm], i, geo.eb, hw)
-                if t is None:
-                    problems.append(f"{i.name} cannot access the {nm} layout ({geo.eb}-bit elements)")
-                    return []
-                tiles[nm] = t
-        if len(tiles) == 2 and tiles["write"] != tiles["read"]:
-            problems.append(f"{wi.name} and {ri.name} need different low offsets")
-            return []
-        D = next(iter(tiles.values()))
-        if len(D) > geo.d:
-            problems.append("the tile is smaller than one matrix row")
-            return []
-        return [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
-    if fixed is not None:
-        if fixed > len(common):
-            problems.append(
-                f"vector_bits={geo.eb << fixed} needs {1 << fixed} common register directions, the layouts share {len(common)}"
-            )
-            return []
-        V = common[:fixed]
-        return [(list(V), list(V), [], None)]
-    full = common[: min(len(common), geo.cap)]
-    # Merged broadcast loads (issue 12 §2): a load whose lane bit 0 or 1 broadcasts is served in merged
-    # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
-    # shorter common vectors (the dropped registers free to extend either side).
-    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
-        out.append((list(V), list(V), [], None))
-        if len(V) >= geo.cap:
-            continue
-        for nm, other in (("write", "read"), ("read", "write")):
-            me, you = sides[nm], sides[other]
-            avail = [r for r in me.regs if r and r not in V]
-            # Prefer directions that are lanes of the other side (they land in its word or bank bits).
-            avail.sort(key=lambda x: (0 if x in you.lane_set else 1))
-            for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
-                E = avail[:j]
-                out.append((list(V) + E, list(V), E, nm))
-    V = full
-    if geo.eb << len(V) < 8:
-        # One side could not address its elements at all without an extension of its own.
-        out = [o for o in out if o[3] is not None]
-        if not out:
-            problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
-    return out

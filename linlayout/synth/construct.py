@@ -1,0 +1,277 @@
+"""The distributed construction's candidates: low blocks, word fills and their analytic costs, completion.
+
+For two distributed layouts (every basis a unit vector or zero) the
+synthesizer (:mod:`linlayout.synth.synthesis`) builds a memory layout in
+four steps: a **low block** ``D`` (the common vector, an extension of one
+side, or a matrix instruction's tile: :func:`low_blocks`), a **word fill**
+``F`` per split of the word between the sides' lanes (:func:`plans`, which
+also gives each candidate's analytic cost, the Grassmann bound the
+completion meets), and the **segment** and **bank** columns
+(:func:`complete`, Lemma 9.5 generalised).  Everything here works on flat
+tensor vectors and depends on the memory only through these choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..count.plan import matrix_tile
+from ..errors import LoweringError
+from ..hw import Instruction, SharedMemory
+from .sides import Cost, Geometry, Side, shape_lanes, side_shape
+
+__all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "tile_columns", "low_blocks"]
+
+
+def prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
+    k = 0
+    while k < len(D) and k < cap and D[k] in regs:
+        k += 1
+    return k
+
+
+class Plan(NamedTuple):
+    """A candidate before its bank and segment columns are built (cheap to score)."""
+
+    D: tuple[int, ...]
+    F: tuple[int, ...]
+    taus: dict[str, frozenset[int]]
+    b: int
+    s: int
+    d: int
+
+
+def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
+    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo).
+
+    The memo (kept on the side, which is cached on its layout) maps a vector
+    width to the side's pass lanes and plan shape with this instruction, element
+    width and hardware: nothing there depends on the memory layout.
+    """
+    out = []
+    for nm, sd in sides.items():
+        i = ins[nm]
+        memo = sd.taus.get(("plans", i, geo.eb, hw))
+        if memo is None:
+            memo = sd.taus[("plans", i, geo.eb, hw)] = {}
+        out.append((nm, sd, i, len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1, memo))
+    return out
+
+
+def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None) -> list:
+    """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
+
+    Per side, the vector width, the lanes of one pass and the plan's shape
+    depend on D only; the word fill takes lanes of both sides first, then
+    (for each split) write-only / read-only lanes, then anything.  A side's
+    cost is its Grassmann bound once :func:`complete` builds the bank and
+    segment columns: ``max(0, lanes left after the fill - bank positions)``
+    conflict bits per pass.  ``per_side`` is :func:`pair_sides` (its memo
+    holds what depends on the vector width only).
+    """
+    d = geo.d
+    n_d = len(D)
+    we, be = geo.word_end, geo.bank_end
+    u = we - n_d if we > n_d else 0
+    low = max(we, n_d)
+    b = be - low if be > low else 0
+    top = max(be, n_d)
+    s = d - top if d > top else 0
+    taus: dict[str, frozenset[int]] = {}
+    shapes = []
+    cap = geo.cap
+    for nm, sd, i, k, memo in per_side:
+        if k < 0:  # ld/st: the vector is the prefix of D that holds the side's registers
+            regs = sd.reg_set
+            p = 0
+            while p < n_d and p < cap and D[p] in regs:
+                p += 1
+            if fixed_vector is None:
+                k = p
+            elif p < fixed_vector:
+                taus[nm] = frozenset()  # this low block cannot give the side the requested vector
+                shapes.append(None)
+                continue
+            else:
+                k = fixed_vector
+        hit = memo.get(k)
+        if hit is None:
+            shape = side_shape(sd, i, k, geo, hw)
+            hit = memo[k] = (frozenset(shape_lanes(sd, shape)), None if shape is None else (shape.instructions, shape.passes))
+        lanes, shape = hit
+        tau = taus[nm] = lanes.difference(D)
+        if shape is None:
+            shapes.append(None)
+        elif u:
+            shapes.append((shape[0], shape[1], k, tau))
+        else:  # no word fill: the cost is final
+            instr, passes = shape
+            t = len(tau)
+            c = t - b if t > b else 0
+            per = passes << c
+            shapes.append(Cost(instr * per, instr, per, passes, c, k))
+    D = tuple(D)
+    if not u:
+        return [(Plan(D, (), taus, b, s, d), shapes[0], shapes[1])]
+    tw, tr = taus["write"], taus["read"]
+    both = sorted(tw & tr)
+    wo = sorted(tw - tr)
+    ro = sorted(tr - tw)
+    inD = set(D)
+    Q = [1 << i for i in range(d) if (1 << i) not in inD]
+    seen = set()
+    out = []
+    for split in range(u + 1):
+        Fl = both[:u]
+        left = u - len(Fl)
+        if left:
+            jw = max(0, min(split, left, len(wo)))
+            Fl += wo[:jw]
+            Fl += ro[: left - jw]
+            left = u - len(Fl)
+        if left:
+            Fl += [q for q in Q if q not in Fl and q not in tw and q not in tr][:left]
+        if len(Fl) < u:
+            Fl += [q for q in Q if q not in Fl][: u - len(Fl)]
+        F = tuple(Fl)
+        if F in seen:
+            continue
+        seen.add(F)
+        out.append((Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)))
+    return out
+
+
+def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
+    """A side's cost on the completed plan: its pass lanes left after the word fill, beyond the bank positions."""
+    if shape is None:
+        return None
+    instr, passes, k, tau = shape
+    t = len(tau)
+    for f in F:
+        if f in tau:
+            t -= 1
+    c = t - b if t > b else 0
+    per = passes << c
+    return Cost(instr * per, instr, per, passes, c, k)
+
+
+def complete(plan: Plan) -> tuple[list[int], list[int]]:
+    """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
+    fset = set(plan.F)
+    U = plan.taus["write"] - fset
+    W = plan.taus["read"] - fset
+    out = set(plan.D) | fset
+    P = [1 << i for i in range(plan.d) if (1 << i) not in out]
+    I = sorted(U & W)
+    E = sorted(U - W)
+    Fr = sorted(W - U)
+    C = [q for q in P if q not in U and q not in W]
+    npair = min(len(E), len(Fr))
+    pairs = [E[i] ^ Fr[i] for i in range(npair)]
+    leftover = E[npair:] if len(E) > len(Fr) else Fr[npair:]
+    # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
+    order = C + pairs + leftover + E[:npair] + I
+    S = order[: plan.s]
+    # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
+    # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
+    # when q is one of its units or q's pair partner is.
+    units = set(plan.F)
+    partner: dict[int, int] = {}
+    for v in S:
+        if v & (v - 1):
+            lo = v & -v
+            partner[lo] = v ^ lo
+            partner[v ^ lo] = lo
+        else:
+            units.add(v)
+    B = []
+    for q in I + E + Fr + C:
+        if q in units or partner.get(q) in units:
+            continue
+        units.add(q)
+        B.append(q)
+    if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
+        raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
+    return B, S
+
+
+# ---------------------------------------------------------------------------
+# Matrix tiles
+# ---------------------------------------------------------------------------
+
+
+def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
+    """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible."""
+    try:
+        tile = matrix_tile(ins, eb, hw)
+    except LoweringError:
+        return None
+    images = {"register": side.regs, "lane": side.lanes}
+    cols = []
+    for (d, i), _ in tile.required:  # lowest offset first
+        if i >= len(images[d]):
+            return None
+        cols.append(images[d][i])
+    if ins.trans and not side.regs:
+        return None
+    if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
+        return None
+    return cols
+
+
+def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
+    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
+    sw, sr = sides["write"], sides["read"]
+    wi, ri = ins["write"], ins["read"]
+    wm, rm = wi.is_matrix, ri.is_matrix
+    out = []
+    if wm or rm:
+        tiles = {}
+        for nm, i, im in (("write", wi, wm), ("read", ri, rm)):
+            if im:
+                t = tile_columns(sides[nm], i, geo.eb, hw)
+                if t is None:
+                    problems.append(f"{i.name} cannot access the {nm} layout ({geo.eb}-bit elements)")
+                    return []
+                tiles[nm] = t
+        if len(tiles) == 2 and tiles["write"] != tiles["read"]:
+            problems.append(f"{wi.name} and {ri.name} need different low offsets")
+            return []
+        D = next(iter(tiles.values()))
+        if len(D) > geo.d:
+            problems.append("the tile is smaller than one matrix row")
+            return []
+        return [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
+    if fixed is not None:
+        if fixed > len(common):
+            problems.append(
+                f"vector_bits={geo.eb << fixed} needs {1 << fixed} common register directions, the layouts share {len(common)}"
+            )
+            return []
+        V = common[:fixed]
+        return [(list(V), list(V), [], None)]
+    full = common[: min(len(common), geo.cap)]
+    # Merged broadcast loads (issue 12 §2): a load whose lane bit 0 or 1 broadcasts is served in merged
+    # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
+    # shorter common vectors (the dropped registers free to extend either side).
+    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
+        out.append((list(V), list(V), [], None))
+        if len(V) >= geo.cap:
+            continue
+        for nm, other in (("write", "read"), ("read", "write")):
+            me, you = sides[nm], sides[other]
+            avail = [r for r in me.regs if r and r not in V]
+            # Prefer directions that are lanes of the other side (they land in its word or bank bits).
+            avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
+            for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
+                E = avail[:j]
+                out.append((list(V) + E, list(V), E, nm))
+    V = full
+    if geo.eb << len(V) < 8:
+        # One side could not address its elements at all without an extension of its own.
+        out = [o for o in out if o[3] is not None]
+        if not out:
+            problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
+    return out
