@@ -182,6 +182,49 @@ api("register_hardware", ll.register_hardware, arg(st.just(ll.SharedMemory("fuzz
 api("Instruction", ll.Instruction, arg(st.sampled_from(["ld.shared", "ldmatrix"])), arg(st.sampled_from([1, 4])),
     arg(st.booleans()))
 
+# The conversion planner (linlayout.convert) and the TTGIR reader (linlayout.io.ttgir).
+CONVERT_PAIRS = st.sampled_from([
+    ll.blocked([32, 32], [1, 4], [4, 8], [1, 1], [1, 0]),
+    ll.blocked([32, 32], [4, 1], [8, 4], [1, 1], [0, 1]),
+    ll.mma("C", [16, 16], "m16n8k16", (1, 1)),
+    ll.LinearLayout({"register": [[1, 0]], "lane": [[2, 0], [4, 0], [8, 0], [16, 0], [0, 1]]}, {"dim0": 32, "dim1": 2}),
+    ll.LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2}),
+])
+TTGIR_FILES = sorted((ROOT / "tests" / "data" / "ttgir").glob("*.ttgir"))
+TTGIR_ATTRS = st.sampled_from([
+    "tensor<32x32xf16, #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], "
+    "order = [1, 0]}>>",
+    "tensor<16x16xf32, #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "
+    "instrShape = [16, 8]}>>",
+    "!ttg.memdesc<64x64xf16, #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>, "
+    "#smem, mutable>",
+    "#ttg.linear<{register = [[1], [2]], lane = [], warp = [], block = []}>",
+])
+
+
+@st.composite
+def mutated_text(draw, texts):
+    """A real TTGIR text, sometimes cut short or with a few characters replaced."""
+    text = draw(texts)
+    for _ in range(draw(st.integers(0, 3))):
+        i = draw(st.integers(0, max(0, len(text) - 1)))
+        text = text[:i] + draw(st.sampled_from(["", "<", ">", "{", "}", "[", "]", ",", "=", "#", "x", "9", "\x00",
+                                                  "-1", "99999999999"])) + text[i + 1:]
+    if draw(st.booleans()):
+        text = text[: draw(st.integers(0, len(text)))]
+    return text
+
+
+TTGIR_MODULES = st.sampled_from([p.read_text() for p in TTGIR_FILES[:4]])
+api("plan_conversion", ll.plan_conversion, arg(CONVERT_PAIRS), arg(CONVERT_PAIRS), arg(st.sampled_from([8, 16, 32])),
+    arg(HW), arg(st.sampled_from([None, 256, 1024])))
+api("plan_gather", ll.plan_gather, arg(CONVERT_PAIRS), arg(CONVERT_PAIRS), arg(st.integers(0, 1)),
+    arg(st.sampled_from([16, 32])))
+api("max_vector", ll.max_vector, arg(CONVERT_PAIRS), arg(LAYOUTS), arg(st.sampled_from([8, 16, 32])), arg(OP))
+api("layout_from_ttgir", ll.layout_from_ttgir, arg(mutated_text(TTGIR_ATTRS)))
+api("parse_module", ll.parse_module, arg(mutated_text(TTGIR_MODULES)))
+api("lint_text", ll.lint_text, arg(mutated_text(TTGIR_MODULES)), arg(st.sampled_from([None, 1, 4])))
+
 
 @pytest.mark.parametrize("name", sorted(API))
 def test_api_answers_or_raises_library_errors(name):
@@ -266,6 +309,7 @@ JSON_READERS: dict[str, Callable] = {
     "swizzle": ll.swizzle_query_from_json,
     "family": _family,
     "picture_kind": _picture,
+    "convert": ll.convert_query_from_json,
 }
 
 
@@ -331,7 +375,36 @@ def draw_argv(draw, path):
     return argv
 
 
-CLI_COMMANDS: dict[str, Callable] = {"show": show_argv, "query": query_argv, "sweep": sweep_argv}
+@st.composite
+def convert_argv(draw, path):
+    argv = ["convert", path]
+    for flag in draw(st.lists(st.sampled_from(["--json", "--emit"]), max_size=2, unique=True)):
+        argv.append(flag)
+        if flag == "--emit":
+            argv.append(draw(st.sampled_from(["cuda", "x"])))
+    return argv
+
+
+@st.composite
+def lint_argv(draw, path):
+    """``lint`` of a (possibly damaged) corpus kernel, written next to the query file."""
+    ttgir = str(Path(path).with_suffix(".ttgir"))
+    Path(ttgir).write_text(draw(mutated_text(TTGIR_MODULES)))
+    argv = ["lint", ttgir]
+    for flag in draw(st.lists(st.sampled_from(["--json", "--num-warps", "--grid", "--trip-count"]), max_size=2,
+                              unique=True)):
+        argv.append(flag)
+        if flag == "--num-warps":
+            argv.append(draw(st.sampled_from(["4", "0", "-1", "x"])))
+        elif flag == "--grid":
+            argv += draw(st.lists(st.sampled_from(["1", "2", "0", "x"]), min_size=1, max_size=3))
+        elif flag == "--trip-count":
+            argv.append(draw(st.sampled_from(["a.py:3=4", "x", "=", "loc=-2"])))
+    return argv
+
+
+CLI_COMMANDS: dict[str, Callable] = {"show": show_argv, "query": query_argv, "sweep": sweep_argv,
+                                     "convert": convert_argv, "lint": lint_argv}
 if LONG:  # pictures take a second or more each: the long profile only
     CLI_COMMANDS["draw"] = draw_argv
 

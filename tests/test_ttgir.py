@@ -323,3 +323,38 @@ module attributes {"ttg.num-warps" = 4 : i32} {
     assert not ops[2]["counted"] and ops[2]["reason"].startswith("unknown op")
     with pytest.raises(TTGIRError, match="not a TTGIR module"):
         lint_text('{"bases": {"lane": [1]}}')
+
+
+def test_truncated_or_damaged_text_is_refused_not_hung():
+    """Fuzzing found an endless loop on truncated attribute dictionaries and crashes on mistyped fields."""
+    import linlayout as ll
+    from linlayout.errors import InputError
+
+    bad = [
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]",
+        "tensor<32x32xf16, #ttg.blocked<{sizePerThread = true, threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], "
+        "order = [1, 0]}>>",
+        "tensor<32x32xf16, #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], "
+        "order = [1, 0], CGALayout = true}>>",
+        "tensor<32xf16, #ttg.slice<{dim = x, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], "
+        "warpsPerCTA = [1, 1], order = [1, 0]}>}>>",
+        "!ttg.memdesc<64x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = 3, elementBitWidth = 16}>>",
+    ]
+    for text in bad:
+        with pytest.raises(InputError):
+            ll.layout_from_ttgir(text)
+    with pytest.raises(InputError, match="must be a str"):
+        ll.parse_module(1)
+    with pytest.raises(InputError):
+        ll.lint_text(1)
+
+
+def test_planner_entry_points_check_their_layouts():
+    import linlayout as ll
+    from linlayout.errors import InputError
+
+    L = ll.blocked([32, 32], [1, 4], [4, 8], [1, 1], [1, 0])
+    for call in (lambda: ll.plan_conversion(L, 5, 16), lambda: ll.plan_conversion(None, L, 16),
+                 lambda: ll.plan_gather(None, L, 0, 16), lambda: ll.plan_conversion(L, L, 16, multistep=1)):
+        with pytest.raises(InputError):
+            call()

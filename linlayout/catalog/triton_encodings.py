@@ -32,6 +32,12 @@ from collections.abc import Sequence
 
 from ..core.dims import log2_size
 from ..core.layout import LinearLayout
+from ..core.validate import (
+    check_instance,
+    check_int,
+    check_int_sequence,
+    check_rectangular,
+)
 from ..errors import DimensionError, SizeError
 
 __all__ = [
@@ -54,7 +60,7 @@ def _names(rank: int) -> list[str]:
 
 
 def _shape(shape: Sequence[int]) -> list[int]:
-    shape = [int(s) for s in shape]
+    shape = list(check_int_sequence(shape, "shape"))
     if not shape:
         raise SizeError("a tensor shape needs at least one dimension")
     for i, s in enumerate(shape):
@@ -63,14 +69,14 @@ def _shape(shape: Sequence[int]) -> list[int]:
 
 
 def _perm(order: Sequence[int], rank: int, what: str = "order") -> list[int]:
-    order = [int(o) for o in order]
+    order = list(check_int_sequence(order, what))
     if sorted(order) != list(range(rank)):
         raise DimensionError(f"{what} must be a permutation of 0..{rank - 1}, got {order}")
     return order
 
 
 def _len(values: Sequence[int], rank: int, what: str) -> list[int]:
-    values = [int(v) for v in values]
+    values = list(check_int_sequence(values, what))
     if len(values) != rank:
         raise DimensionError(f"{what} has {len(values)} entries but the shape has rank {rank}")
     for i, v in enumerate(values):
@@ -89,7 +95,7 @@ def _identity_nd(in_dim: str, sizes: Sequence[int], order: Sequence[int]) -> Lin
 def _cga_layout(cga: Sequence[Sequence[int]], shape: list[int]) -> tuple[list[list[int]], list[int]]:
     """The CGA bases (CTA-tile units) after ``ensureLayoutNotLargerThan``, and the CTA split per dim."""
     rank = len(shape)
-    bases = [[int(x) for x in b] for b in cga]
+    bases = [list(b) for b in check_rectangular(cga, "CGALayout")]
     for b in bases:
         if len(b) != rank:
             raise DimensionError(f"CGALayout basis {b} has {len(b)} entries but the shape has rank {rank}")
@@ -203,7 +209,8 @@ def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane:
     {'dim0': 1, 'dim1': 1}
     """
     shape = _shape(shape)
-    bases = {"register": register, "lane": lane, "warp": warp, "block": block}
+    bases = {d: check_rectangular(v, d) for d, v in
+             (("register", register), ("lane", lane), ("warp", warp), ("block", block))}
     return LinearLayout({d: [list(b) for b in bl] for d, bl in bases.items()},
                         {f"dim{i}": s for i, s in enumerate(shape)})
 
@@ -231,10 +238,10 @@ def _matrix_order(rank: int, row_major: bool) -> list[int]:
 
 
 def _check_mma(version: int, warps_per_cta: Sequence[int], instr_shape: Sequence[int], rank: int) -> tuple[list[int], list[int]]:
-    if version not in (2, 3):
+    if check_int(version, "versionMajor") not in (2, 3):
         raise DimensionError(f"nvidia_mma versionMajor {version} is not supported (2: mma.sync, 3: wgmma)")
     wpc = _len(warps_per_cta, rank, "warpsPerCTA")
-    instr = [int(x) for x in instr_shape]
+    instr = list(check_int_sequence(instr_shape, "instrShape"))
     want = rank if version == 2 else 3
     if len(instr) != want:
         raise DimensionError(f"nvidia_mma v{version} instrShape has {want} entries for rank {rank}, got {instr}")
@@ -274,7 +281,7 @@ def triton_dot_operand(shape: Sequence[int], op_idx: int, k_width: int, version:
     shape = _shape(shape)
     rank = len(shape)
     wpc, _ = _check_mma(version, warps_per_cta, instr_shape, rank)
-    if op_idx not in (0, 1):
+    if check_int(op_idx, "opIdx") not in (0, 1):
         raise DimensionError(f"opIdx must be 0 (A) or 1 (B), got {op_idx}")
     if op_idx == 1 and version == 3:
         raise DimensionError("a wgmma (nvidia_mma v3) B operand is read from shared memory; it has no register layout")
@@ -313,11 +320,12 @@ def triton_amd_mfma(shape: Sequence[int], version: int, warps_per_cta: Sequence[
     if rank != 2:
         raise DimensionError(f"amd_mfma layouts are read for rank 2 only, got rank {rank}")
     wpc = _len(warps_per_cta, rank, "warpsPerCTA")
-    if tiles_per_warp is not None and any(int(t) != 1 for t in tiles_per_warp):
+    if tiles_per_warp is not None and any(t != 1 for t in check_int_sequence(tiles_per_warp, "tilesPerWarp")):
         raise DimensionError(f"amd_mfma tilesPerWarp {list(tiles_per_warp)} is not supported (only 1s)")
-    if element_bits != 32:
+    check_instance(transposed, bool, "isTransposed")
+    if check_int(element_bits, "elementBitWidth") != 32:
         raise DimensionError(f"amd_mfma with {element_bits}-bit elements is not supported (only 32)")
-    m, n = int(instr_shape[0]), int(instr_shape[1])
+    m, n = check_int_sequence(instr_shape, "instrShape")[:2]
     height, lanes = 4, 64
     tiles = m * n // (lanes * height)
     dm, dn = "dim0", "dim1"
@@ -380,9 +388,11 @@ def triton_nvmma_shared(shape: Sequence[int], swizzle_bytes: int, element_bits: 
     """
     shape = _shape(shape)
     rank = len(shape)
-    if swizzle_bytes not in (0, 32, 64, 128):
+    check_instance(transposed, bool, "transposed")
+    check_instance(fp4_padded, bool, "fp4Padded")
+    if check_int(swizzle_bytes, "swizzlingByteWidth") not in (0, 32, 64, 128):
         raise SizeError(f"swizzlingByteWidth must be 0, 32, 64 or 128, got {swizzle_bytes}")
-    if element_bits not in (4, 8, 16, 32, 64):
+    if check_int(element_bits, "elementBitWidth") not in (4, 8, 16, 32, 64):
         raise SizeError(f"elementBitWidth must be 4 to 64, got {element_bits}")
     if rank < 2 and swizzle_bytes:
         raise DimensionError("a swizzled nvmma_shared layout needs rank 2 or more")
@@ -451,5 +461,5 @@ def triton_shared_linear(shape: Sequence[int], offset: Sequence[Sequence[int]],
     {'dim0': 1, 'dim1': 1}
     """
     shape = _shape(shape)
-    return LinearLayout({"offset": [list(b) for b in offset], "block": [list(b) for b in block]},
+    return LinearLayout({"offset": check_rectangular(offset, "offset"), "block": check_rectangular(block, "block")},
                         {f"dim{i}": s for i, s in enumerate(shape)})

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.validate import check_instance
 from ..count.closed_form import wavefronts
 from ..count.plan import check_element_bits
 from ..errors import DimensionError, InputError
@@ -73,6 +74,8 @@ def plan_gather(src: LinearLayout, index_layout: LinearLayout, axis: int, elemen
     Raises :class:`DimensionError` when the tensors differ off the axis or the
     axis does not exist.
     """
+    check_instance(src, LinearLayout, "src")
+    check_instance(index_layout, LinearLayout, "index_layout")
     eb = check_element_bits(element_bits)
     if eb not in (8, 16, 32, 64):
         raise InputError(f"element_bits must be 8, 16, 32 or 64, got {eb}")

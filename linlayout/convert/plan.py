@@ -41,6 +41,7 @@ from typing import Any
 
 from ..core.layout import LinearLayout
 from ..core.quotient import is_trivial_over, quotient
+from ..core.validate import check_instance
 from ..count.plan import check_element_bits
 from ..errors import InputError, UnsupportedConversion
 from ..hw import get_hardware
@@ -188,6 +189,9 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     Returns a :class:`ConversionPlan`.  Raises :class:`UnsupportedConversion`
     when data must cross the ``block`` dimension, :class:`InputError` on bad input.
     """
+    check_instance(src, LinearLayout, "src")
+    check_instance(dst, LinearLayout, "dst")
+    check_instance(multistep, bool, "multistep")
     eb = check_element_bits(element_bits)
     if eb not in (8, 16, 32, 64):
         raise InputError(f"element_bits must be 8, 16, 32 or 64 for a conversion, got {eb}")

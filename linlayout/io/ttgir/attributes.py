@@ -117,6 +117,8 @@ class _Parser:
 
     def take(self, value: str | None = None) -> tuple[str, str]:
         tok = self.peek()
+        if tok[0] == "end":  # every loop that reads up to a closing bracket ends here on truncated text
+            raise TTGIRError(f"unexpected end of text{f' (expected {value!r})' if value else ''} in {self.text[:120]!r}")
         if value is not None and tok[1] != value:
             raise TTGIRError(f"expected {value!r} but found {tok[1] or 'the end'!r} in {self.text[:120]!r}")
         self.i += 1

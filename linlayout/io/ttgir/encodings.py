@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from ...catalog import triton_encodings as te
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout, padded
+from ...core.validate import check_int, check_int_sequence, check_str
 from ...errors import InputError
 from .attributes import Attr, TTGIRError
 
@@ -70,7 +71,7 @@ def _get(enc: Attr, key: str, default=None):
 
 def _cga(enc: Attr) -> list:
     cga = enc.fields.get("CGALayout", enc.fields.get("CTALayout", []))
-    if isinstance(cga, Attr) or (cga and not isinstance(cga[0], list)):
+    if not isinstance(cga, list) or (cga and not isinstance(cga[0], list)):
         raise TTGIRError(f"#{enc.kind}: CTA layout {cga!r} is not read (expected CGALayout = [[...], ...])")
     return cga
 
@@ -91,14 +92,14 @@ def layout_from_encoding(enc: Attr, shape: Sequence[int]) -> LinearLayout | Padd
     """
     if not isinstance(enc, Attr):
         raise TTGIRError(f"expected an encoding attribute, got {enc!r}")
-    shape = list(shape)
+    shape = list(check_int_sequence(shape, "shape"))
     k = enc.kind
     try:
         if k == "ttg.blocked":
             return te.triton_blocked(shape, _get(enc, "sizePerThread"), _get(enc, "threadsPerWarp"),
                                      _get(enc, "warpsPerCTA"), _get(enc, "order"), _cga(enc))
         if k == "ttg.slice":
-            dim = _get(enc, "dim")
+            dim = check_int(_get(enc, "dim"), "#ttg.slice dim", minimum=0)
             parent = _get(enc, "parent")
             parent_shape = shape[:dim] + [1] + shape[dim:]
             return te.triton_slice(layout_from_encoding(parent, parent_shape), dim)
@@ -113,15 +114,15 @@ def layout_from_encoding(enc: Attr, shape: Sequence[int]) -> LinearLayout | Padd
             return te.triton_dot_operand(shape, _get(enc, "opIdx"), _get(enc, "kWidth"), version, wpc, instr, cga)
         if k == "ttg.amd_mfma":
             return te.triton_amd_mfma(shape, _get(enc, "version"), _get(enc, "warpsPerCTA"), _get(enc, "instrShape"),
-                                      bool(enc.fields.get("isTransposed", False)), enc.fields.get("tilesPerWarp"),
-                                      int(enc.fields.get("elementBitWidth", 32)), _cga(enc))
+                                      enc.fields.get("isTransposed", False), enc.fields.get("tilesPerWarp"),
+                                      enc.fields.get("elementBitWidth", 32), _cga(enc))
         if k == "ttg.swizzled_shared":
             return te.triton_swizzled_shared(shape, _get(enc, "vec"), _get(enc, "perPhase"), _get(enc, "maxPhase"),
                                              _get(enc, "order"), _cga(enc))
         if k == "ttg.nvmma_shared":
             return te.triton_nvmma_shared(shape, _get(enc, "swizzlingByteWidth"), _get(enc, "elementBitWidth"),
-                                          bool(enc.fields.get("transposed", False)),
-                                          bool(enc.fields.get("fp4Padded", False)), _cga(enc))
+                                          enc.fields.get("transposed", False),
+                                          enc.fields.get("fp4Padded", False), _cga(enc))
         if k == "ttg.shared_linear":
             return te.triton_shared_linear(shape, _get(enc, "offset"), enc.fields.get("block", []))
         if k == "ttg.padded_shared":
@@ -273,7 +274,7 @@ def layout_from_ttgir(text: str, shape: Sequence[int] | None = None,
     from .attributes import parse_attribute, parse_type
     from .module import parse_module
 
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    lines = [ln for ln in check_str(text, "TTGIR text").strip().splitlines() if ln.strip()]
     is_module = any(ln.lstrip().startswith(("module", '"builtin.module"')) for ln in lines)
     if is_module or value is not None:
         m = parse_module(text)

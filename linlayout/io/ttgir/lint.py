@@ -51,6 +51,7 @@ from ...convert.smem import RoundTrip, Staging
 from ...core import f2
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout
+from ...core.validate import check_int
 from ...count.closed_form import WavefrontReport, wavefronts
 from ...errors import InputError
 from ...synth.synthesis import optimal_swizzle
@@ -574,7 +575,9 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     loop's ``file:line:col``, ``file:line`` or ``line``) let it multiply
     out the kernel's totals.
     """
-    module = parse_module(text)
+    module = parse_module(text)  # checks that ``text`` is a str
+    if num_warps is not None:
+        check_int(num_warps, "num_warps", minimum=1)
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     nw = num_warps or module.num_warps

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.validate import check_str
 from .attributes import (
     Attr,
     TTGIRError,
@@ -173,7 +174,7 @@ _OPNAME = re.compile(r'^(?:"([\w.]+)"|([a-z_][\w]*\.[\w.]+))')
 
 def parse_module(text: str) -> Module:
     """Read a TTGIR module (see the module docstring); raises :class:`TTGIRError` on what it cannot read."""
-    lines = text.splitlines()
+    lines = check_str(text, "TTGIR module text").splitlines()
     aliases: dict[str, Any] = {}
     locs: dict[str, str] = {}
     for ln in lines:
