@@ -156,7 +156,7 @@ api("to_triton", ll.to_triton, arg(LAYOUTS), arg(st.sampled_from([16, 32])))
 api("optimal_swizzle", lambda w, r, eb, hw, obj, ins: ll.optimal_swizzle(w, r, eb, hardware=hw, objective=obj,
                                                                         instructions=ins),
     arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])), arg(HW), arg(st.sampled_from(sorted(ll.OBJECTIVES))),
-    st.sampled_from([None, ["st.shared", "ldmatrix.x4"]]))  # junk instructions: synth/ (another worker's area)
+    arg(st.sampled_from([None, ["st.shared", "ldmatrix.x4"], [" st.shared ", "ld.shared"]])))
 api("compare_swizzles", ll.compare_swizzles, arg(LAYOUTS), arg(LAYOUTS), arg(st.sampled_from([16, 32])))
 api("strided", ll.LinearLayout.strided, arg(POW2), arg(POW2), arg(st.just("lane")), arg(st.just("dim0")))
 api("zeros", ll.LinearLayout.zeros, arg(POW2), arg(st.just("warp")), arg(st.just("dim0")), arg(POW2))

@@ -393,3 +393,26 @@ def test_max_side_is_bounded():
 
     with pytest.raises(SizeError, match="at most 128"):
         draw(unswizzled([16, 16]).to_dict(), max_side=1 << 20)
+
+
+def test_synthesis_arguments_are_checked_at_its_entry():
+    """optimal_swizzle's own arguments: instruction lists, objective spelling, tile size, one-lane models."""
+    from linlayout import LinearLayout, SharedMemory, optimal_swizzle, unswizzled, wavefronts
+    from linlayout.errors import InputError, SizeError, SwizzleError
+
+    W = LinearLayout({"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]},
+                     {"dim0": 4, "dim1": 32})
+    with pytest.raises(InputError, match="instructions"):
+        optimal_swizzle(W, W, 16, instructions=5)
+    assert optimal_swizzle(W, W, 16, objective=" sum ").objective == "sum"
+    with pytest.raises(SwizzleError, match="objective"):
+        optimal_swizzle(W, W, 16, objective="fastest")
+    big = LinearLayout({"register": [[1 << i] for i in range(13)], "lane": [[1 << i] for i in range(13, 18)]},
+                       {"dim0": 1 << 18})
+    with pytest.raises(SizeError, match="shared memory"):
+        optimal_swizzle(big, big, 32)
+    one = SharedMemory("one-lane", lanes=1, matrix_rows=0)
+    L = LinearLayout({"register": [[1], [2]]}, {"dim0": 4})
+    res = optimal_swizzle(L, L, 32, hardware=one)
+    assert res.write_wavefronts == wavefronts(L, res.memory, 32, "store", hardware=one).wavefronts
+    assert unswizzled([4]).out_sizes == {"dim0": 4}

@@ -76,7 +76,13 @@ from ..core.validate import check_instance
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
-from .matrix_tile import Generator, MatrixTile, check_matrix_tile, matrix_tile, matrix_tile_ok_batch
+from .matrix_tile import (
+    Generator,
+    MatrixTile,
+    check_matrix_tile,
+    matrix_tile,
+    matrix_tile_ok_batch,
+)
 
 __all__ = [
     "DISTRIBUTED_DIMS",
@@ -87,6 +93,7 @@ __all__ = [
     "AccessPlan",
     "check_element_bits",
     "check_capacity",
+    "check_tile_bytes",
     "check_distributed_dims",
     "element_offsets",
     "widest_vector",
@@ -129,6 +136,19 @@ def check_capacity(memory: Memory, element_bits: int, hw: SharedMemory) -> int:
             elements *= s
     else:
         elements = memory.total_in_size
+    return check_tile_bytes(elements, element_bits, hw)
+
+
+def check_tile_bytes(elements: int, element_bits: int, hw: SharedMemory) -> int:
+    """The bytes of a tile of ``elements`` elements; :class:`SizeError` beyond ``hw.smem_bytes``.
+
+    The capacity rule of :func:`check_capacity`, for callers that know the
+    tile's size but have no memory layout yet (the synthesizer).
+
+    >>> from linlayout.hw import sm90
+    >>> check_tile_bytes(128 * 128, 16, sm90)
+    32768
+    """
     nbytes = (elements * element_bits + 7) // 8
     if nbytes > hw.smem_bytes:
         raise SizeError(

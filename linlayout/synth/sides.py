@@ -22,7 +22,13 @@ from typing import NamedTuple
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import collisions
-from ..count.plan import AccessShape, access_shape, check_distributed_dims, plan_from_offsets, vector_cap
+from ..count.plan import (
+    AccessShape,
+    access_shape,
+    check_distributed_dims,
+    plan_from_offsets,
+    vector_cap,
+)
 from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 
@@ -82,7 +88,7 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
         )
     T = L.transpose_outs(outs_order)
     g = {d: T.flat_bases(d) for d in T.in_dims}
-    lanes = g["lane"]
+    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
     broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
     side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast,
                              distributed)

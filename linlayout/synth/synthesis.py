@@ -65,15 +65,17 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ..core.layout import LinearLayout
+from ..core.validate import check_keyword, check_sequence
+from ..count.plan import check_element_bits, check_tile_bytes, matrix_tile
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
-from ..count.plan import check_element_bits, matrix_tile
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation
-from .explain import explain as _explain, unflat as _unflat
-from .general import exact_pair, general_blocks, general_columns, improve
 from .construct import Plan, complete, low_blocks, pair_sides, plans, prefix_len
+from .explain import explain as _explain
+from .explain import unflat as _unflat
+from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, exact_cost, geometry, memory_inverse, side_of
-from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
 
@@ -376,11 +378,11 @@ def optimal_swizzle(
     ``ValueError``) when the layouts cannot share a memory layout as asked.
     """
     hw = get_hardware(hardware)
-    if objective not in OBJECTIVES:
-        raise SwizzleError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
+    objective = check_keyword(objective, "objective", list(OBJECTIVES), error=SwizzleError)
     check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
+    check_tile_bytes(1 << write.out_bits, element_bits, hw)
     if write.out_dim_bits != read.out_dim_bits and sorted(write.out_dim_bits) != sorted(read.out_dim_bits):
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
@@ -502,7 +504,6 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
 
 def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits):
     """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.general`)."""
-    sw, sr = sides["write"], sides["read"]
     found: list[tuple[tuple, _Candidate]] = []
     for wi in w_opts:
         for ri in r_opts:
@@ -574,7 +575,7 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
     if isinstance(instructions, str):
         instructions = [instructions]
     w, r = [], []
-    for name in instructions:
+    for name in check_sequence(instructions, "instructions"):
         ins = parse_instruction(name)
         (w if ins.op == "store" else r).append(ins)
     if not w:
