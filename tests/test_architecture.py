@@ -576,6 +576,10 @@ def test_readme_api_table_names_are_importable():
     table = text[text.index("## API overview"): text.index("Every name in this table")]
     for name in ("transpose_16x32_family", "family_from_json", "evaluate", "batch_rank", "load_queries",
                  "generate_cuda", "ptx_statement", "parse_ncu_csv", "find_tools", "verify", "plan_query",
-                 "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"):
+                 "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle",
+                 "plan_conversion", "plan_gather", "max_vector", "quotient", "is_trivial_over", "to_cuda",
+                 "COST_WEIGHTS", "layout_from_ttgir", "layout_from_encoding", "triton_blocked", "triton_amd_mfma",
+                 "to_ttgir_linear", "to_ttgir_shared", "parse_module", "lint_text", "standard_swizzles",
+                 "score_standards", "swizzle_mode_bytes"):
         assert name in table
         assert hasattr(linlayout, name), name
