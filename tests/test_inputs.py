@@ -158,6 +158,29 @@ def test_tiles_beyond_shared_memory_are_refused_with_the_limit():
     assert SharedMemory("big", smem_bytes=1 << 30).smem_bytes == 1 << 30
 
 
+@pytest.mark.parametrize("smem_bytes", [233472, 1 << 16, 1 << 17, 100000])
+def test_capacity_boundary_is_exact(smem_bytes):
+    """plan_access decides the capacity on log2 sizes first; the answer must equal check_capacity's."""
+    from linlayout.count.plan import check_capacity
+
+    hw = SharedMemory(f"cap{smem_bytes}", smem_bytes=smem_bytes)
+    for bits in range(13, 20):
+        L = LinearLayout({"register": [[1 << k] for k in range(bits - 5)],
+                          "lane": [[1 << k] for k in range(bits - 5, bits)]}, {"dim0": 1 << bits})
+        M = unswizzled([1 << bits])
+        for eb in (8, 16, 32):
+            try:
+                check_capacity(M, eb, hw)
+                fits = True
+            except SizeError:
+                fits = False
+            if fits:
+                wavefronts(L, M, eb, "load", hardware=hw)
+            else:
+                with pytest.raises(SizeError, match="shared memory"):
+                    wavefronts(L, M, eb, "load", hardware=hw)
+
+
 # -- the command line -----------------------------------------------------------------------------------
 
 CLI_CASES = [
