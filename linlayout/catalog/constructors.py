@@ -64,6 +64,9 @@ __all__ = [
     "cute_tv_layout",
     "mfma",
     "fit_to_shape",
+    "fit_tile",
+    "identity_nd",
+    "check_order",
     "MMA_INSTRUCTIONS",
     "AMD_WAVE64_LANE_BITS",
 ]
@@ -80,19 +83,67 @@ def _dims(rank: int) -> list[str]:
     return [f"dim{i}" for i in range(rank)]
 
 
-def _identity_nd(in_dim: str, sizes: Sequence[int], order: Sequence[int]) -> LinearLayout:
-    """Identity pieces for each tensor dimension, the fastest (``order[0]``) first."""
+def identity_nd(in_dim: str, sizes: Sequence[int], order: Sequence[int]) -> LinearLayout:
+    """Identity pieces for each tensor dimension, the fastest (``order[0]``) first (Triton's ``identityStandardND``).
+
+    >>> L = identity_nd("lane", [2, 4], [1, 0])    # dim1 (4) fastest, then dim0 (2)
+    >>> L.out_dims, L.bases
+    (('dim1', 'dim0'), {'lane': [(1, 0), (2, 0), (0, 1)]})
+    """
     out = LinearLayout.empty()
     for d in order:
         out = out * LinearLayout.identity(sizes[d], in_dim, f"dim{d}")
     return out
 
 
-def _check_order(order: Sequence[int], rank: int, what: str = "order") -> list[int]:
+def check_order(order: Sequence[int], rank: int, what: str = "order") -> list[int]:
+    """``order`` as a list, if it is a permutation of ``0..rank-1``; else :class:`DimensionError`.
+
+    >>> check_order([0, 0], 2)
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.DimensionError: order must be a permutation of 0..1, got [0, 0]
+    """
     order = list(check_int_sequence(order, what))
     if sorted(order) != list(range(rank)):
         raise DimensionError(f"{what} must be a permutation of 0..{rank - 1}, got {order}")
     return order
+
+
+def fit_tile(layout: LinearLayout, shape: Sequence[int], repeat_dim: str = "register",
+             drop_broadcast_registers: bool = True) -> LinearLayout:
+    """Triton's ``ensureLayoutNotLargerThan`` then ``ensureLayoutNotSmallerThan`` on ``dim0, dim1, ...``.
+
+    Coordinates at or beyond ``shape[i]`` become 0 (broadcast); register
+    bases left all-zero are dropped when ``drop_broadcast_registers``; an
+    output dimension smaller than ``shape[i]`` is repeated by bits of
+    ``repeat_dim`` (in the layout's output order).  The result's outputs are
+    ``dim0, dim1, ...``.  ``shape`` holds powers of two, one per output
+    dimension (the callers check it).  :func:`fit_to_shape` is this with
+    Triton's register conventions on top.
+
+    >>> tile = LinearLayout({"offset": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2})
+    >>> fit_tile(tile, [4, 1], "offset").bases
+    {'offset': [(0, 0), (1, 0), (2, 0)]}
+    """
+    want = {f"dim{i}": s for i, s in enumerate(shape)}
+    outs = list(layout.out_dims)
+    sizes = dict(layout.out_sizes)
+    bases = {d: [list(b) for b in bl] for d, bl in layout.bases.items()}
+    for j, n in enumerate(outs):
+        if sizes[n] > want[n]:
+            for bl in bases.values():
+                for b in bl:
+                    if b[j] >= want[n]:
+                        b[j] = 0
+            sizes[n] = want[n]
+    if drop_broadcast_registers and "register" in bases:
+        bases["register"] = [b for b in bases["register"] if any(b)]
+    L = LinearLayout(bases, {n: sizes[n] for n in outs})
+    for n in outs:
+        if sizes[n] < want[n]:
+            L = L * LinearLayout.identity(want[n] // sizes[n], repeat_dim, n)
+    return L.transpose_outs(list(want))
 
 
 def fit_to_shape(layout: LinearLayout, shape: Sequence[int], drop_broadcast_registers: bool = True) -> LinearLayout:
@@ -116,25 +167,9 @@ def fit_to_shape(layout: LinearLayout, shape: Sequence[int], drop_broadcast_regi
     names = _dims(len(shape))
     if sorted(layout.out_dims) != sorted(names):
         raise DimensionError(f"the layout's output dimensions {list(layout.out_dims)} do not match a rank-{len(shape)} shape")
-    want = dict(zip(names, shape))
-    bases = {d: [list(b) for b in bl] for d, bl in layout.bases.items()}
-    outs = list(layout.out_dims)
-    sizes = dict(layout.out_sizes)
-    for j, n in enumerate(outs):
-        if sizes[n] > want[n]:
-            for bl in bases.values():
-                for b in bl:
-                    if b[j] >= want[n]:
-                        b[j] = 0
-            sizes[n] = want[n]
-    if drop_broadcast_registers and "register" in bases:
-        bases["register"] = [b for b in bases["register"] if any(b)]
-    L = LinearLayout(bases, {n: sizes[n] for n in outs})
-    for n in outs:
-        if sizes[n] < want[n]:
-            L = L * LinearLayout.identity(want[n] // sizes[n], "register", n)
+    L = fit_tile(layout, shape, "register", drop_broadcast_registers)
     if "register" not in L.in_dims:
-        L = L * LinearLayout.zeros(1, "register", outs[0])
+        L = L * LinearLayout.zeros(1, "register", names[0])
     # Canonical in-dim order and out-dim order.
     ins = [d for d in ("register", "lane", "warp", "block") if d in L.in_dims]
     ins += [d for d in L.in_dims if d not in ins]
@@ -175,14 +210,14 @@ def blocked(
             raise DimensionError(f"{what} has {len(v)} entries but the shape has rank {rank}")
         for i, x in enumerate(v):
             log2_size(x, f"{what}[{i}]")
-    order = _check_order(order, rank)
+    order = check_order(order, rank)
     tpw = 1
     for x in threads_per_warp:
         tpw *= x
     if tpw != sm90.lanes:
         raise SizeError(f"threads_per_warp must multiply to {sm90.lanes} lanes, got {list(threads_per_warp)} = {tpw}")
-    L = (_identity_nd("register", size_per_thread, order) * _identity_nd("lane", threads_per_warp, order)
-         * _identity_nd("warp", warps_per_cta, order))
+    L = (identity_nd("register", size_per_thread, order) * identity_nd("lane", threads_per_warp, order)
+         * identity_nd("warp", warps_per_cta, order))
     return fit_to_shape(L, shape)
 
 

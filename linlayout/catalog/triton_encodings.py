@@ -39,6 +39,7 @@ from ..core.validate import (
     check_rectangular,
 )
 from ..errors import DimensionError, SizeError
+from .constructors import check_order, fit_tile, identity_nd
 
 __all__ = [
     "triton_amd_mfma",
@@ -68,13 +69,6 @@ def _shape(shape: Sequence[int]) -> list[int]:
     return shape
 
 
-def _perm(order: Sequence[int], rank: int, what: str = "order") -> list[int]:
-    order = list(check_int_sequence(order, what))
-    if sorted(order) != list(range(rank)):
-        raise DimensionError(f"{what} must be a permutation of 0..{rank - 1}, got {order}")
-    return order
-
-
 def _len(values: Sequence[int], rank: int, what: str) -> list[int]:
     values = list(check_int_sequence(values, what))
     if len(values) != rank:
@@ -82,14 +76,6 @@ def _len(values: Sequence[int], rank: int, what: str) -> list[int]:
     for i, v in enumerate(values):
         log2_size(v, f"{what}[{i}]")
     return values
-
-
-def _identity_nd(in_dim: str, sizes: Sequence[int], order: Sequence[int]) -> LinearLayout:
-    """Triton's ``identityStandardND``: identity pieces, ``order[0]`` fastest, outs in that order."""
-    out = LinearLayout.empty()
-    for d in order:
-        out = out * LinearLayout.identity(sizes[d], in_dim, f"dim{d}")
-    return out
 
 
 def _cga_layout(cga: Sequence[Sequence[int]], shape: list[int]) -> tuple[list[list[int]], list[int]]:
@@ -125,34 +111,11 @@ def _combine_cta_cga(cta: LinearLayout, cga: Sequence[Sequence[int]], shape: lis
         if n not in outs:
             cta = cta * LinearLayout.identity(1, in_dims[0], n)
             outs.append(n)
-    fitted = _fit(cta, cta_shape, drop_zero_registers=in_dims[0] == "register")
+    fitted = fit_tile(cta, cta_shape, cta.in_dims[0], drop_broadcast_registers=in_dims[0] == "register")
     bases = {d: [list(b) for b in bl] for d, bl in fitted.bases.items()}
     bases["block"] = [[c * cs for c, cs in zip(b, cta_shape)] for b in cga_bases]
     order = [d for d in in_dims if d in bases] + [d for d in bases if d not in in_dims]
     return LinearLayout({d: bases[d] for d in order}, {f"dim{i}": s for i, s in enumerate(shape)})
-
-
-def _fit(layout: LinearLayout, shape: list[int], drop_zero_registers: bool) -> LinearLayout:
-    """``ensureLayoutNotLargerThan`` then ``ensureLayoutNotSmallerThan`` (repeats in the layout's out-dim order)."""
-    want = {f"dim{i}": s for i, s in enumerate(shape)}
-    outs = list(layout.out_dims)
-    sizes = dict(layout.out_sizes)
-    bases = {d: [list(b) for b in bl] for d, bl in layout.bases.items()}
-    for j, n in enumerate(outs):
-        if sizes[n] > want[n]:
-            for bl in bases.values():
-                for b in bl:
-                    if b[j] >= want[n]:
-                        b[j] = 0
-            sizes[n] = want[n]
-    if drop_zero_registers and "register" in bases:
-        bases["register"] = [b for b in bases["register"] if any(b)]
-    first = layout.in_dims[0]
-    L = LinearLayout(bases, {n: sizes[n] for n in outs})
-    for n in outs:
-        if sizes[n] < want[n]:
-            L = L * LinearLayout.identity(want[n] // sizes[n], first, n)
-    return L.transpose_outs(list(want))
 
 
 def triton_blocked(shape: Sequence[int], size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
@@ -168,9 +131,9 @@ def triton_blocked(shape: Sequence[int], size_per_thread: Sequence[int], threads
     spt = _len(size_per_thread, rank, "sizePerThread")
     tpw = _len(threads_per_warp, rank, "threadsPerWarp")
     wpc = _len(warps_per_cta, rank, "warpsPerCTA")
-    order = _perm(order, rank)
-    cta = (_identity_nd("register", spt, order) * _identity_nd("lane", tpw, order)
-           * _identity_nd("warp", wpc, order))
+    order = check_order(order, rank)
+    cta = (identity_nd("register", spt, order) * identity_nd("lane", tpw, order)
+           * identity_nd("warp", wpc, order))
     return _combine_cta_cga(cta, cga, shape)
 
 
@@ -218,7 +181,7 @@ def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane:
 def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
     """Triton's ``nvidiaMmaTile``: kWidth registers, 4 lanes inner, 8 lanes outer, then repeats."""
     rank = len(rep_order)
-    L = _identity_nd("register", [1] * rank, rep_order)
+    L = identity_nd("register", [1] * rank, rep_order)
     inner, outer = order[0], order[1]
     m, n = tile_shape[outer], tile_shape[inner]
     if m % 8 or n % (k_width * 4):
@@ -263,7 +226,7 @@ def triton_nvidia_mma(shape: Sequence[int], version: int, warps_per_cta: Sequenc
     tile = instr[:2] if version == 3 else instr
     order = rep_order = _matrix_order(rank, True)
     cta = _mma_tile(tile, 2, order, rep_order)
-    warps = _identity_nd("warp", wpc, _matrix_order(rank, version == 2))
+    warps = identity_nd("warp", wpc, _matrix_order(rank, version == 2))
     cta = cta * warps.transpose_outs([n for n in cta.out_dims if n in warps.out_dims])
     return _combine_cta_cga(cta, cga, shape)
 
@@ -340,7 +303,7 @@ def triton_amd_mfma(shape: Sequence[int], version: int, warps_per_cta: Sequence[
         if tiles > 0:
             tile = tile * LinearLayout.identity(tiles, "register", dn)
     tile = tile.transpose_outs([dn, dm])
-    warps = _identity_nd("warp", wpc, [1, 0])
+    warps = identity_nd("warp", wpc, [1, 0])
     return _combine_cta_cga(tile * warps, cga, shape)
 
 
@@ -353,7 +316,7 @@ def triton_swizzled_shared(shape: Sequence[int], vec: int, per_phase: int, max_p
     """
     shape = _shape(shape)
     rank = len(shape)
-    order = _perm(order, rank)
+    order = check_order(order, rank)
     for what, v in (("vec", vec), ("perPhase", per_phase), ("maxPhase", max_phase)):
         log2_size(v, what)
     _, split = _cga_layout(cga, shape)
