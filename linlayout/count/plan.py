@@ -701,14 +701,12 @@ def plan_access(
         known = lmemo[_CHECKED_KEY] = (hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
+    check_capacity(memory, element_bits, hw)
     if type(memory) is LinearLayout:
-        if sum([b for _, b in memory.in_dim_bits]) + element_bits.bit_length() - 4 > hw.smem_bytes.bit_length() - 1:
-            check_capacity(memory, element_bits, hw)  # may not fit: the full rule (raises when it does not)
         offs = _offsets_same_dims(layout, memory, lmemo)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:
-        check_capacity(memory, element_bits, hw)
         offs = element_offsets(layout, memory)
     if ins.addressing == MATRIX:
         return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
