@@ -86,8 +86,8 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    T = L.transpose_outs(outs_order)
-    g = {d: T.flat_bases(d) for d in T.in_dims}
+    T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
+    g = T.flat_bases_by_dim()
     lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
     broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
     side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast,
