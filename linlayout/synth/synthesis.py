@@ -71,7 +71,7 @@ from ..count.plan import check_element_bits, check_tile_bytes, matrix_tile
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation, search_floor
-from .construct import Plan, complete, low_blocks, pair_sides, plans, prefix_len
+from .construct import complete, low_blocks, pair_sides, plans, prefix_len
 from .explain import explain as _explain
 from .explain import unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
@@ -494,11 +494,11 @@ def optimal_swizzle(
             c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
 
     best = built(scored[0])
-    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
-        if not complete_search:  # pragma: no cover - a floor cannot be beaten; kept exact should a bound drift
-            scored, relaxed = score_all()
-            complete_search = True
-            best = built(scored[0])
+    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]) and not complete_search:
+        # pragma: no cover - a floor cannot be beaten; kept exact should a bound drift
+        scored, relaxed = score_all()
+        complete_search = True
+        best = built(scored[0])
     if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
         # The built layout did better than its analytic score (a bank or fill column happened to
         # extend a side's vector).  Score every candidate exactly and choose on exact costs.
