@@ -27,7 +27,7 @@ one, and :func:`parse_instruction` is the one way names become instructions
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.validate import check_keyword
 from ..errors import AccessError, InstructionError, SizeError
@@ -59,28 +59,22 @@ class Instruction:
     kind: str
     matrices: int = 0
     trans: bool = False
+    #: ``"load"`` or ``"store"`` (derived from ``kind``).
+    op: str = field(init=False, repr=False, compare=False)
+    #: ``"vector"`` (one address per lane) or ``"matrix"`` (one row address per lane).
+    addressing: str = field(init=False, repr=False, compare=False)
+    #: True for ``ldmatrix``/``stmatrix`` (matrix addressing).
+    is_matrix: bool = field(init=False, repr=False, compare=False)
+    #: The PTX-style name (``ldmatrix.x4.trans``).
+    name: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def op(self) -> str:
-        """``"load"`` or ``"store"``."""
-        return _KINDS[self.kind][0]
-
-    @property
-    def addressing(self) -> str:
-        """``"vector"`` (one address per lane) or ``"matrix"`` (one row address per lane)."""
-        return _KINDS[self.kind][1]
-
-    @property
-    def is_matrix(self) -> bool:
-        """True for ``ldmatrix``/``stmatrix`` (matrix addressing)."""
-        return self.addressing == MATRIX
-
-    @property
-    def name(self) -> str:
-        """The PTX-style name (``ldmatrix.x4.trans``)."""
-        if not self.is_matrix:
-            return self.kind
-        return f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "")
+    def __post_init__(self) -> None:
+        # Derived once: the counters and the synthesizer ask these in their inner loops.
+        op, addressing = _KINDS[self.kind] if self.kind in _KINDS else (None, None)
+        matrix = addressing == MATRIX
+        name = f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "") if matrix else self.kind
+        for k, v in (("op", op), ("addressing", addressing), ("is_matrix", matrix), ("name", name)):
+            object.__setattr__(self, k, v)
 
     def __str__(self) -> str:
         return self.name

@@ -281,5 +281,5 @@ def shape_lanes(side: Side, shape: AccessShape | None) -> list[int]:
     """:func:`pass_lanes` of a shape already at hand (``side_shape``'s result; None: no lanes)."""
     if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
         return []
-    images = {"register": side.regs, "lane": side.lanes}
-    return [x for d, i in shape.within_pass if (x := images[d][i])]
+    regs, lanes = side.regs, side.lanes
+    return [x for d, i in shape.within_pass if (x := (lanes if d == "lane" else regs)[i])]
