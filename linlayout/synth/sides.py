@@ -80,18 +80,23 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
     if hit is not None:
         return hit
     check_distributed_dims(L, hw, f"{name} layout")
-    distributed = L.is_distributed()
+    T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
+    g = T.flat_bases_by_dim()
+    regs = g.get("register", ())
+    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
+    others = g.get("warp", ()) + g.get("block", ())
+    # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
+    every = regs + lanes + others
+    nonzero = set(every)
+    nonzero.discard(0)
+    distributed = len(nonzero) == len(every) - every.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
-    g = T.flat_bases_by_dim()
-    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
     broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast,
-                             distributed)
+    side = cache[key] = Side(name, op, T, regs, lanes, others, broadcast, distributed)
     return side
 
 
