@@ -185,7 +185,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
     # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
     # when q is one of its units or q's pair partner is.
-    units = set(plan.F)
+    taken = fm  # the unit directions spanned so far, as a mask
     partner: dict[int, int] = {}
     for v in S:
         if v & (v - 1):
@@ -193,12 +193,12 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
             partner[lo] = v ^ lo
             partner[v ^ lo] = lo
         else:
-            units.add(v)
+            taken |= v
     B = []
     for q in I + E + Fr + C:
-        if q in units or partner.get(q) in units:
+        if q & taken or partner.get(q, 0) & taken:
             continue
-        units.add(q)
+        taken |= q
         B.append(q)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")

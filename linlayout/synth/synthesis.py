@@ -424,7 +424,8 @@ def optimal_swizzle(
         if fixed > geo.cap:
             raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
     sw, sr = sides["write"], sides["read"]
-    common = list(dict.fromkeys(r for r in sw.regs if r and r in sr.reg_set))
+    rr = sr.reg_set
+    common = list(dict.fromkeys([r for r in sw.regs if r in rr]))  # rr holds no 0
     problems: list[str] = []
     if not (sw.distributed and sr.distributed):
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
