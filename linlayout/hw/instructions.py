@@ -75,6 +75,10 @@ class Instruction:
         name = f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "") if matrix else self.kind
         for k, v in (("op", op), ("addressing", addressing), ("is_matrix", matrix), ("name", name)):
             object.__setattr__(self, k, v)
+        object.__setattr__(self, "_hash", hash((self.kind, self.matrices, self.trans)))
+
+    def __hash__(self) -> int:  # computed once: instructions key the plan's and the synthesizer's caches
+        return self._hash
 
     def __str__(self) -> str:
         return self.name

@@ -244,32 +244,32 @@ def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tu
     looked up in a table of those (like the access plan's shapes).
     """
     sw, sr = sides["write"], sides["read"]
-    return _floor(tuple(w_opts), tuple(r_opts), geo, hw, fixed, objective,
+    return _floor(tuple(w_opts), tuple(r_opts), geo.eb, hw, fixed, objective,
                   vector_limit(sw, geo.d, geo.cap), sw.nregs, sw.broadcast,
                   vector_limit(sr, geo.d, geo.cap), sr.nregs, sr.broadcast,
                   common_limit(sw, sr, common, geo.d, geo.cap))
 
 
 @lru_cache(maxsize=1024)
-def _floor(w_opts, r_opts, geo, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
+def _floor(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
         for ins in opts:
             if ins.is_matrix:
                 try:
-                    ks = [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+                    ks = [len(matrix_tile(ins, eb, hw).vector_registers)]
                 except LoweringError:
                     continue
             elif fixed is not None:
                 ks = [fixed]
             else:
-                ks = range(max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0, lim + 1)
+                ks = range(max(0, (8 // eb).bit_length() - 1) if eb < 8 else 0, lim + 1)
             for k in ks:
                 if not ins.is_matrix and k > nregs:  # a vector needs that many registers (vector_bits may ask more)
                     continue
                 try:
-                    shape = access_shape(ins, geo.eb, hw, k, nregs, bc)
+                    shape = access_shape(ins, eb, hw, k, nregs, bc)
                 except LoweringError:
                     continue
                 if shape is not None:
