@@ -356,14 +356,6 @@ class LinearLayout:
         """The bases of ``in_dim`` as flat ints (output dimensions concatenated, first lowest)."""
         return self._cols[self._in_index(in_dim)]
 
-    def flat_bases_by_dim(self) -> dict[str, tuple[int, ...]]:
-        """``{in_dim: flat bases}`` for every input dimension in order (:meth:`flat_bases` of each, in one call).
-
-        >>> LinearLayout({"lane": [1, 2], "warp": [0]}, {"x": 4}).flat_bases_by_dim()
-        {'lane': (1, 2), 'warp': (0,)}
-        """
-        return dict(zip([n for n, _ in self._ins], self._cols))
-
     def flat_columns(self) -> list[int]:
         """All bases as flat ints, input dimensions concatenated (the matrix columns)."""
         return list(chain.from_iterable(self._cols))

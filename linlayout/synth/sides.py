@@ -81,7 +81,7 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
         return hit
     check_distributed_dims(L, hw, f"{name} layout")
     T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
-    g = T.flat_bases_by_dim()
+    g = {d: T.flat_bases(d) for d, _ in T.in_dim_bits}
     regs = g.get("register", ())
     lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
     others = g.get("warp", ()) + g.get("block", ())
