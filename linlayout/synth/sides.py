@@ -170,6 +170,21 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
             rest.append(p)
     if not rest:
         return inv if known == full else None
+    # The construction's other columns are pairs e ^ f of which one is a unit column: each names the other
+    # direction's offset at once.  Anything else goes to Gauss-Jordan below.
+    left = []
+    for p in rest:
+        v = cols[p]
+        k = v & known
+        r = v ^ k
+        if k and not k & (k - 1) and r and not r & (r - 1) and r <= full:
+            inv[r.bit_length() - 1] = (1 << p) ^ inv[k.bit_length() - 1]
+            known |= r
+        else:
+            left.append(p)
+    if not left:
+        return inv if known == full else None
+    rest = left
     piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
     for p in rest:
         v = cols[p]
