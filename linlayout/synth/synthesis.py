@@ -35,8 +35,13 @@ order:
 A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.conflicts`), an
 instruction ``passes x 2^dim(P)``, a side ``instructions x that``.  Every
 candidate (extension side and length, word fill split, and with
-``instructions=[...]`` every pair of instructions) is built and scored
-exactly; the objective picks one.
+``instructions=[...]`` every pair of instructions) is scored in closed form,
+the best is built and scored exactly, and the objective picks one.  The
+search stops early at a candidate that meets a **floor** no memory layout
+can beat (each side conflict-free at its best vector width, the fewest
+instructions two vectors sharing a prefix allow:
+:func:`linlayout.synth.bounds.search_floor`); ties go to the first candidate
+either way, so the answer is the full search's.
 
 Optimality is proven, not assumed: a **relaxation** gives, for every pair of
 vector widths ``(k_w, k_r)`` that any memory layout can produce (their common
