@@ -70,7 +70,12 @@ class Instruction:
 
     def __post_init__(self) -> None:
         # Derived once: the counters and the synthesizer ask these in their inner loops.
-        op, addressing = _KINDS[self.kind] if self.kind in _KINDS else (None, None)
+        if type(self.kind) is not str or self.kind not in _KINDS:
+            raise InstructionError(f"unknown instruction kind {self.kind!r}; kinds are {sorted(_KINDS)}")
+        if type(self.matrices) is not int or self.matrices < 0 or type(self.trans) is not bool:
+            raise InstructionError(f"an instruction needs an int count of matrices and a bool trans, got "
+                                   f"matrices={self.matrices!r}, trans={self.trans!r}")
+        op, addressing = _KINDS[self.kind]
         matrix = addressing == MATRIX
         name = f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "") if matrix else self.kind
         for k, v in (("op", op), ("addressing", addressing), ("is_matrix", matrix), ("name", name)):
