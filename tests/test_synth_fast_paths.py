@@ -147,3 +147,50 @@ def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
             assert reused == fresh, kw
             checked += not isinstance(reused, str)
     assert checked >= 20
+
+
+def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatch):
+    """``bounds.search_floor`` ends the candidate search at the first candidate that meets it: on random
+    distributed pairs, element widths, objectives, fixed vectors and instruction sets the result (memory,
+    costs, instructions, frontier) is that of the search without the floor, and the floor is never above
+    the result's key."""
+    from linlayout import optimal_swizzle
+    from linlayout.synth import synthesis
+    from linlayout.synth.bounds import objective_key
+
+    def ask(W, R, kw):
+        try:
+            res = optimal_swizzle(W, R, **kw)
+        except ValueError as e:
+            return str(e), None
+        return (res.memory.flat_bases("offset"), res.write_wavefronts, res.read_wavefronts, res.write_instruction,
+                res.read_instruction, res.write_instructions, res.read_instructions, res.frontier), res
+
+    rng = random.Random(16)
+    floors = []
+    real = synthesis.search_floor
+
+    def spy(*a):
+        f = real(*a)
+        floors.append(f)
+        return f
+
+    stopped = 0
+    for trial in range(60):
+        d = rng.randint(6, 12)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+        kw = dict(element_bits=rng.choice([8, 16, 32, 64]), objective=rng.choice(["balanced", "sum", "read", "write"]),
+                  vector_bits=rng.choice([None, None, 32, 64]),
+                  instructions=rng.choice([None, None, ["st.shared", "stmatrix.x4", "ld.shared", "ldmatrix.x4"]]))
+        monkeypatch.setattr(synthesis, "search_floor", spy)
+        floors.clear()
+        fast, res = ask(LinearLayout.from_json(W.to_json()), LinearLayout.from_json(R.to_json()), kw)
+        monkeypatch.setattr(synthesis, "search_floor", lambda *a: None)
+        full, _ = ask(W, R, kw)
+        assert fast == full, kw
+        if res is not None and floors and floors[0] is not None:
+            key = objective_key(kw["objective"], res.write_wavefronts, res.read_wavefronts) + (
+                res.write_instructions + res.read_instructions,)
+            assert floors[0][:3] <= key
+            stopped += floors[0][:3] == key
+    assert stopped >= 10  # the floor is met often enough for the stop to matter

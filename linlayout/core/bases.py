@@ -404,9 +404,10 @@ def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool
     ...
     linlayout.errors.BasisError: from_flat: basis 0 of 'offset' is 2, outside 0..1
     """
-    if not check:
-        return (tuple((str(n), int(b)) for n, b in in_dims), tuple((str(n), int(b)) for n, b in out_dims),
-                tuple(tuple(int(v) for v in c) for c in columns))
+    if not check:  # data from valid layouts: only made into tuples
+        return (tuple([p if type(p) is tuple else tuple(p) for p in in_dims]),
+                tuple([p if type(p) is tuple else tuple(p) for p in out_dims]),
+                tuple([c if type(c) is tuple else tuple(c) for c in columns]))
     ins, outs = (tuple(_name_bits(p, f"{what}[{i}]") for i, p in enumerate(check_sequence(d, what)))
                  for d, what in ((in_dims, "in_dims"), (out_dims, "out_dims")))
     cols = tuple(check_int_sequence(c, f"columns[{i}]") for i, c in enumerate(check_sequence(columns, "columns")))

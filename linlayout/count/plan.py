@@ -175,13 +175,15 @@ def check_distributed_dims(layout: Any, hw: SharedMemory, what: str = "layout") 
     """A distributed layout for ``hw``: register/lane/warp/block inputs and exactly ``hw.lanes`` lanes."""
     if not isinstance(layout, LinearLayout):
         raise DimensionError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
-    for d in layout.in_dims:
+    lanes = 1
+    for d, b in layout.in_dim_bits:
         if d not in DISTRIBUTED_DIMS:
             raise DimensionError(
                 f"the distributed {what} has an input dimension {d!r}; expected register, lane and optionally "
                 f"warp and block"
             )
-    lanes = layout.in_sizes.get("lane", 1)
+        if d == "lane":
+            lanes = 1 << b
     if lanes != hw.lanes:
         raise SizeError(
             f"the {what} has {lanes} lanes but a {hw.name} warp has {hw.lanes}; give all {hw.lanes} lanes "

@@ -27,7 +27,7 @@ one, and :func:`parse_instruction` is the one way names become instructions
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.validate import check_keyword
 from ..errors import AccessError, InstructionError, SizeError
@@ -59,28 +59,31 @@ class Instruction:
     kind: str
     matrices: int = 0
     trans: bool = False
+    #: ``"load"`` or ``"store"`` (derived from ``kind``).
+    op: str = field(init=False, repr=False, compare=False)
+    #: ``"vector"`` (one address per lane) or ``"matrix"`` (one row address per lane).
+    addressing: str = field(init=False, repr=False, compare=False)
+    #: True for ``ldmatrix``/``stmatrix`` (matrix addressing).
+    is_matrix: bool = field(init=False, repr=False, compare=False)
+    #: The PTX-style name (``ldmatrix.x4.trans``).
+    name: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def op(self) -> str:
-        """``"load"`` or ``"store"``."""
-        return _KINDS[self.kind][0]
+    def __post_init__(self) -> None:
+        # Derived once: the counters and the synthesizer ask these in their inner loops.
+        if type(self.kind) is not str or self.kind not in _KINDS:
+            raise InstructionError(f"unknown instruction kind {self.kind!r}; kinds are {sorted(_KINDS)}")
+        if type(self.matrices) is not int or self.matrices < 0 or type(self.trans) is not bool:
+            raise InstructionError(f"an instruction needs an int count of matrices and a bool trans, got "
+                                   f"matrices={self.matrices!r}, trans={self.trans!r}")
+        op, addressing = _KINDS[self.kind]
+        matrix = addressing == MATRIX
+        name = f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "") if matrix else self.kind
+        for k, v in (("op", op), ("addressing", addressing), ("is_matrix", matrix), ("name", name)):
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_hash", hash((self.kind, self.matrices, self.trans)))
 
-    @property
-    def addressing(self) -> str:
-        """``"vector"`` (one address per lane) or ``"matrix"`` (one row address per lane)."""
-        return _KINDS[self.kind][1]
-
-    @property
-    def is_matrix(self) -> bool:
-        """True for ``ldmatrix``/``stmatrix`` (matrix addressing)."""
-        return self.addressing == MATRIX
-
-    @property
-    def name(self) -> str:
-        """The PTX-style name (``ldmatrix.x4.trans``)."""
-        if not self.is_matrix:
-            return self.kind
-        return f"{self.kind}.x{self.matrices}" + (".trans" if self.trans else "")
+    def __hash__(self) -> int:  # computed once: instructions key the plan's and the synthesizer's caches
+        return self._hash
 
     def __str__(self) -> str:
         return self.name

@@ -12,14 +12,16 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..core import f2
-from ..count.plan import matrix_tile
+from ..count.plan import access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Geometry, Side, pass_lanes, side_shape
 
-__all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation"]
+__all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
+           "search_floor"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -217,3 +219,72 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
                         if best_key is None or key < best_key:
                             best_key, best_pair = key, (fw, fr)
     return lb, best_pair
+
+
+
+
+def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tuple | None:
+    """The smallest search key ``objective + (instructions, matrix instructions)`` any memory layout could reach.
+
+    A side's cost is ``instructions x passes x 2^conflicts`` at the vector
+    width the memory gives it, so each side costs at least the conflict-free
+    cost ``instructions x passes`` of its best width in :func:`vector_range`
+    (wavefronts, per side), and the instruction total is at least the best
+    over pairs of widths that a memory can give both sides at once: two ld/st
+    vectors share their common prefix, which holds common registers only
+    (Fact 1, :func:`common_limit`).  The floor needs no lane analysis, so the
+    synthesizer computes it first: the first candidate that meets it has the
+    smallest key of all and the search stops there.  None when no width fits
+    a side.
+
+    Every objective key is monotone in both sides' wavefronts, so meeting
+    both per-side minima minimises it whatever the objective.  The floor
+    depends on the sides only through a few counts (widest vector,
+    non-broadcast registers, broadcast low lanes, common prefix), so it is
+    looked up in a table of those (like the access plan's shapes).
+    """
+    sw, sr = sides["write"], sides["read"]
+    return _floor(tuple(w_opts), tuple(r_opts), geo.eb, hw, fixed, objective,
+                  vector_limit(sw, geo.d, geo.cap), sw.nregs, sw.broadcast,
+                  vector_limit(sr, geo.d, geo.cap), sr.nregs, sr.broadcast,
+                  common_limit(sw, sr, common, geo.d, geo.cap))
+
+
+@lru_cache(maxsize=1024)
+def _floor(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
+    per = []
+    for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
+        widths = []
+        for ins in opts:
+            if ins.is_matrix:
+                try:
+                    ks = [len(matrix_tile(ins, eb, hw).vector_registers)]
+                except LoweringError:
+                    continue
+            elif fixed is not None:
+                ks = [fixed]
+            else:
+                ks = range(max(0, (8 // eb).bit_length() - 1) if eb < 8 else 0, lim + 1)
+            for k in ks:
+                if not ins.is_matrix and k > nregs:  # a vector needs that many registers (vector_bits may ask more)
+                    continue
+                try:
+                    shape = access_shape(ins, eb, hw, k, nregs, bc)
+                except LoweringError:
+                    continue
+                if shape is not None:
+                    widths.append((ins.is_matrix, k, shape.base_wavefronts, shape.instructions))
+        if not widths:
+            return None
+        per.append(widths)
+    fewest = None
+    for mw, kw, _, iw in per[0]:
+        for mr, kr, _, ir in per[1]:
+            if not (mw or mr) and min(kw, kr) > ncommon:
+                continue
+            key = (iw + ir, int(mw) + int(mr))
+            if fewest is None or key < fewest:
+                fewest = key
+    if fewest is None:
+        return None
+    return objective_key(objective, min(w[2] for w in per[0]), min(w[2] for w in per[1])) + fewest

@@ -156,17 +156,26 @@ def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
     return Cost(instr * per, instr, per, passes, c, k)
 
 
+def _units(m: int) -> list[int]:
+    """The unit vectors of the set bits of ``m``, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low)
+        m ^= low
+    return out
+
+
 def complete(plan: Plan) -> tuple[list[int], list[int]]:
     """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
-    fset = set(plan.F)
-    U = plan.taus["write"] - fset
-    W = plan.taus["read"] - fset
-    out = set(plan.D) | fset
-    P = [1 << i for i in range(plan.d) if (1 << i) not in out]
-    I = sorted(U & W)
-    E = sorted(U - W)
-    Fr = sorted(W - U)
-    C = [q for q in P if q not in U and q not in W]
+    # Every direction here is a unit vector (distributed sides), so a set of them is the sum of its members.
+    fm = sum(plan.F)
+    um = sum(plan.taus["write"]) & ~fm
+    wm = sum(plan.taus["read"]) & ~fm
+    I = _units(um & wm)
+    E = _units(um & ~wm)
+    Fr = _units(wm & ~um)
+    C = _units(((1 << plan.d) - 1) & ~(sum(plan.D) | fm | um | wm))
     npair = min(len(E), len(Fr))
     pairs = [E[i] ^ Fr[i] for i in range(npair)]
     leftover = E[npair:] if len(E) > len(Fr) else Fr[npair:]
@@ -176,7 +185,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
     # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
     # when q is one of its units or q's pair partner is.
-    units = set(plan.F)
+    taken = fm  # the unit directions spanned so far, as a mask
     partner: dict[int, int] = {}
     for v in S:
         if v & (v - 1):
@@ -184,12 +193,12 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
             partner[lo] = v ^ lo
             partner[v ^ lo] = lo
         else:
-            units.add(v)
+            taken |= v
     B = []
     for q in I + E + Fr + C:
-        if q in units or partner.get(q) in units:
+        if q & taken or partner.get(q, 0) & taken:
             continue
-        units.add(q)
+        taken |= q
         B.append(q)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")

@@ -80,18 +80,23 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
     if hit is not None:
         return hit
     check_distributed_dims(L, hw, f"{name} layout")
-    distributed = L.is_distributed()
+    T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
+    g = {d: T.flat_bases(d) for d, _ in T.in_dim_bits}
+    regs = g.get("register", ())
+    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
+    others = g.get("warp", ()) + g.get("block", ())
+    # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
+    every = regs + lanes + others
+    nonzero = set(every)
+    nonzero.discard(0)
+    distributed = len(nonzero) == len(every) - every.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    T = L.transpose_outs(outs_order)
-    g = {d: T.flat_bases(d) for d in T.in_dims}
-    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
     broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
-    side = cache[key] = Side(name, op, T, g.get("register", ()), lanes, g.get("warp", ()) + g.get("block", ()), broadcast,
-                             distributed)
+    side = cache[key] = Side(name, op, T, regs, lanes, others, broadcast, distributed)
     return side
 
 
@@ -165,6 +170,21 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
             rest.append(p)
     if not rest:
         return inv if known == full else None
+    # The construction's other columns are pairs e ^ f of which one is a unit column: each names the other
+    # direction's offset at once.  Anything else goes to Gauss-Jordan below.
+    left = []
+    for p in rest:
+        v = cols[p]
+        k = v & known
+        r = v ^ k
+        if k and not k & (k - 1) and r and not r & (r - 1) and r <= full:
+            inv[r.bit_length() - 1] = (1 << p) ^ inv[k.bit_length() - 1]
+            known |= r
+        else:
+            left.append(p)
+    if not left:
+        return inv if known == full else None
+    rest = left
     piv: dict[int, tuple[int, int]] = {}  # leading bit -> (reduced column, offset bits it combines)
     for p in rest:
         v = cols[p]
@@ -281,5 +301,5 @@ def shape_lanes(side: Side, shape: AccessShape | None) -> list[int]:
     """:func:`pass_lanes` of a shape already at hand (``side_shape``'s result; None: no lanes)."""
     if shape is None:  # sub-byte access: this candidate is unusable for the side (scored as None)
         return []
-    images = {"register": side.regs, "lane": side.lanes}
-    return [x for d, i in shape.within_pass if (x := images[d][i])]
+    regs, lanes = side.regs, side.lanes
+    return [x for d, i in shape.within_pass if (x := (lanes if d == "lane" else regs)[i])]

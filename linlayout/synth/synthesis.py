@@ -35,8 +35,13 @@ order:
 A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.conflicts`), an
 instruction ``passes x 2^dim(P)``, a side ``instructions x that``.  Every
 candidate (extension side and length, word fill split, and with
-``instructions=[...]`` every pair of instructions) is built and scored
-exactly; the objective picks one.
+``instructions=[...]`` every pair of instructions) is scored in closed form,
+the best is built and scored exactly, and the objective picks one.  The
+search stops early at a candidate that meets a **floor** no memory layout
+can beat (each side conflict-free at its best vector width, the fewest
+instructions two vectors sharing a prefix allow:
+:func:`linlayout.synth.bounds.search_floor`); ties go to the first candidate
+either way, so the answer is the full search's.
 
 Optimality is proven, not assumed: a **relaxation** gives, for every pair of
 vector widths ``(k_w, k_r)`` that any memory layout can produce (their common
@@ -60,7 +65,7 @@ the result meets the relaxation's optimum, no memory layout can beat it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -70,8 +75,8 @@ from ..core.validate import check_keyword, check_sequence
 from ..count.plan import check_element_bits, check_tile_bytes, matrix_tile
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
-from .bounds import OBJECTIVES, objective_key, relaxation
-from .construct import Plan, complete, low_blocks, pair_sides, plans, prefix_len
+from .bounds import OBJECTIVES, objective_key, relaxation, search_floor
+from .construct import complete, low_blocks, pair_sides, plans, prefix_len
 from .explain import explain as _explain
 from .explain import unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
@@ -142,6 +147,22 @@ class SwizzleResult:
     _proof: tuple = field(repr=False, compare=False)
     _layouts: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)
     _vector_arg: int | None = field(repr=False, compare=False, default=None)
+
+    @classmethod
+    def from_fields(cls, **values: Any) -> SwizzleResult:
+        """The result from every field by name, without the frozen dataclass's per-field ``__setattr__``.
+
+        The synthesizer builds one result per call (issue 16: every
+        microsecond of a small synthesis counts); the fields are stored
+        exactly as the generated ``__init__`` would store them.
+        """
+        self = object.__new__(cls)
+        if values.keys() != _FIELD_NAMES and values.keys() != _FIELD_NAMES - {"_vector_arg"}:
+            raise TypeError(f"SwizzleResult.from_fields needs the fields {sorted(_FIELD_NAMES)}")
+        self.__dict__.update(values)
+        if "_vector_arg" not in values:
+            self.__dict__["_vector_arg"] = None
+        return self
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         outs = self.memory.out_dim_bits
@@ -336,6 +357,9 @@ class SwizzleResult:
         }
 
 
+_FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
+
+
 # ---------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------
@@ -405,13 +429,17 @@ def optimal_swizzle(
         if fixed > geo.cap:
             raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
     sw, sr = sides["write"], sides["read"]
-    common = list(dict.fromkeys(r for r in sw.regs if r and r in sr.reg_set))
+    rr = sr.reg_set
+    common = list(dict.fromkeys([r for r in sw.regs if r in rr]))  # rr holds no 0
     problems: list[str] = []
     if not (sw.distributed and sr.distributed):
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
-    scored: list[tuple[tuple, Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
+    # The floor (bounds.search_floor): the first candidate that meets it has the smallest key any candidate can
+    # have (ties go to the first), so the search stops there.
+    floor = search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
 
-    def score_blocks(shorter: bool) -> None:
+    def score_blocks(scored: list, shorter: bool, stop) -> bool:
+        """Append every candidate's analytic score; True when one meets ``stop`` (the rest are left out)."""
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
@@ -427,15 +455,31 @@ def optimal_swizzle(
                         k = objective_key(objective, cw.total, cr.total) + (
                             cw.instructions + cr.instructions, nmat, len(scored))
                         scored.append((k, plan, wi, ri, cw, cr, V, ext))
+                        if k[:4] == stop:
+                            return True
+        return False
 
-    score_blocks(False)
-    relaxed = None
-    if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
-        # Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the
-        # shorter vectors only when the widest ones do not already meet the relaxation's optimum.
-        relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
-        if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
-            score_blocks(True)
+    def shorter_pass(scored: list) -> tuple | None:
+        """Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the shorter
+        vectors only when the widest ones do not already meet the relaxation's optimum (returned when computed)."""
+        if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
+            relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
+            if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
+                score_blocks(scored, True, None)
+            return relaxed
+        return None
+
+    def score_all() -> tuple[list, tuple | None]:
+        """Every candidate (the search without the floor's stop), sorted, and the relaxation if computed."""
+        every: list = []
+        score_blocks(every, False, None)
+        relaxed = shorter_pass(every)
+        every.sort(key=lambda x: x[0])
+        return every, relaxed
+
+    scored: list = []
+    complete_search = not score_blocks(scored, False, floor)
+    relaxed = shorter_pass(scored) if complete_search else None
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
@@ -456,6 +500,11 @@ def optimal_swizzle(
             c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
 
     best = built(scored[0])
+    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]) and not complete_search:
+        # pragma: no cover - a floor cannot be beaten; kept exact should a bound drift
+        scored, relaxed = score_all()
+        complete_search = True
+        best = built(scored[0])
     if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
         # The built layout did better than its analytic score (a bank or fill column happened to
         # extend a side's vector).  Score every candidate exactly and choose on exact costs.
@@ -464,7 +513,7 @@ def optimal_swizzle(
             raise SwizzleError("no memory layout lets both sides access the tile as asked")
         best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
     res = _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
-                  lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
+                  lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored if complete_search else score_all()[0])
                            if c.write_cost is not None and c.read_cost is not None])
     if relaxed is not None:
         res.__dict__["_relaxed"] = relaxed  # already computed (the cached property's slot)
@@ -481,7 +530,7 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
     widths = [hw.register_bytes * 8 if c_ins.is_matrix else element_bits << c.vector
               for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
     cw, cr = best.write_cost, best.read_cost
-    return SwizzleResult(
+    return SwizzleResult.from_fields(
         memory=mem,
         element_bits=element_bits,
         extended_side=best.extended,
