@@ -285,12 +285,12 @@ class LinearLayout:
     @property
     def in_dims(self) -> tuple[str, ...]:
         """Input dimension names, minor to major."""
-        return tuple(n for n, _ in self._ins)
+        return tuple([n for n, _ in self._ins])
 
     @property
     def out_dims(self) -> tuple[str, ...]:
         """Output dimension names, minor to major."""
-        return tuple(n for n, _ in self._outs)
+        return tuple([n for n, _ in self._outs])
 
     @property
     def in_sizes(self) -> dict[str, int]:
@@ -316,12 +316,12 @@ class LinearLayout:
     @property
     def in_bits(self) -> int:
         """Total number of input bits (log2 of the number of inputs)."""
-        return sum(b for _, b in self._ins)
+        return sum([b for _, b in self._ins])
 
     @property
     def out_bits(self) -> int:
         """Total number of output bits (log2 of the number of tensor elements)."""
-        return sum(b for _, b in self._outs)
+        return sum([b for _, b in self._outs])
 
     @property
     def total_in_size(self) -> int:

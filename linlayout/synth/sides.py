@@ -56,19 +56,19 @@ class Side:
         self.lanes = lanes  # flat tensor image per lane bit
         self.others = others  # warps and blocks
         self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        nonzero = [r for r in regs if r]
-        self.reg_set = frozenset(nonzero)
-        self.nregs = len(nonzero)  # non-broadcast registers (repeated images count: each is an access)
+        reg_set = frozenset(regs)
+        self.nregs = len(regs) - regs.count(0)  # non-broadcast registers (repeated images count: each is an access)
+        self.reg_set = reg_set - {0} if 0 in reg_set else reg_set
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
-        self.lane_set = frozenset(lanes)
-        if 0 in self.lane_set:
-            self.lane_set = self.lane_set - {0}
+        lane_set = frozenset(lanes)
+        self.lane_set = lane_set - {0} if 0 in lane_set else lane_set
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
         # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
         # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
-        images = (regs, lanes, others)
-        self.unit_bits = (tuple([tuple([x.bit_length() - 1 for x in xs]) for xs in images])
-                          if distributed or all(x & (x - 1) == 0 for xs in images for x in xs) else None)
+        bl = int.bit_length
+        self.unit_bits = ((tuple([bl(x) - 1 for x in regs]), tuple([bl(x) - 1 for x in lanes]),
+                           tuple([bl(x) - 1 for x in others]))
+                          if distributed or all(x & (x - 1) == 0 for xs in (regs, lanes, others) for x in xs) else None)
 
 
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
@@ -95,7 +95,7 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: S
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    broadcast = any(i < len(lanes) and lanes[i] == 0 for i in (0, 1))
+    broadcast = 0 in lanes[:2]
     side = cache[key] = Side(name, op, T, regs, lanes, others, broadcast, distributed)
     return side
 
