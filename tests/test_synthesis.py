@@ -287,7 +287,7 @@ MINI16x8 = SharedMemory(name="mini-16x8", banks=16, lanes=8, merge_broadcast_loa
 
 @pytest.mark.parametrize(
     "seed, d, hw, eb, vector_bits",
-    [(20, 8, MINI16x8, 32, None), (23, 7, MINI8x8, 32, None), (4, 7, MINI16, 8, 8), (50, 7, MINI16, 8, 8)],
+    [(20, 8, MINI16x8, 32, None), (23, 7, MINI8x8, 32, 64), (4, 7, MINI16, 8, 8), (50, 7, MINI16, 8, 8)],
 )
 def test_exhaustive_all_segment_subspaces(seed, d, hw, eb, vector_bits):
     """Up to 8 tensor bits: keep the result's low block, try every segment subspace; none beats it."""

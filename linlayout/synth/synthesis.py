@@ -101,6 +101,7 @@ class _Candidate(NamedTuple):
     taus: Mapping[str, frozenset[int]] = MappingProxyType({})
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
     general: bool = False  # built by the mixed-basis construction (synth/general.py)
+    tier: int = 0  # 1: an extension in low_blocks' second order (kept only when strictly cheaper)
 
 
 # ---------------------------------------------------------------------------
@@ -417,16 +418,18 @@ def optimal_swizzle(
                 ins = {"write": wi, "read": ri}
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
                 per_side = None
-                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
-                for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
-                    if per_side is None:
-                        per_side = pair_sides(sides, ins, geo, hw)
-                    for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
-                        if cw is None or cr is None:
-                            continue
-                        k = objective_key(objective, cw.total, cr.total) + (
-                            cw.instructions + cr.instructions, nmat, len(scored))
-                        scored.append((k, plan, wi, ri, cw, cr, V, ext))
+                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).  Tier 1: the
+                # extensions in low_blocks' second order, which win only when strictly cheaper.
+                for tier in (0, 1):
+                    for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
+                        if per_side is None:
+                            per_side = pair_sides(sides, ins, geo, hw)
+                        for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
+                            if cw is None or cr is None:
+                                continue
+                            k = objective_key(objective, cw.total, cr.total) + (
+                                cw.instructions + cr.instructions, nmat, tier, len(scored))
+                            scored.append((k, plan, wi, ri, cw, cr, V, ext))
 
     score_blocks(False)
     relaxed = None
@@ -449,20 +452,33 @@ def optimal_swizzle(
         ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
         er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
-        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
+        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D,
+                          tier=entry[0][-2])
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
-            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
+            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix),
+            c.tier, order)
 
-    best = built(scored[0])
-    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
-        # The built layout did better than its analytic score (a bank or fill column happened to
-        # extend a side's vector).  Score every candidate exactly and choose on exact costs.
-        every = [c for c in map(built, scored) if c.write_cost is not None and c.read_cost is not None]
-        if not every:  # pragma: no cover - the analytic score only admits addressable candidates
-            raise SwizzleError("no memory layout lets both sides access the tile as asked")
-        best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+    def choose(entries) -> _Candidate:
+        best = built(entries[0])
+        if (best.write_cost, best.read_cost) != (entries[0][4], entries[0][5]):
+            # The built layout did better than its analytic score (a bank or fill column happened to
+            # extend a side's vector).  Score every candidate exactly and choose on exact costs.
+            every = [c for c in map(built, entries) if c.write_cost is not None and c.read_cost is not None]
+            if not every:  # pragma: no cover - the analytic score only admits addressable candidates
+                raise SwizzleError("no memory layout lets both sides access the tile as asked")
+            best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+        return best
+
+    best = choose(scored)
+    if best.tier:
+        # A second-order extension won: keep the first order's choice unless it is strictly cheaper there too.
+        first = [e for e in scored if e[0][-2] == 0]
+        if first:
+            alt = choose(first)
+            if exact_key(alt, 0)[:-2] <= exact_key(best, 0)[:-2]:
+                best = alt
     res = _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
                   lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored)
                            if c.write_cost is not None and c.read_cost is not None])
