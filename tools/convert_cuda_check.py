@@ -154,7 +154,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         fn = f"cvt{idx}"
         code = to_cuda(plan, src, dsta, fn)
         if os.environ.get("CONVERT_CHECK_MUTATE"):  # self-test: a wrong source lane must be caught
-            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]")
+            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]").replace("^ doff]; ", "^ doff ^ 8u]; ")
         parts.append(code)
         nthreads = 1 << (sh.lane + sh.warp)
         nblocks = 1 << sh.block
