@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..core import f2
-from .cost import cost_of
+from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "register_program", "shuffle_program", "thread_ids",
@@ -267,6 +267,8 @@ class ShuffleProgram:
     def used_rounds(self) -> tuple[int, ...]:
         """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
         if not self.self_rounds:  # word r takes round r ⊕ Mλ
+            if not self.extra_rounds:
+                return tuple(range(self.kept))
             return tuple(sorted({r ^ m for r in range(self.kept) for m in self._span_M}))
         _, recv = self.selections
         return tuple(sorted({k for c in recv[:self.kept] for kind, k in c if kind == "recv"}))
@@ -279,16 +281,20 @@ class ShuffleProgram:
             # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
             # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
             S = f2.basis(list(self.H) + list(self.Ho))
-            lead = sorted(f2.echelon(S)[0].vec.items(), reverse=True)
-            cosets = set()
-            for k in self.used_rounds:
-                v = f2.apply(self.A, k)
-                for h, b in lead:  # the coset's canonical word: clear the echelon basis' leading bits
-                    if v >> h & 1:
-                        v ^= b
-                cosets.add(v)
+            if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
+                ncos = 1 << (f2.rank(list(self.A) + S) - len(S))
+            else:
+                lead = sorted(f2.echelon(S)[0].vec.items(), reverse=True)
+                cosets = set()
+                for k in self.used_rounds:
+                    v = f2.apply(self.A, k)
+                    for h, b in lead:  # the coset's canonical word: clear the echelon basis' leading bits
+                        if v >> h & 1:
+                            v ^= b
+                    cosets.add(v)
+                ncos = len(cosets)
             sel = ((1 << len(S)) - 1) * shuffled + (len(self._span_M) - 1) * self.kept
-            return self._finish(shuffled * self.words_per_element, sel, len(cosets) << len(S), self.kept)
+            return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
         return self._listed_mux_counts()
 
     def _listed_mux_counts(self) -> dict[str, int]:
@@ -353,10 +359,9 @@ class ShuffleProgram:
         input; the last layer's output needs the kept words only.  Without
         extra rounds every set is every round.
         """
-        _, recv = self.layers
         need = set(range(self.kept))
         out = [tuple(sorted(need))]
-        for b, _ in reversed(recv):
+        for b in reversed(f2.basis(list(self.M))):  # the receive layers' b, as ``layers`` has them
             need |= {k ^ b for k in need}
             out.append(tuple(sorted(need)))
         return tuple(reversed(out))
@@ -365,9 +370,8 @@ class ShuffleProgram:
     def layer_counts(self) -> dict[str, int]:
         """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
-        send, _ = self.layers
         needs = self.layer_needs
-        sel = len(send) * nwords + sum(len(n) for n in needs[1:])
+        sel = self.sender_rank * nwords + sum(len(n) for n in needs[1:])  # one send layer per basis vector
         shuffled = sum(1 for k in needs[0] if k not in self.self_rounds)
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
@@ -595,6 +599,15 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     for p in range(pmax, -1, -1):
         for prog in _program(cm, element_bits, p, lower):
+            if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
+                continue  # its shuffles alone cost as much as the best program: it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
                 best = prog
     return best
+
+
+def _shuffle_floor(prog: ShuffleProgram) -> int:
+    """A lower bound on a program's cost from its shuffles alone (0 when it has local rounds: not cheap to tell)."""
+    if prog.self_rounds:
+        return 0
+    return COST_WEIGHTS["shfl.sync"] * prog.words_per_element * len(prog.used_rounds)

@@ -279,13 +279,16 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, seco
             # Prefer directions that are lanes of the other side (they land in its word or bank bits).
             avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
             n = min(len(avail), geo.cap - len(V))
-            for j in range(1, n + 1):
-                E = avail[:j]
-                out.append((list(V) + E, list(V), E, nm))
+            if not second:
+                for j in range(1, n + 1):
+                    E = avail[:j]
+                    out.append((list(V) + E, list(V), E, nm))
+                continue
             # Second order (see the doc; rand42_any_w8_b64 in paper_notes/convert.md §7).
-            by_lane = sorted(avail, key=lambda r: you.lanes.index(r) if r in you.lane_set else len(you.lanes))
-            extra += [(list(V) + E, list(V), E, nm) for E in (by_lane[:j] for j in range(1, n + 1))
-                      if E != avail[:j]]
+            rank = {r: i for i, r in enumerate(you.lanes)}
+            by_lane = sorted(avail, key=lambda r: rank.get(r, len(rank)))
+            extra += [(list(V) + by_lane[:j], list(V), by_lane[:j], nm) for j in range(1, n + 1)
+                      if by_lane[:j] != avail[:j]]
     if second:
         out = extra
     V = full

@@ -412,7 +412,7 @@ def optimal_swizzle(
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
     scored: list[tuple[tuple, Plan, Instruction, Instruction, Cost, Cost, list, str | None]] = []
 
-    def score_blocks(shorter: bool) -> None:
+    def score_blocks(shorter: bool, tier: int = 0) -> None:
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
@@ -420,25 +420,37 @@ def optimal_swizzle(
                 per_side = None
                 # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).  Tier 1: the
                 # extensions in low_blocks' second order, which win only when strictly cheaper.
-                for tier in (0, 1):
-                    for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
-                        if per_side is None:
-                            per_side = pair_sides(sides, ins, geo, hw)
-                        for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
-                            if cw is None or cr is None:
-                                continue
-                            k = objective_key(objective, cw.total, cr.total) + (
-                                cw.instructions + cr.instructions, nmat, tier, len(scored))
-                            scored.append((k, plan, wi, ri, cw, cr, V, ext))
+                for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
+                    if per_side is None:
+                        per_side = pair_sides(sides, ins, geo, hw)
+                    for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
+                        if cw is None or cr is None:
+                            continue
+                        k = objective_key(objective, cw.total, cr.total) + (
+                            cw.instructions + cr.instructions, nmat, tier, len(scored))
+                        scored.append((k, plan, wi, ri, cw, cr, V, ext))
 
     score_blocks(False)
     relaxed = None
+    shorter = False
     if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
         # Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the
         # shorter vectors only when the widest ones do not already meet the relaxation's optimum.
         relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
         if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
+            shorter = True
             score_blocks(True)
+    if scored:
+        # Second-order extensions (tier 1) have the instruction counts of the first-order extension of the same
+        # side and length (a side's count depends on its vector width only), so they can win at the best's
+        # wavefronts only when some first-order candidate takes fewer instructions than the best.  Otherwise
+        # they are skipped (they could still lower the wavefronts; the relaxation that would tell is not computed).
+        nobj = len(objective_key(objective, 0, 0))
+        best0 = min(e[0] for e in scored)
+        if shorter or min(e[0][nobj] for e in scored) < best0[nobj]:
+            score_blocks(False, 1)
+            if shorter:
+                score_blocks(True, 1)
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
