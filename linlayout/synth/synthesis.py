@@ -20,7 +20,9 @@ order:
 2. **Extension**: registers of *one* side placed right after ``V``, widening
    that side's vector (below 32 bits this halves its wavefronts per step;
    above, it saves instructions).  At most one side can be extended: a
-   direction that is a register of both sides is already in ``V``.
+   direction that is a register of both sides is already in ``V``.  The
+   extension's registers are taken in two orders (``construct.low_blocks``);
+   the second is kept only when strictly cheaper.
 3. **Word fill**: if the vector stops short of a 32-bit word, the rest of
    the word takes lane directions, so lanes that differ there share a word.
 4. **Segment** bits ``S`` avoid the lanes of each pass as far as dimensions
