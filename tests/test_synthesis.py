@@ -287,7 +287,7 @@ MINI16x8 = SharedMemory(name="mini-16x8", banks=16, lanes=8, merge_broadcast_loa
 
 @pytest.mark.parametrize(
     "seed, d, hw, eb, vector_bits",
-    [(20, 8, MINI16x8, 32, None), (23, 7, MINI8x8, 32, None), (4, 7, MINI16, 8, 8), (50, 7, MINI16, 8, 8)],
+    [(20, 8, MINI16x8, 32, None), (23, 7, MINI8x8, 32, 64), (4, 7, MINI16, 8, 8), (50, 7, MINI16, 8, 8)],
 )
 def test_exhaustive_all_segment_subspaces(seed, d, hw, eb, vector_bits):
     """Up to 8 tensor bits: keep the result's low block, try every segment subspace; none beats it."""
@@ -524,3 +524,15 @@ def test_example_scripts():
     assert best.read_instruction == "ldmatrix.x4" and best.read_instructions == 8 and best.optimal
     f = runpy.run_path(str(ex / "swizzle_fp8_transpose.py"))["results"]()["optimal"]
     assert (f.write_wavefronts, f.read_wavefronts, f.vector_bits, f.optimal) == (16, 16, 128, True)
+
+
+def test_second_extension_order_only_when_strictly_cheaper():
+    """The seed-23 MINI8x8 pair: the second extension order's result takes fewer instructions at the same wavefronts
+    than the layout the first order gives (which vector_bits=64 still returns), so it is kept."""
+    rng = random.Random(23)
+    W, R, _, _ = _random_pair(rng, 7, MINI8x8.lane_bits, 32)
+    new = optimal_swizzle(W, R, 32, hardware=MINI8x8)
+    old = optimal_swizzle(W, R, 32, hardware=MINI8x8, vector_bits=64)
+    assert (new.write_wavefronts, new.read_wavefronts) == (old.write_wavefronts, old.read_wavefronts) == (16, 8)
+    assert new.write_instructions + new.read_instructions < old.write_instructions + old.read_instructions
+    assert new.optimal and new.extended_side == "write"

@@ -13,6 +13,9 @@ thread per CUDA thread, ``__shfl_sync`` and ``__syncthreads`` as barriers).
 
     python tools/convert_cuda_check.py --mode cpu --pairs 120 --seed 1
     python tools/convert_cuda_check.py --mode gpu --pairs 120 --seed 1 --out build/convert_check.cu
+
+``--rows FILE --names A,B`` puts the named pairs of a rows file (for example
+``benchmarks/results/convert_vs_triton.json``) before the generated ones.
 """
 
 from __future__ import annotations
@@ -151,7 +154,7 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
         fn = f"cvt{idx}"
         code = to_cuda(plan, src, dsta, fn)
         if os.environ.get("CONVERT_CHECK_MUTATE"):  # self-test: a wrong source lane must be caught
-            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]")
+            code = code.replace("^ sl)", "^ sl ^ 1u)").replace("^ so] = x", "^ so ^ 8u] = x").replace("^ wo_load]", "^ wo_load ^ 8u]").replace("^ doff]; ", "^ doff ^ 8u]; ")
         parts.append(code)
         nthreads = 1 << (sh.lane + sh.warp)
         nblocks = 1 << sh.block
@@ -233,11 +236,21 @@ def main() -> int:
     ap.add_argument("--out", help="where to write the source (gpu mode) and its .json description")
     ap.add_argument("--force-shuffles", action="store_true", help="take the shuffle path wherever it exists")
     ap.add_argument("--multistep", action="store_true", help="plan with multistep=True (two-step plans where cheaper)")
+    ap.add_argument("--rows", help="a rows JSON file (src, dst, element_bits, name per row) to take pairs from")
+    ap.add_argument("--names", default="", help="comma-separated names of --rows' pairs to check (default: all)")
     args = ap.parse_args()
     global FORCE_SHUFFLES, MULTISTEP
     FORCE_SHUFFLES = args.force_shuffles
     MULTISTEP = args.multistep
     cases = pairs(args.pairs, args.seed)
+    if args.rows:
+        from linlayout.core.layout import LinearLayout
+
+        names = [n for n in args.names.split(",") if n]
+        rows = {r["name"]: r for r in json.loads(Path(args.rows).read_text())}
+        picked = [rows[n] for n in names] if names else list(rows.values())
+        cases = [(r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"])
+                 for r in picked] + cases
     src, meta = build(cases, args.mode)
     if args.mode == "gpu":
         out = Path(args.out or "convert_check.cu")

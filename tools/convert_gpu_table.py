@@ -7,7 +7,9 @@ same ncu metrics of Triton's ``convert_layout`` kernel for that pair
 (Triton 3.6 on the machine) with its Triton 3.9 PTX counts from
 ``triton39_ptx_same_pairs.json``.  Writes ``table.md`` and ``table.json`` there.
 
-    python tools/convert_gpu_table.py
+    python tools/convert_gpu_table.py [--dir benchmarks/results/convert_h100_changed]
+
+A directory without Triton's files (``ncu_triton.csv``) gives the table of our kernels alone.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ def ncu_rows(path: Path) -> dict[str, dict[str, float]]:
 
 
 def main() -> int:
+    global D
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default=str(D), help="the run's files (default: %(default)s)")
+    D = Path(ap.parse_args().dir)
     pairs = [m for m in json.loads((D / "pairs.json").read_text()) if "skipped" not in m]
     ours = ncu_rows(D / "ncu_ours.csv")
     import re
@@ -50,19 +58,20 @@ def main() -> int:
         i, e = ln.split()[:2]
         runs[int(i)] = runs.get(int(i), 0) + int(e)
     tri_rows = {}
-    tri_ncu: list[dict[str, float]] = []
-    text = (D / "ncu_triton.csv").read_text().splitlines()
-    for ln in text:
-        if ln.startswith('{"index"'):
-            r = json.loads(ln)
-            tri_rows[r["index"]] = r
-    start = next(i for i, ln in enumerate(text) if ln.startswith('"ID"'))
-    by_id: dict[str, dict[str, float]] = {}
-    for r in csv.DictReader(text[start:]):
-        by_id.setdefault(r["ID"], {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    tri_ncu = [by_id[k] for k in sorted(by_id, key=int)]
-    tri_order = [r["index"] for r in sorted(tri_rows.values(), key=lambda r: r["index"]) if "error" not in r]
-    tri_by_index = dict(zip(tri_order, tri_ncu))
+    tri_by_index: dict[int, dict[str, float]] = {}
+    if (D / "ncu_triton.csv").exists():
+        text = (D / "ncu_triton.csv").read_text().splitlines()
+        for ln in text:
+            if ln.startswith('{"index"'):
+                r = json.loads(ln)
+                tri_rows[r["index"]] = r
+        start = next(i for i, ln in enumerate(text) if ln.startswith('"ID"'))
+        by_id: dict[str, dict[str, float]] = {}
+        for r in csv.DictReader(text[start:]):
+            by_id.setdefault(r["ID"], {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+        tri_ncu = [by_id[k] for k in sorted(by_id, key=int)]
+        tri_order = [r["index"] for r in sorted(tri_rows.values(), key=lambda r: r["index"]) if "error" not in r]
+        tri_by_index = dict(zip(tri_order, tri_ncu))
     ptx_path = D / "triton39_ptx_same_pairs.json"
     ptx = {r["name"]: r for r in json.loads(ptx_path.read_text())} if ptx_path.exists() else {}
     table = []

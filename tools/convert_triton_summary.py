@@ -26,6 +26,11 @@ re-planned with the current code.  Both sides are scored with the planner's cost
   8-bit round trips), so that both sides deliver the same words.
 * Barriers: ``bar.sync`` and ``bar.warp.sync`` on both sides (Triton 3.9 emits ``bar.warp.sync`` for
   warp-private round trips, and so does the planner).
+* **Opaque data for selects and shuffles.**  Triton's ``shfl.sync`` and ``selp`` are those of the kernels whose
+  source is loaded from memory (``row["triton"]["opaque"]``, see convert_vs_triton.py): with ``arange`` data LLVM
+  folds a select between two source values into the index arithmetic, which real data does not allow.  The
+  other opcodes stay those of the ``arange`` kernels (the loads add their own unpacking).  The pairs where the
+  two differ are listed.
 """
 
 from __future__ import annotations
@@ -105,6 +110,7 @@ def main() -> int:
     cls: collections.Counter = collections.Counter()
     out_rows = []
     mismatch = []
+    folded = []
     for r in both:
         src, dst = LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"])
         eb = r["element_bits"]
@@ -119,6 +125,14 @@ def main() -> int:
             if o["prmt"] <= 0:
                 o.pop("prmt")
         t = {k: max(0, v) for k, v in r["triton"]["instructions"].items() if v > 0}
+        opaque = r["triton"].get("opaque")
+        if opaque is not None:
+            for op, v in opaque["instructions"].items():
+                if max(0, v) != t.get(op, 0):
+                    folded.append((r["name"], op, t.get(op, 0), max(0, v)))
+                t.pop(op, None)
+                if v > 0:
+                    t[op] = v
         twf = None
         if r["triton"]["path"] == "shared_memory":
             tw = triton_wavefronts(r, peer)
@@ -160,6 +174,9 @@ def main() -> int:
     print(f"Triton round trips whose counted ld/st.shared instructions differ from its PTX: {len(mismatch)}")
     for m in mismatch[:20]:
         print(f"  {m[0]} {m[1]}: counted {m[2]}, PTX {m[3]}")
+    print(f"Triton shfl.sync/selp with source data loaded from memory that differ from the arange kernel's: {len(folded)}")
+    for f in folded:
+        print(f"  {f[0]} {f[1]}: arange {f[2]}, loaded {f[3]}")
     print("higher:")
     for r in out_rows:
         if r["relation"] == "higher":

@@ -8,7 +8,22 @@ minus those of the second (straight-line code: static counts are per-thread
 counts).  Triton's path is read off its PTX (shared-memory instructions →
 ``shared_memory``, else shuffles → ``shuffles``, else ``registers``/``none``).
 
+**Opaque source data** (``row["triton"]["opaque"]``): built from ``arange``,
+the source values are arithmetic in the thread index, and LLVM folds a
+select between two of them into that arithmetic (``rand367_warp_w4_b16``: the
+sender's ``selp`` between registers ``v`` and ``v + 4`` became ``v | (tid &
+4)``, so the PTX shows 2 ``selp`` where data from memory needs 4).  A second
+pair of kernels loads the source from global memory in ``src`` (the control:
+in ``dst``), and its ``shfl.sync`` and ``selp`` difference is stored too.
+Only those two opcodes are taken from it: the loads bring their own
+``mov``/``prmt`` unpacking, which differs between the two layouts.
+
     python tools/convert_vs_triton.py --pairs 300 --seed 7 --out benchmarks/results/convert_vs_triton.json
+    python tools/convert_vs_triton.py --update --out benchmarks/results/convert_vs_triton.json
+
+``--update`` re-plans linlayout's side of the stored rows and adds the
+opaque-data counts where a row lacks them; the ``arange`` kernels are not
+compiled again.
 
 Needs ``triton`` with Gluon (3.9.0 here); ``GPUTarget("cuda", 90, 32)``, so no GPU.
 """
@@ -58,6 +73,33 @@ def _kernels():
     return convert_kernel, control_kernel
 
 
+def _load_kernels():
+    """The kernels with opaque source data: loaded from global memory instead of built from ``arange``."""
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def convert_load_kernel(X, Y, SRC: gl.constexpr, DST: gl.constexpr, M: gl.constexpr, N: gl.constexpr,
+                            DT: gl.constexpr):
+        om = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
+        on = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
+        x = gl.load(X + om[:, None] * N + on[None, :])
+        y = gl.convert_layout(x, DST)
+        om2 = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
+        on2 = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
+        gl.store(Y + om2[:, None] * N + on2[None, :], y)
+
+    @gluon.jit
+    def control_load_kernel(X, Y, SRC: gl.constexpr, DST: gl.constexpr, M: gl.constexpr, N: gl.constexpr,
+                            DT: gl.constexpr):
+        om = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
+        y = gl.load(X + om[:, None] * N + on[None, :])
+        gl.store(Y + om[:, None] * N + on[None, :], y)
+
+    return convert_load_kernel, control_load_kernel
+
+
 def gluon_layout(layout):
     from triton.experimental.gluon import language as gl
 
@@ -75,7 +117,8 @@ def compile_ptx(fn, src, dst, eb, warps):
     from triton.experimental.gluon._runtime import GluonASTSource
 
     M, N = list(src.out_sizes.values())
-    sig = {"Y": f"*i{eb}", "SRC": "constexpr", "DST": "constexpr", "M": "constexpr", "N": "constexpr", "DT": "constexpr"}
+    sig = {"X": f"*i{eb}"} if "X" in fn.arg_names else {}
+    sig |= {"Y": f"*i{eb}", "SRC": "constexpr", "DST": "constexpr", "M": "constexpr", "N": "constexpr", "DT": "constexpr"}
     ast = GluonASTSource(fn=fn, signature=sig, constexprs={"SRC": gluon_layout(src), "DST": gluon_layout(dst),
                                                            "M": M, "N": N, "DT": getattr(gl, DTYPES[eb])})
     k = triton.compile(ast, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
@@ -107,6 +150,41 @@ def triton_path(c: dict[str, int]) -> str:
     return "registers_or_none"
 
 
+def ours(src, dst, eb) -> dict:
+    """linlayout's plan of a pair, as the rows store it."""
+    try:
+        plan = plan_conversion(src, dst, eb)
+    except InputError as e:
+        return {"error": str(e)}
+    return {"path": plan.path, "instructions": {k: plan.instructions.get(k, 0) for k in OPS},
+            "wavefronts": plan.wavefronts, "cost": plan.cost, "shuffle_lower_bound": plan.shuffle_lower_bound}
+
+
+def opaque_counts(src, dst, eb, warps, kernels) -> dict:
+    """``shfl.sync`` and ``selp`` of the conversion with source data loaded from memory (see the module doc)."""
+    a = count_ops(compile_ptx(kernels[0], src, dst, eb, warps))
+    b = count_ops(compile_ptx(kernels[1], src, dst, eb, warps))
+    return {"instructions": {k: a[k] - b[k] for k in ("shfl.sync", "selp")}, "raw": a, "control": b}
+
+
+def update(path: str) -> int:
+    """Re-plan linlayout's side of stored rows; add the opaque-data counts where missing."""
+    from linlayout.core.layout import LinearLayout
+
+    rows = json.loads(Path(path).read_text())
+    kernels = _load_kernels()
+    t0 = time.time()
+    for i, row in enumerate(rows):
+        src, dst = LinearLayout.from_json(row["src"]), LinearLayout.from_json(row["dst"])
+        row["linlayout"] = ours(src, dst, row["element_bits"])
+        if "path" in row["triton"] and "opaque" not in row["triton"]:
+            row["triton"]["opaque"] = opaque_counts(src, dst, row["element_bits"], row["warps"], kernels)
+        print(f"{i + 1} {row['name']} t={time.time() - t0:.0f}s", flush=True)
+    Path(path).write_text(json.dumps(rows, indent=0))
+    summarize(rows)
+    return 0
+
+
 def main() -> int:
     from convert_cuda_check import pairs  # same set as the CUDA check
 
@@ -114,8 +192,12 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default="benchmarks/results/convert_vs_triton.json")
+    ap.add_argument("--update", action="store_true", help="re-plan our side of --out, add missing opaque-data counts")
     args = ap.parse_args()
+    if args.update:
+        return update(args.out)
     conv, ctrl = _kernels()
+    kernels = _load_kernels()
     rows = []
     t0 = time.time()
     for name, src, dst, eb in pairs(args.pairs, args.seed):
@@ -123,20 +205,13 @@ def main() -> int:
             continue
         warps = src.in_sizes.get("warp", 1)
         row = {"name": name, "element_bits": eb, "warps": warps, "src": src.to_dict(), "dst": dst.to_dict()}
-        try:
-            plan = plan_conversion(src, dst, eb)
-            row["linlayout"] = {"path": plan.path, "instructions": {k: plan.instructions.get(k, 0) for k in
-                                                                      ("shfl.sync", "selp", "prmt", "mov", "st.shared",
-                                                                       "ld.shared", "stmatrix", "ldmatrix", "bar.sync", "bar.warp.sync")},
-                                "wavefronts": plan.wavefronts, "cost": plan.cost,
-                                "shuffle_lower_bound": plan.shuffle_lower_bound}
-        except InputError as e:
-            row["linlayout"] = {"error": str(e)}
+        row["linlayout"] = ours(src, dst, eb)
         try:
             a = count_ops(compile_ptx(conv, src, dst, eb, warps))
             b = count_ops(compile_ptx(ctrl, src, dst, eb, warps))
             diff = {k: a[k] - b[k] for k in OPS}
-            row["triton"] = {"path": triton_path(a), "instructions": diff, "raw": a, "control": b}
+            row["triton"] = {"path": triton_path(a), "instructions": diff, "raw": a, "control": b,
+                             "opaque": opaque_counts(src, dst, eb, warps, kernels)}
         except Exception as e:  # Triton refuses or crashes: record it
             row["triton"] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]}
         rows.append(row)

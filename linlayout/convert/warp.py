@@ -26,7 +26,14 @@ the sender ``s`` offers word ``σ(k, s) = A k ⊕ H s ⊕ Hω ω``.  The registe
 the same word (``ker J ⊆ ker K``, ``K = Qr M ⊕ Ql``); then ``H = K J⁺``,
 ``A = Qr ⊕ H Sr`` and ``Hω = H Sω ⊕ Qω``.  This handles any number of mixed
 register/lane swaps at once (Triton issue #9680), broadcast bases (zero
-columns) and lanes of ``src`` that hold duplicates.
+columns) and lanes of ``src`` that hold duplicates.  Two more kinds of
+``M`` are scored after these (kept only when cheaper): *extra rounds*, round
+bits beyond the destination's registers (a lane direction whose receivers
+read one sender but want different words, with no destination register bit
+left to swap it with, gets a round of its own in which every thread reads
+the same lane and takes the other word; the received word that is not needed
+is dropped), and swaps of a lane direction that reads distinct senders with
+the round that brings the word its receivers want (no sender selects for it).
 
 Exact per-thread instruction counts follow from the program: ``shfl.sync``
 per round whose source lane is not the thread itself for some thread;
@@ -58,7 +65,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..core import f2
-from .cost import cost_of
+from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "register_program", "shuffle_program", "thread_ids",
@@ -151,6 +158,7 @@ class ShuffleProgram:
     H: tuple[int, ...]          # lane -> word coordinates
     Ho: tuple[int, ...]         # ω -> word coordinates
     lower_bound: int
+    extra_rounds: int = 0       # round bits beyond the destination's registers (their words are not kept)
 
     @property
     def pack_bits(self) -> int:
@@ -158,7 +166,13 @@ class ShuffleProgram:
 
     @property
     def round_bits(self) -> int:
-        return len(self.rounds_basis)
+        """Round bits: one per ``rounds_basis`` vector, then ``extra_rounds``."""
+        return len(self.rounds_basis) + self.extra_rounds
+
+    @property
+    def kept(self) -> int:
+        """Received words that fill destination registers: ``0 .. kept - 1`` (the extra round bits are zero)."""
+        return 1 << len(self.rounds_basis)
 
     @property
     def words_per_element(self) -> int:
@@ -181,8 +195,9 @@ class ShuffleProgram:
         """(round, pack position) that fills destination register ``reg`` of lane ``lane``."""
         basis = list(self.rounds_basis) + list(self.pack) + list(self.copies)
         coords = f2.apply(self._dst_inverse, reg)
-        r = coords & _mask(self.round_bits)
-        j = (coords >> self.round_bits) & _mask(self.pack_bits)
+        nr = len(self.rounds_basis)
+        r = coords & _mask(nr)
+        j = (coords >> nr) & _mask(self.pack_bits)
         assert len(basis) == self.dst_reg_bits
         return r ^ f2.apply(self.M, lane), j
 
@@ -245,17 +260,53 @@ class ShuffleProgram:
         return tuple(send), tuple(recv)
 
     @cached_property
+    def _span_M(self) -> list[int]:
+        return f2.subset_xors(f2.basis(list(self.M)))
+
+    @cached_property
+    def used_rounds(self) -> tuple[int, ...]:
+        """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
+        if not self.self_rounds:  # word r takes round r ⊕ Mλ
+            if not self.extra_rounds:
+                return tuple(range(self.kept))
+            return tuple(sorted({r ^ m for r in range(self.kept) for m in self._span_M}))
+        _, recv = self.selections
+        return tuple(sorted({k for c in recv[:self.kept] for kind, k in c if kind == "recv"}))
+
+    @cached_property
     def mux_counts(self) -> dict[str, int]:
         """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
-        rounds = 1 << self.round_bits
-        shuffled = rounds - len(self.self_rounds)
+        if not self.self_rounds:
+            shuffled = len(self.used_rounds)
+            # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
+            # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
+            S = f2.basis(list(self.H) + list(self.Ho))
+            if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
+                ncos = 1 << (f2.rank(list(self.A) + S) - len(S))
+            else:
+                lead = sorted(f2.echelon(S)[0].vec.items(), reverse=True)
+                cosets = set()
+                for k in self.used_rounds:
+                    v = f2.apply(self.A, k)
+                    for h, b in lead:  # the coset's canonical word: clear the echelon basis' leading bits
+                        if v >> h & 1:
+                            v ^= b
+                    cosets.add(v)
+                ncos = len(cosets)
+            sel = ((1 << len(S)) - 1) * shuffled + (len(self._span_M) - 1) * self.kept
+            return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
+        return self._listed_mux_counts()
+
+    def _listed_mux_counts(self) -> dict[str, int]:
+        """``mux_counts`` from the listed selections (any program; the only way with local rounds)."""
+        shuffled = len(self.used_rounds)
         wpe = self.words_per_element
         n = 1 << self.pack_bits
         send, recv = self.selections
-        sel = sum(_mux(len(c)) for c in send)
-        packed = {w for c in send for w in c}
+        sel = sum(_mux(len(send[k])) for k in self.used_rounds)
+        packed = {w for k in self.used_rounds for w in send[k]}
         unpack = 0
-        for c in recv:
+        for c in recv[:self.kept]:
             if all(kind == "src" for kind, _ in c):
                 sel += _mux(len(c)) * n  # element-wise selects on local registers
             else:
@@ -301,14 +352,28 @@ class ShuffleProgram:
         return tuple(send), tuple(recv)
 
     @cached_property
+    def layer_needs(self) -> tuple[tuple[int, ...], ...]:
+        """Strategy ``layers``: the received words each receive layer's input must hold, first layer's input first.
+
+        Layer ``i`` computes word ``k`` from words ``k`` and ``k ⊕ b`` of its
+        input; the last layer's output needs the kept words only.  Without
+        extra rounds every set is every round.
+        """
+        need = set(range(self.kept))
+        out = [tuple(sorted(need))]
+        for b in reversed(f2.basis(list(self.M))):  # the receive layers' b, as ``layers`` has them
+            need |= {k ^ b for k in need}
+            out.append(tuple(sorted(need)))
+        return tuple(reversed(out))
+
+    @cached_property
     def layer_counts(self) -> dict[str, int]:
         """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
-        rounds = 1 << self.round_bits
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
-        send, recv = self.layers
-        sel = len(send) * nwords + len(recv) * rounds
-        shuffled = rounds - len(self.self_rounds)
-        return self._finish(shuffled * self.words_per_element, sel, nwords, rounds)
+        needs = self.layer_needs
+        sel = self.sender_rank * nwords + sum(len(n) for n in needs[1:])  # one send layer per basis vector
+        shuffled = sum(1 for k in needs[0] if k not in self.self_rounds)
+        return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
     def strategy(self) -> str:
@@ -369,15 +434,22 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     return worst * wpe
 
 
-def _swap_candidates(As, Ls, Lq, nl, mw, kernel=()):
+def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
 
     Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
     a register↔lane swap (``M v`` = a round bit) or by a free variable: a within-warp kernel vector
     ``z = (zq, zs)`` of ``src`` (``src`` holds the same element at ``x`` and ``x ⊕ z``, for example a
     broadcast lane) added to the source slot of ``v``.  The fixes' lane images must be independent
-    modulo ``image(Sl)``.  Yields ``(M, Dq, Ds)``: the swap matrix and the per-lane additions to
-    ``Ql`` and ``Sl``.
+    modulo ``image(Sl)``.  Yields ``(M, Dq, Ds, X)``: the swap matrix, the per-lane additions to ``Ql``
+    and ``Sl``, and the word coordinates ``X`` of the extra round bits (none in the first phase).
+
+    A second phase follows (its candidates win only when strictly cheaper): a direction ``v`` may also
+    be fixed by an *extra round* beyond the destination's register bits (``M v`` = a new round bit ``e``
+    with ``As e = 0`` and ``Aq e = Lq v``: in round ``e`` every thread reads the lane it reads in round 0
+    and gets the other word; the receiver keeps the one it needs), and a lane direction ``u`` that reads
+    distinct senders may be swapped with the round ``c`` for which ``Aq c = Lq u`` (its receivers then want
+    the word the round brings, and no sender selects for ``u``).
     """
     both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
@@ -386,25 +458,58 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=()):
     cmp_ = f2.complement(KerLs, nl)
     basis = cmp_ + Z + bad
     inv = _coords_inverse(basis)
+    coords = [f2.apply(inv, 1 << j) for j in range(nl)]
     img = f2.basis([ls for ls in Ls])
     d = len(bad)
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
     options += [("free", z, z[1]) for z in kernel]
+
+    def lanewise(lead, vals):
+        full = list(lead) + [0] * len(Z) + vals
+        return [f2.apply(full, c) for c in coords]
+
     seen = 0
-    lead = [0] * (len(cmp_) + len(Z))
+    lead = [0] * len(cmp_)
     for choice in itertools.permutations(range(len(options)), d):
         ims = [options[i][2] for i in choice]
         if f2.rank(img + ims) != len(img) + d:
             continue
-        mvals = lead + [options[i][1] if options[i][0] == "round" else 0 for i in choice]
-        qvals = lead + [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]
-        svals = lead + [options[i][1][1] if options[i][0] == "free" else 0 for i in choice]
-        coords = [f2.apply(inv, 1 << j) for j in range(nl)]
-        yield ([f2.apply(mvals, c) for c in coords], [f2.apply(qvals, c) for c in coords],
-               [f2.apply(svals, c) for c in coords])
+        yield (lanewise(lead, [options[i][1] if options[i][0] == "round" else 0 for i in choice]),
+               lanewise(lead, [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]),
+               lanewise(lead, [options[i][1][1] if options[i][0] == "free" else 0 for i in choice]), ())
         seen += 1
         if seen >= MAX_SWAP_CANDIDATES:
-            return
+            break
+    leads = []
+    for u in cmp_:
+        opts = [0]
+        lu = f2.apply(Lq, u)
+        if lu and f2.in_span(lu, Aq):
+            opts.append(f2.solve(list(Aq), lu))
+        leads.append(opts)
+    extended = options + [("extra", None, 0)]
+    seen = 0
+    for lead in itertools.product(*leads):
+        for choice in itertools.product(range(len(extended)), repeat=d):
+            fixed = [i for i in choice if extended[i][0] != "extra"]
+            if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
+                continue  # a first-phase candidate, or one option used twice
+            if f2.rank(img + [extended[i][2] for i in fixed]) != len(img) + len(fixed):
+                continue
+            mvals, qvals, svals, extra = [], [], [], []
+            for v, i in zip(bad, choice):
+                kind, val, _ = extended[i]
+                if kind == "extra":
+                    mvals.append(1 << (mw + len(extra)))
+                    extra.append(f2.apply(Lq, v))
+                else:
+                    mvals.append(val if kind == "round" else 0)
+                qvals.append(val[0] if kind == "free" else 0)
+                svals.append(val[1] if kind == "free" else 0)
+            yield lanewise(lead, mvals), lanewise([0] * len(lead), qvals), lanewise([0] * len(lead), svals), tuple(extra)
+            seen += 1
+            if seen >= MAX_SWAP_CANDIDATES:
+                return
 
 
 def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[ShuffleProgram]:
@@ -448,27 +553,30 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
     nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
     kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
     out = []
-    for M, Dq, Ds in _swap_candidates(As, sl, Lq0, nl, mw, kernel):
+    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
         qlx = [ql[j] ^ Dq[j] for j in range(nl)]
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
         if any(wc(v)[0] for v in qlx):
             continue  # the packed elements of a word would change places from lane to lane
         Lq = [wc(v)[1] for v in qlx]
-        J = [f2.apply(As, M[j]) ^ slx[j] for j in range(nl)]
-        Kc = [f2.apply(Aq, M[j]) ^ Lq[j] for j in range(nl)]
-        # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
+        Asx, Aqx = As + [0] * len(X), Aq + list(X)  # extra rounds: the same lane, another word
+        J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
+        Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
         kerJ = f2.null_space(J)
+        if any(f2.apply(Kc, z) for z in kerJ):
+            continue  # two receivers of one sender would want different words
+        # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
         comp = f2.complement(kerJ, nl)
         img = [f2.apply(J, b) for b in comp]
         rest = f2.complement(img, nl)
         inv = _coords_inverse(img + rest)
         vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
         H = [f2.apply(vals, f2.apply(inv, 1 << t)) for t in range(nl)]
-        A = [Aq[i] ^ f2.apply(H, As[i]) for i in range(mw)]
+        A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
         Ho = [f2.apply(H, so[i]) ^ Oq[i] for i in range(len(so))]
         out.append(ShuffleProgram(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K),
-                                  tuple(word_basis), tuple(M), tuple(As), tuple(J), tuple(so), tuple(A), tuple(H),
-                                  tuple(Ho), lower))
+                                  tuple(word_basis), tuple(M), tuple(Asx), tuple(J), tuple(so), tuple(A), tuple(H),
+                                  tuple(Ho), lower, len(X)))
     return out
 
 
@@ -491,6 +599,15 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     for p in range(pmax, -1, -1):
         for prog in _program(cm, element_bits, p, lower):
+            if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
+                continue  # its shuffles alone cost as much as the best program: it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
                 best = prog
     return best
+
+
+def _shuffle_floor(prog: ShuffleProgram) -> int:
+    """A lower bound on a program's cost from its shuffles alone (0 when it has local rounds: not cheap to tell)."""
+    if prog.self_rounds:
+        return 0
+    return COST_WEIGHTS["shfl.sync"] * prog.words_per_element * len(prog.used_rounds)

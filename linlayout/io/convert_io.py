@@ -142,17 +142,14 @@ def _shuffles(plan, sh, dh, T, eb) -> list[str]:
             return f"({W})src[{regs[0]}]"
         return "(" + " | ".join(f"((unsigned)src[{q}] << {j * eb})" for j, q in enumerate(regs)) + ")"
 
-    rounds = 1 << prog.round_bits
     if prog.strategy == "layers":
         return lines + _shuffle_layers(prog, dh, T, eb, W, word)
     send, recv = prog.selections
-    for k in range(rounds):
-        if k in prog.self_rounds:
-            continue
+    for k in prog.used_rounds:  # every shuffled round, unless extra rounds leave some unused
         a = f2.apply(prog.A, k)
         lines.append(f"  const {W} s{k} = {_select(f'({a}u ^ sw)', [(w, word(w)) for w in send[k]])};")
         lines.append(f"  const {W} r{k} = __shfl_sync(0xffffffffu, s{k}, {f2.apply(prog.As, k)}u ^ sl);")
-    for r in range(rounds):
+    for r in range(prog.kept):
         opts = []
         for kind, v in recv[r]:
             if kind == "recv":
@@ -169,15 +166,7 @@ def _shuffles(plan, sh, dh, T, eb) -> list[str]:
         else:
             expr = expr_recv
         lines.append(f"  const {W} w{r} = {expr};")
-    basis = list(prog.rounds_basis) + list(prog.pack) + list(prog.copies)
-    inv = f2.inverse(basis)
-    for reg in range(1 << dh.reg):
-        c = f2.apply(inv, reg)
-        rr = c & ((1 << prog.round_bits) - 1)
-        j = (c >> prog.round_bits) & ((1 << prog.pack_bits) - 1)
-        val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
-        lines.append(f"  dst[{reg}] = ({T})({val});")
-    return lines
+    return lines + _dst_assign(prog, dh, T, eb)
 
 
 def _parity(mask: int, var: str) -> str:
@@ -188,10 +177,11 @@ def _dst_assign(prog, dh, T, eb) -> list[str]:
     n = 1 << prog.pack_bits
     inv = f2.inverse(list(prog.rounds_basis) + list(prog.pack) + list(prog.copies))
     out = []
+    nr = len(prog.rounds_basis)  # the kept words' round bits (extra round bits are zero there)
     for reg in range(1 << dh.reg):
         c = f2.apply(inv, reg)
-        rr = c & ((1 << prog.round_bits) - 1)
-        j = (c >> prog.round_bits) & ((1 << prog.pack_bits) - 1)
+        rr = c & ((1 << nr) - 1)
+        j = (c >> nr) & ((1 << prog.pack_bits) - 1)
         val = f"w{rr}" if n == 1 else f"(w{rr} >> {j * eb})"
         out.append(f"  dst[{reg}] = ({T})({val});")
     return out
@@ -201,13 +191,13 @@ def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
     """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
     send_layers, recv_layers = prog.layers
     nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
-    rounds = 1 << prog.round_bits
     lines = [f"  const {W} a0_{j} = {word(j)};" for j in range(nwords)]
     for i, (h, lm, om) in enumerate(send_layers):
         lines.append(f"  const bool ps{i} = ({_parity(lm, 'lane')} ^ {_parity(om, 'om')}) != 0u;")
         lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j};" for j in range(nwords)]
     top = len(send_layers)
-    for k in range(rounds):
+    needs = prog.layer_needs  # the received words each layer must compute (all of them without extra rounds)
+    for k in needs[0]:
         a = f2.apply(prog.A, k)
         if k in prog.self_rounds:
             lines.append(f"  const {W} b0_{k} = a{top}_{a};")
@@ -215,9 +205,9 @@ def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
             lines.append(f"  const {W} b0_{k} = __shfl_sync(0xffffffffu, a{top}_{a}, {f2.apply(prog.As, k)}u ^ sl);")
     for i, (b, lm) in enumerate(recv_layers):
         lines.append(f"  const bool pr{i} = {_parity(lm, 'lane')} != 0u;")
-        lines += [f"  const {W} b{i + 1}_{k} = pr{i} ? b{i}_{k ^ b} : b{i}_{k};" for k in range(rounds)]
+        lines += [f"  const {W} b{i + 1}_{k} = pr{i} ? b{i}_{k ^ b} : b{i}_{k};" for k in needs[i + 1]]
     top = len(recv_layers)
-    lines += [f"  const {W} w{r} = b{top}_{r};" for r in range(rounds)]
+    lines += [f"  const {W} w{r} = b{top}_{r};" for r in range(prog.kept)]
     return lines + _dst_assign(prog, dh, T, eb)
 
 

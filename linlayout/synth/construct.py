@@ -229,8 +229,18 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> lis
     return cols
 
 
-def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
-    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors)."""
+def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, second=False):
+    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors).
+
+    An extension takes a side's registers in one of two orders: the other
+    side's lanes first, each in register order; and (``second=True``, only
+    the blocks the first order does not give) the other side's lanes by lane
+    bit, lowest first.  The low lane bits vary inside every pass, so at the
+    offsets after the vector they take bank positions the pass uses, where a
+    high lane bit may select the pass and leave a position unused.  The
+    synthesizer scores the second order's blocks after the first's and keeps
+    them only when strictly cheaper.
+    """
     sw, sr = sides["write"], sides["read"]
     wi, ri = ins["write"], ins["read"]
     wm, rm = wi.is_matrix, ri.is_matrix
@@ -251,8 +261,10 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
         if len(D) > geo.d:
             problems.append("the tile is smaller than one matrix row")
             return []
-        return [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
+        return [] if second else [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
     if fixed is not None:
+        if second:
+            return []
         if fixed > len(common):
             problems.append(
                 f"vector_bits={geo.eb << fixed} needs {1 << fixed} common register directions, the layouts share {len(common)}"
@@ -265,6 +277,7 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
     # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
     # shorter common vectors (the dropped registers free to extend either side).
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    extra = []
     for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
         out.append((list(V), list(V), [], None))
         if len(V) >= geo.cap:
@@ -274,9 +287,19 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False):
             avail = [r for r in me.regs if r and r not in V]
             # Prefer directions that are lanes of the other side (they land in its word or bank bits).
             avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
-            for j in range(1, min(len(avail), geo.cap - len(V)) + 1):
-                E = avail[:j]
-                out.append((list(V) + E, list(V), E, nm))
+            n = min(len(avail), geo.cap - len(V))
+            if not second:
+                for j in range(1, n + 1):
+                    E = avail[:j]
+                    out.append((list(V) + E, list(V), E, nm))
+                continue
+            # Second order (see the doc; rand42_any_w8_b64 in paper_notes/convert.md §7).
+            rank = {r: i for i, r in enumerate(you.lanes)}
+            by_lane = sorted(avail, key=lambda r: rank.get(r, len(rank)))
+            extra += [(list(V) + by_lane[:j], list(V), by_lane[:j], nm) for j in range(1, n + 1)
+                      if by_lane[:j] != avail[:j]]
+    if second:
+        out = extra
     V = full
     if geo.eb << len(V) < 8:
         # One side could not address its elements at all without an extension of its own.

@@ -20,7 +20,9 @@ order:
 2. **Extension**: registers of *one* side placed right after ``V``, widening
    that side's vector (below 32 bits this halves its wavefronts per step;
    above, it saves instructions).  At most one side can be extended: a
-   direction that is a register of both sides is already in ``V``.
+   direction that is a register of both sides is already in ``V``.  The
+   extension's registers are taken in two orders (``construct.low_blocks``);
+   the second is kept only when strictly cheaper.
 3. **Word fill**: if the vector stops short of a 32-bit word, the rest of
    the word takes lane directions, so lanes that differ there share a word.
 4. **Segment** bits ``S`` avoid the lanes of each pass as far as dimensions
@@ -106,6 +108,7 @@ class _Candidate(NamedTuple):
     taus: Mapping[str, frozenset[int]] = MappingProxyType({})
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
     general: bool = False  # built by the mixed-basis construction (synth/general.py)
+    tier: int = 0  # 1: an extension in low_blocks' second order (kept only when strictly cheaper)
 
 
 # ---------------------------------------------------------------------------
@@ -438,48 +441,65 @@ def optimal_swizzle(
     # have (ties go to the first), so the search stops there.
     floor = search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
 
-    def score_blocks(scored: list, shorter: bool, stop) -> bool:
-        """Append every candidate's analytic score; True when one meets ``stop`` (the rest are left out)."""
+    def score_blocks(scored: list, shorter: bool, stop, tier: int = 0) -> bool:
+        """Append every candidate's analytic score; True when one meets ``stop`` (the rest are left out).
+        Tier 1: the extensions in low_blocks' second order, which win only when strictly cheaper."""
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
                 per_side = None
-                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12)
-                for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter):
+                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).  Tier 1: the
+                # extensions in low_blocks' second order, which win only when strictly cheaper.
+                for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
                     if per_side is None:
                         per_side = pair_sides(sides, ins, geo, hw)
                     for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
                         if cw is None or cr is None:
                             continue
                         k = objective_key(objective, cw.total, cr.total) + (
-                            cw.instructions + cr.instructions, nmat, len(scored))
+                            cw.instructions + cr.instructions, nmat, tier, len(scored))
                         scored.append((k, plan, wi, ri, cw, cr, V, ext))
                         if k[:4] == stop:
                             return True
         return False
 
-    def shorter_pass(scored: list) -> tuple | None:
-        """Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts.  Try the shorter
-        vectors only when the widest ones do not already meet the relaxation's optimum (returned when computed)."""
+    def more_passes(scored: list) -> tuple | None:
+        """The passes after the widest vectors' first order, as needed; returns the relaxation when computed.
+
+        Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts, so the shorter
+        vectors are tried when the widest ones do not already meet the relaxation's optimum.  Second-order
+        extensions (tier 1) have the instruction counts of the first-order extension of the same side and
+        length (a side's count depends on its vector width only), so they can win at the best's wavefronts
+        only when some first-order candidate takes fewer instructions than the best; otherwise they are skipped
+        (they could still lower the wavefronts; the relaxation that would tell is not computed)."""
+        relaxed = None
+        shorter = False
         if fixed is None and hw.merge_broadcast_loads and sr.broadcast:
             relaxed = relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
             if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(objective, *relaxed[1]):
+                shorter = True
                 score_blocks(scored, True, None)
-            return relaxed
-        return None
+        if scored:
+            nobj = len(objective_key(objective, 0, 0))
+            best0 = min(e[0] for e in scored)
+            if shorter or min(e[0][nobj] for e in scored) < best0[nobj]:
+                score_blocks(scored, False, None, 1)
+                if shorter:
+                    score_blocks(scored, True, None, 1)
+        return relaxed
 
     def score_all() -> tuple[list, tuple | None]:
         """Every candidate (the search without the floor's stop), sorted, and the relaxation if computed."""
         every: list = []
         score_blocks(every, False, None)
-        relaxed = shorter_pass(every)
+        relaxed = more_passes(every)
         every.sort(key=lambda x: x[0])
         return every, relaxed
 
     scored: list = []
     complete_search = not score_blocks(scored, False, floor)
-    relaxed = shorter_pass(scored) if complete_search else None
+    relaxed = more_passes(scored) if complete_search else None
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
@@ -493,25 +513,40 @@ def optimal_swizzle(
         ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
         er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
-        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D)
+        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D,
+                          tier=entry[0][-2])
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
-            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix), order)
+            c.write_cost.instructions + c.read_cost.instructions, int(c.write_ins.is_matrix) + int(c.read_ins.is_matrix),
+            c.tier, order)
 
-    best = built(scored[0])
-    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]) and not complete_search:
-        # pragma: no cover - a floor cannot be beaten; kept exact should a bound drift
-        scored, relaxed = score_all()
-        complete_search = True
+    def choose(entries) -> _Candidate:
+        best = built(entries[0])
+        if (best.write_cost, best.read_cost) != (entries[0][4], entries[0][5]):
+            # The built layout did better than its analytic score (a bank or fill column happened to
+            # extend a side's vector).  Score every candidate exactly and choose on exact costs.
+            every = [c for c in map(built, entries) if c.write_cost is not None and c.read_cost is not None]
+            if not every:  # pragma: no cover - the analytic score only admits addressable candidates
+                raise SwizzleError("no memory layout lets both sides access the tile as asked")
+            best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+        return best
+
+    if not complete_search:
         best = built(scored[0])
-    if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
-        # The built layout did better than its analytic score (a bank or fill column happened to
-        # extend a side's vector).  Score every candidate exactly and choose on exact costs.
-        every = [c for c in map(built, scored) if c.write_cost is not None and c.read_cost is not None]
-        if not every:  # pragma: no cover - the analytic score only admits addressable candidates
-            raise SwizzleError("no memory layout lets both sides access the tile as asked")
-        best = min(zip(every, range(len(every))), key=lambda t: exact_key(*t))[0]
+        if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):  # pragma: no cover
+            # A floor cannot be beaten, so the built layout scores what it was scored; kept exact should a bound drift.
+            scored, relaxed = score_all()
+            complete_search = True
+    if complete_search:
+        best = choose(scored)
+        if best.tier:
+            # A second-order extension won: keep the first order's choice unless it is strictly cheaper there too.
+            first = [e for e in scored if e[0][-2] == 0]
+            if first:
+                alt = choose(first)
+                if exact_key(alt, 0)[:-2] <= exact_key(best, 0)[:-2]:
+                    best = alt
     res = _result(best, sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits,
                   lambda: [(c.write_cost.total, c.read_cost.total) for c in map(built, scored if complete_search else score_all()[0])
                            if c.write_cost is not None and c.read_cost is not None])
