@@ -40,11 +40,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _expected_read_histogram(mask_bits: int) -> Counter:
-    """Brute force over all 4-tuples of masks: read wavefronts = 2^(5 - rank{C_0..C_3, 1})."""
+    """Brute force over all 4-tuples of masks: read wavefronts = 2^(5 - rank{C_0..C_3, 1}).
+
+    The last mask is counted against a span listed once: for each C_0, C_1, C_2 the rank k of
+    {C_0, C_1, C_2, 1} and its span, then every C_3 has rank k if it lies in that span, else k + 1.
+    """
     hist: Counter = Counter()
-    for cs in itertools.product(range(1 << mask_bits), repeat=4):
-        hist[1 << (5 - f2.rank(list(cs) + [1]))] += 1
-    return hist
+    masks = range(1 << mask_bits)
+    for cs in itertools.product(masks, repeat=3):
+        base = [*cs, 1]
+        k = f2.rank(base)
+        span = set(f2.subset_xors(base))
+        inside = sum(c in span for c in masks)
+        hist[1 << (5 - k)] += inside
+        if inside < len(masks):
+            hist[1 << (5 - k - 1)] += len(masks) - inside
+    return +hist  # only the values that occur
 
 
 # --------------------------------------------------------------------------- the built-in family

@@ -25,6 +25,11 @@ bytes do not depend on the locale.  A golden file holds::
 Each byte block is followed by one newline of the format, so a block that does
 not end with a newline still leaves the next header on its own line.
 
+The generator runs every case as that subprocess.  ``tests/test_golden_cli.py``
+runs every case in its own process through ``linlayout.cli.main``
+(:func:`run_case_in_process`, the same working directory, encoding and exit
+status; about a tenth of the time) and a few of them again as the subprocess.
+
 The cases: every ``examples/*.json`` with every command that accepts it (kind
 told from its keys: ``src``/``dst`` a convert query, ``bases`` a layout, ``write``/``read`` a swizzle query,
 ``layout``+``memory`` or ``lane_byte_offsets`` a conflicts query,
@@ -61,7 +66,8 @@ GOLDEN = Path(__file__).resolve().parent
 REPO = GOLDEN.parents[1]
 EXAMPLES = REPO / "examples"
 
-__all__ = ["CASES", "GOLDEN", "REPO", "golden_path", "normalise", "render", "parse", "run_case", "main"]
+__all__ = ["CASES", "GOLDEN", "REPO", "golden_path", "normalise", "render", "parse", "run_case", "run_case_in_process",
+           "main"]
 
 # Extra arguments for a sweep family that takes too long in full (keep them fixed: seeded, deterministic).
 SWEEP_ARGS = {
@@ -250,6 +256,65 @@ def run_case(case: dict, timeout: float = 300) -> tuple[int, bytes, bytes, list[
     )
     out, err, notes = normalise(case, r.stdout, r.stderr)
     return r.returncode, out, err, notes
+
+
+# What a plain ``python`` prints of the warnings raised in its modules: everything but these
+# categories, which its default filters ignore outside ``__main__``.
+_SILENT_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def run_case_in_process(case: dict) -> tuple[int, bytes, bytes, list[str]]:
+    """Run one case through ``linlayout.cli.main`` in this process, as :func:`run_case` runs it in a subprocess.
+
+    The same conditions, rebuilt in the process for the duration of the call: the repository root as
+    working directory; ``sys.stdin``, ``sys.stdout`` and ``sys.stderr`` replaced by UTF-8 text streams
+    over byte buffers with the interpreter's own settings on POSIX (newline ``"\\n"`` untranslated,
+    ``strict`` errors on stdout and ``backslashreplace`` on stderr, not a terminal); the exit status
+    of ``sys.exit(main(args))``.  numpy's print options are restored afterwards.  What a subprocess
+    would show and this cannot reproduce raises ``RuntimeError`` instead of passing silently: a
+    warning that ``python`` would print (its text holds a machine-dependent path, so no golden file
+    can hold one).  An uncaught exception propagates (a subprocess would print a traceback and exit 1).
+    Returns (exit code, normalised stdout, normalised stderr, normalisation notes).
+    """
+    import io
+    import warnings
+
+    import numpy as np
+
+    from linlayout.cli import main as cli_main
+
+    stdin = case.get("stdin") or ""
+    out_bytes, err_bytes = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="strict", newline="\n")
+    err = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="backslashreplace", newline="\n")
+    inp = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8", newline="\n")
+    saved_streams, saved_cwd, saved_print = (sys.stdin, sys.stdout, sys.stderr), os.getcwd(), np.get_printoptions()
+    try:
+        os.chdir(REPO)
+        sys.stdin, sys.stdout, sys.stderr = inp, out, err
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                code = cli_main(list(case["args"]))
+            except SystemExit as e:  # what sys.exit(code) does with the code
+                code = e.code
+            if code is None:
+                code = 0
+            elif not isinstance(code, int):
+                print(code, file=sys.stderr)
+                code = 1
+        out.flush()
+        err.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        np.set_printoptions(**saved_print)
+    shown = [w for w in caught if not issubclass(w.category, _SILENT_WARNINGS)]
+    if shown:
+        raise RuntimeError(f"{case['name']}: warnings that `python -m linlayout` would print on stderr: "
+                           + "; ".join(f"{w.category.__name__}: {w.message}" for w in shown))
+    stdout, stderr, notes = normalise(case, out_bytes.getvalue(), err_bytes.getvalue())
+    return code, stdout, stderr, notes
 
 
 def render(case: dict, returncode: int, stdout: bytes, stderr: bytes, notes: list[str]) -> bytes:
