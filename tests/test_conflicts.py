@@ -429,3 +429,39 @@ def test_random_address_queries_never_crash(offs, ab, ins, op):
             fn(ins, op, ab, offs)
         except LinLayoutError:
             pass
+
+
+# --------------------------------------------------------------------------- the vector rule
+
+
+def _widest_vector_by_definition(offsets, cap):
+    """Register r_k joins for offset 2^k when it is the only register there and no basis but r_0..r_k touches
+    offset bits 0..k (the rule of count.plan.widest_vector, step by step)."""
+    regs = offsets.get("register", ())
+    chosen: list[int] = []
+    for k in range(cap):
+        cands = [i for i, v in enumerate(regs) if v == 1 << k]
+        if len(cands) != 1:
+            break
+        low = (1 << (k + 1)) - 1
+        mine = set(chosen + cands)
+        if any(v & low for d, vs in offsets.items() for i, v in enumerate(vs) if not (d == "register" and i in mine)):
+            break
+        chosen.append(cands[0])
+    return tuple(chosen)
+
+
+_OFFSET = st.one_of(st.sampled_from([0, 1, 2, 4, 8, 16, 32]), st.integers(0, 127))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_OFFSET, max_size=7), st.lists(_OFFSET, max_size=5), st.lists(_OFFSET, max_size=2), st.integers(0, 6))
+def test_widest_vector_follows_its_definition_and_the_batch_form(regs, lanes, warps, cap):
+    from linlayout.count.plan import widest_vector, widest_vector_batch
+
+    offsets = {"register": tuple(regs), "lane": tuple(lanes), "warp": tuple(warps)}
+    got = widest_vector(offsets, cap)
+    assert got == _widest_vector_by_definition(offsets, cap)
+    if regs:
+        n, order = widest_vector_batch(np.array([regs]), np.array([lanes + warps or [0]]), cap)
+        assert int(n[0]) == len(got) and tuple(order[0, : len(got)].tolist()) == got

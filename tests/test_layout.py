@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 import pickle
+from types import MappingProxyType
 
 import galois
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
@@ -49,6 +50,88 @@ def test_from_bases_and_inferred_sizes():
     L2 = LinearLayout([("lane", [1, 2])], ["flat"])
     assert L2.out_sizes == {"flat": 4}
     assert LinearLayout({"warp": [0, 0]}, ["dim0"]).out_sizes == {"dim0": 1}
+
+
+# The constructor packs the common form (a dict of lists of [x, y] onto a dict of two sizes) in a lane of
+# its own and hands anything else to the general route; a mapping that is not a dict takes the general
+# route, so the two must give the same layout or the same error for any input.
+_ENTRY = st.one_of(st.integers(0, 16), st.integers(0, 16), st.integers(0, 16),
+                   st.sampled_from([-1, True, False, 1.0, "1", None, 2**70, np.int64(2)]))
+
+
+@st.composite
+def _basis_recipe(draw):
+    kind = draw(st.sampled_from(["list"] * 12 + ["tuple", "iter", "int", "str", "short", "long"]))
+    if kind == "int":
+        return ("int", draw(_ENTRY))
+    if kind == "str":
+        return ("str", "12")
+    n = {"short": 1, "long": 3}.get(kind, 2)
+    return (kind, [draw(_ENTRY) for _ in range(n)])
+
+
+def _basis(recipe):
+    kind, v = recipe
+    if kind in ("int", "str"):
+        return v
+    return {"tuple": tuple, "iter": iter}.get(kind, list)(v)
+
+
+@st.composite
+def _bases_recipe(draw):
+    names = draw(st.lists(st.sampled_from(["register", "lane", "warp"] * 4 + ["", 7]), max_size=3, unique=True))
+    holder = {n: draw(st.sampled_from(["list"] * 8 + ["tuple", "str", "int"])) for n in names}
+    return [(n, holder[n], draw(st.lists(_basis_recipe(), max_size=4))) for n in names]
+
+
+def _build(recipe):
+    out = {}
+    for name, holder, bases in recipe:
+        if holder == "str":
+            out[name] = "01"
+        elif holder == "int":
+            out[name] = 3
+        else:
+            out[name] = {"tuple": tuple}.get(holder, list)(_basis(b) for b in bases)
+    return out
+
+
+def _outcome(make):
+    try:
+        L = make()
+    except Exception as e:  # noqa: BLE001  (the class and message are what is compared)
+        return type(e), str(e)
+    return L.in_dim_bits, L.out_dim_bits, tuple(L.flat_bases(n) for n in L.in_dims)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_bases_recipe(), st.lists(st.sampled_from([1, 2, 4, 8, 16] * 4 + [3, 0, -4, True, 2.0]), min_size=2, max_size=2),
+       st.sampled_from([("dim0", "dim1")] * 8 + [("dim0", ""), ("x", 5)]), st.booleans())
+def test_constructor_lanes_agree(recipe, sizes, names, onto):
+    out_dims = dict(zip(names, sizes))
+    fast = _outcome(lambda: LinearLayout(_build(recipe), dict(out_dims), require_surjective=onto))
+    general = _outcome(lambda: LinearLayout(MappingProxyType(_build(recipe)), MappingProxyType(out_dims),
+                                            require_surjective=onto))
+    assert fast == general
+
+
+@pytest.mark.parametrize("bases", [{"lane": [[4, 0]]}, {"lane": [[0, 8]]}, {"lane": [[3, 7], [0, 4]]}, {"lane": [[-1, 0]]},
+                                   {"lane": [[0, -8]]}, {"lane": [[True, 0]]}, {"lane": [[1, 2], iter([1, 2])], "warp": [[9, 0]]},
+                                   {"lane": [[1, 2], [1, 2, 3]]}, {"lane": [[1, 2], 5]}, {"lane": [(2, 1), (3, 7)]}])
+def test_constructor_lanes_agree_at_the_edges(bases):
+    out_dims = {"dim0": 4, "dim1": 8}
+    again = {n: [iter([1, 2]) if type(b).__name__ == "list_iterator" else b for b in bs] for n, bs in bases.items()}
+    assert _outcome(lambda: LinearLayout(bases, out_dims)) == _outcome(lambda: LinearLayout(MappingProxyType(again), out_dims))
+
+
+@given(layouts(max_in_bits=6, max_out_bits=5))
+def test_require_surjective_is_the_rank(L):
+    bases = {n: [list(b) for b in bs] for n, bs in L.bases.items()}
+    if L.rank() == L.out_bits:
+        assert LinearLayout(bases, L.out_sizes, require_surjective=True) == L
+    else:
+        with pytest.raises(NotInvertibleError, match=f"rank {L.rank()} < {L.out_bits} output bits"):
+            LinearLayout(bases, L.out_sizes, require_surjective=True)
 
 
 def test_identity_strided_zeros():

@@ -50,12 +50,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
-from ..errors import BasisError, DimensionError, LayoutJSONError, SizeError
+from ..errors import BasisError, DimensionError, LayoutJSONError, NotInvertibleError, SizeError
 from . import f2
 from .validate import check_int, check_int_sequence, check_sequence
-from .dims import Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, dim_offsets, dims_with_sizes, log2_size, split_columns
+from .dims import (Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, dim_offsets, dims_with_sizes, log2_size,
+                   split_columns, unit_columns)
 
-__all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases", "parse_flat", "parse_matrix"]
+__all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases", "check_surjective", "parse_flat",
+           "parse_matrix"]
 
 BasisLike = Union[int, Sequence[int]]
 """One basis as the user writes it: one int per output dimension (a plain int with a single one)."""
@@ -172,6 +174,45 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
     ...
     linlayout.errors.BasisError: basis 0 of 'lane' has 2 entries but there are 1 output dimensions ['dim0']; give one int per output dimension
     """
+    if type(bases) is dict and type(out_dims) is dict and len(out_dims) == 2:
+        # The common form, packed here: two output dimensions with non-empty string names and
+        # power-of-two int sizes; per input dimension (a non-empty string name) a list or tuple of bases,
+        # each a list or tuple of two ints inside their sizes.  Basis [x, y] packs to x | y << log2(size
+        # of the first), as below.  Anything else leaves this lane (ValueError, raised here or by the
+        # unpacking of a basis of another length) before anything is reported; the lane iterates only
+        # dicts, lists and tuples (it consumes no iterator), so the general route below sees the same
+        # input and reports the first problem.
+        kind, Int, List, Tuple = type, int, list, tuple  # local names: the loop below runs once per basis
+        try:
+            (n0, s0), (n1, s1) = out_dims.items()
+            if (kind(n0) is not str or kind(n1) is not str or not n0 or not n1 or kind(s0) is not Int
+                    or kind(s1) is not Int or s0 <= 0 or s1 <= 0 or s0 & (s0 - 1) or s1 & (s1 - 1)):
+                raise ValueError
+            o1 = s0.bit_length() - 1
+            ins = []
+            cols = []
+            ox = oy = 0  # the ORs of the entries of each output: inside [0, size) exactly when every entry is
+            for name, blist in bases.items():
+                if kind(name) is not str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
+                    raise ValueError
+                flat: list[int] = []
+                for b in blist:
+                    if kind(b) is not List and kind(b) is not Tuple:
+                        raise ValueError
+                    x, y = b
+                    if kind(x) is not Int or kind(y) is not Int:
+                        raise ValueError
+                    ox |= x
+                    oy |= y
+                    flat.append(x | y << o1)
+                ins.append((name, len(flat)))
+                cols.append(tuple(flat))
+            if ox < 0 or oy < 0 or ox >= s0 or oy >= s1:
+                raise ValueError
+        except ValueError:
+            pass
+        else:
+            return tuple(ins), ((n0, o1), (n1, s1.bit_length() - 1)), tuple(cols)
     # The input dimensions: names checked (a dict cannot repeat one).
     if type(bases) is dict:
         entries = bases.items()
@@ -290,6 +331,25 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
             f"{size}; enlarge {n!r} to {1 << x.bit_length()} or fix the basis"
         )
     return tuple(ins), tuple(outs), tuple(cols)  # type: ignore[arg-type]
+
+
+def check_surjective(outs: DimSpec, cols: Columns) -> None:
+    """Raise :class:`NotInvertibleError` unless the columns (a layout's flat bases) span every output bit.
+
+    The usual case, every unit vector among the columns, is settled without the rank.
+
+    >>> check_surjective((("dim0", 2),), ((1, 0), (3,)))   # 1 and 3 span both bits
+    >>> check_surjective((("dim0", 2),), ((1, 0), (1,)))
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.NotInvertibleError: the layout is not surjective: rank 1 < 2 output bits; some tensor elements are never reached
+    """
+    if unit_columns(outs).difference(*cols):
+        n, r = sum(b for _, b in outs), f2.rank(set().union(*cols))
+        if r != n:
+            raise NotInvertibleError(
+                f"the layout is not surjective: rank {r} < {n} output bits; some tensor elements are never reached"
+            )
 
 
 def _input_entries(bases: Any) -> list[tuple[Any, Any]]:

@@ -56,10 +56,10 @@ from itertools import chain
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BasisError, DimensionError, MissingDependencyError, NotInvertibleError
+from ..errors import BasisError, DimensionError, MissingDependencyError
 from . import evaluate, f2, reshape
-from .bases import BasesLike, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
-from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size, unit_columns, unpack_flat
+from .bases import BasesLike, check_surjective, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
+from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size, unpack_flat
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
@@ -112,16 +112,13 @@ class LinearLayout:
 
     def __init__(self, bases: BasesLike, out_dims: DimsLike = None, *, require_surjective: bool = False) -> None:
         ins, outs, cols = parse_bases(bases, out_dims)
+        if require_surjective:
+            check_surjective(outs, cols)
         _SET_INS(self, ins)
         _SET_OUTS(self, outs)
         _SET_COLS(self, cols)
         _SET_TAB(self, None)
         _SET_CACHE(self, None)
-        if require_surjective and unit_columns(outs).difference(*cols) and f2.rank(set().union(*cols)) != sum(b for _, b in outs):
-            raise NotInvertibleError(
-                f"the layout is not surjective: rank {self.rank()} < {self.out_bits} output bits; "
-                f"some tensor elements are never reached"
-            )
 
     @classmethod
     def _make(cls, ins: DimSpec, outs: DimSpec, cols: tuple[tuple[int, ...], ...]) -> LinearLayout:

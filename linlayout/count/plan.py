@@ -323,22 +323,35 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     ()
     """
     regs = offsets.get("register", ())
-    # Every offset bit touched by a basis that can never be a vector register: the other dimensions' bases and
-    # the registers that are not a power of two.  Register 2^k then joins (after 1, 2, ..., 2^(k-1)) when it is
-    # the only register equal to 2^k and bit k is untouched: registers equal to a larger power of two do not
-    # touch bits 0..k.
-    others = 0
+    # One pass: ``single`` collects the powers of two below 2^cap that a register equals, ``others`` every offset
+    # bit touched by another basis (the other dimensions' bases, registers that are not a power of two, a second
+    # register equal to a power of two already seen).  Register 2^k joins
+    # (after 1, 2, ..., 2^(k-1)) exactly when bit k is in ``single`` and no bit 0..k is in ``others``: the vector
+    # is the run of trailing ones of ``single & ~others``.  Registers equal to a power of two at or above 2^cap
+    # touch no bit below the cap, so they are skipped.
+    low = (1 << cap) - 1
+    single = others = 0
+    for v in regs:
+        if v & low:
+            if v & (v - 1) or v & single:
+                others |= v
+            else:
+                single |= v
     for d, vs in offsets.items():
         if d != "register":
-            others = reduce(or_, vs, others)
-        else:
             for v in vs:
-                if v & (v - 1):
-                    others |= v
-    n = 0
-    while n < cap and not (others >> n) & 1 and regs.count(1 << n) == 1:
-        n += 1
-    return tuple([regs.index(1 << k) for k in range(n)])
+                others |= v
+    free = single & ~others
+    if not free & 1:
+        return ()
+    run = (free ^ (free + 1)) >> 1  # the trailing ones of free: offsets 1, 2, ..., 2^(n-1)
+    vec = [0] * run.bit_length()
+    i = 0
+    for v in regs:  # each offset of the run is one register's, and no other register touches the run
+        if v & run:
+            vec[v.bit_length() - 1] = i
+        i += 1
+    return tuple(vec)
 
 
 def widest_vector_batch(regs, others, cap: int):
