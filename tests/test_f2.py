@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 import galois
 import numpy as np
@@ -119,6 +120,24 @@ def test_solve_and_null_space(m, data):
 def test_solve_raises_when_no_solution():
     with pytest.raises(NoSolutionError, match="not in the span"):
         f2.solve([0b01, 0b11], 0b100)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 7).flatmap(lambda n: st.lists(st.integers(-2, (2 << n) - 1), min_size=n, max_size=n)))
+def test_inverse_of_any_square_matrix(cols):
+    """The inverse, or the error of the first problem: a column that does not fit (the first one), else the
+    dependent columns (by echelon), for square matrices with zero, negative and too wide columns."""
+    n = len(cols)
+    bad = [j for j, c in enumerate(cols) if not 0 <= c < 1 << n]
+    if bad:
+        with pytest.raises(NotInvertibleError, match=rf"^column {bad[0]} = .* does not fit in {n} rows"):
+            f2.inverse(cols)
+    elif f2.rank(cols) < n:
+        idx = list(f2.bit_indices(f2.echelon(cols)[2][0]))
+        with pytest.raises(NotInvertibleError, match=rf"columns {re.escape(str(idx))} XOR to 0$"):
+            f2.inverse(cols)
+    else:
+        assert f2.matmul(cols, f2.inverse(cols)) == [1 << i for i in range(n)]
 
 
 def test_inverse_raises_on_singular_and_names_columns():

@@ -177,7 +177,11 @@ class LinearLayout:
         module's name); the library stores lookup tables, ranks and the
         synthesizer's per-layout data here.
         """
-        return self._cached()
+        c = self._cache  # _cached(), inlined: the counters ask for it on every call
+        if c is None:
+            c = {}
+            _SET_CACHE(self, c)
+        return c
 
     def out_coords(self, flat: int) -> dict[str, int]:
         """Split a flat output value into coordinates.
@@ -313,7 +317,7 @@ class LinearLayout:
     @property
     def in_bits(self) -> int:
         """Total number of input bits (log2 of the number of inputs)."""
-        return sum([b for _, b in self._ins])
+        return sum([b for _, b in self._ins])  # a list, not a generator: this runs on every count
 
     @property
     def out_bits(self) -> int:

@@ -263,11 +263,27 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     return [(m, v) for m, v in kernel if proj.add(v >> ws)]
 
 
-def _conflict_free(images: list[int], bank_mask: int) -> bool:
-    """True when the bank parts of the byte images are independent: then no combination has all bank bits
-    zero, so the colliding subspace is 0 (most accesses; the first test of :func:`collisions`)."""
-    banks = list(map(bank_mask.__and__, images))
-    return f2.rank(banks) == len(banks)
+def _conflict_free(images: Sequence[int], bank_mask: int) -> bool:
+    """True when the bank parts (``& bank_mask``) of the images are independent: then no combination has all
+    bank bits zero, so the colliding subspace is 0 (most accesses; the first test of :func:`collisions`).
+
+    Elimination in insertion order: ``x ^ e < x`` exactly when the leading bit of ``e`` is set in ``x``, so
+    each kept vector is reduced by the earlier ones and lacks their leading bits; a vector reduces to 0
+    exactly when it lies in the span of the earlier ones.
+
+    >>> _conflict_free([0b0100, 0b1100, 0b1000], 0b1100), _conflict_free([0b0100, 0b1100], 0b1100)
+    (False, True)
+    """
+    kept: list[int] = []
+    for x in images:
+        x &= bank_mask
+        for e in kept:
+            if x ^ e < x:
+                x ^= e
+        if not x:
+            return False
+        kept.append(x)
+    return True
 
 
 def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[tuple[int, int]],
@@ -352,19 +368,18 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     static = _STATIC.get(id(shape))
     if static is None or static[0] is not shape:
         static = _static_fields(shape)
-    _, fields, within, element_bits, hw, passes, ni, lanes, bank_mask = static
+    _, fields, within, element_bits, hw, passes, ni, lanes, element_bank_mask = static
     offsets = plan.offsets
     # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
-    imgs = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
-    if element_bits >= 8:
-        if element_bits != 8:
-            imgs = list(map((element_bits >> 3).__mul__, imgs))
-    else:
-        imgs = [(x * element_bits) >> 3 for x in imgs]
-    if _conflict_free(imgs, bank_mask):  # what collisions() returns first, without labelling the generators
+    elems = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
+    if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
         found: list[tuple[int, int]] = []
         gens: list[tuple[Generator, int]] = []
     else:
+        if element_bits >= 8:
+            imgs = list(map((element_bits >> 3).__mul__, elems)) if element_bits != 8 else list(elems)
+        else:
+            imgs = [(x * element_bits) >> 3 for x in elems]
         gens = list(zip(within, imgs))
         found = collisions(gens, hw)
     ways = 1 << len(found)
@@ -413,8 +428,13 @@ def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
     }
     within = shape.within_pass
     lanes = itemgetter(*[i for _, i in within]) if len(within) >= 2 and all(d == "lane" for d, _ in within) else None
-    static = _STATIC[id(shape)] = (shape, fields, within, shape.element_bits, shape.hardware,
-                                   shape.passes, shape.instructions, lanes, shape.hardware.bank_mask)
+    # The bank bits seen on element offsets: a byte offset is the element offset shifted left by
+    # log2(element_bits / 8) (right by log2(8 / element_bits) below a byte), so its bank bits are those of the
+    # element offset under the mask shifted the other way, and their independence is the same.
+    eb, bank_mask = shape.element_bits, shape.hardware.bank_mask
+    element_bank_mask = bank_mask >> (eb.bit_length() - 4) if eb >= 8 else bank_mask << (4 - eb.bit_length())
+    static = _STATIC[id(shape)] = (shape, fields, within, eb, shape.hardware, shape.passes, shape.instructions,
+                                   lanes, element_bank_mask)
     return static
 
 

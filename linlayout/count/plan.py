@@ -130,7 +130,9 @@ def check_capacity(memory: Memory, element_bits: int, hw: SharedMemory) -> int:
     ...
     linlayout.errors.SizeError: the memory tile holds 65536 elements of 32 bits = 262144 bytes, more than the 233472 bytes (228 KB) of shared memory on sm90
     """
-    if isinstance(check_instance(memory, (LinearLayout, PaddedLayout), "memory"), PaddedLayout):
+    if type(memory) is LinearLayout:  # the common case first: no isinstance chain
+        elements = 1 << memory.in_bits
+    elif isinstance(check_instance(memory, (LinearLayout, PaddedLayout), "memory"), PaddedLayout):
         elements = memory.pitch
         for s in memory.shape[:-1]:
             elements *= s
