@@ -267,13 +267,23 @@ def _conflict_free(images: Sequence[int], bank_mask: int) -> bool:
     """True when the bank parts (``& bank_mask``) of the images are independent: then no combination has all
     bank bits zero, so the colliding subspace is 0 (most accesses; the first test of :func:`collisions`).
 
-    Elimination in insertion order: ``x ^ e < x`` exactly when the leading bit of ``e`` is set in ``x``, so
-    each kept vector is reduced by the earlier ones and lacks their leading bits; a vector reduces to 0
-    exactly when it lies in the span of the earlier ones.
+    First the usual case: non-zero bank parts whose sum equals their OR have pairwise disjoint bits, so they
+    are independent.  Otherwise elimination in insertion order: ``x ^ e < x`` exactly when the leading bit of
+    ``e`` is set in ``x``, so each kept vector is reduced by the earlier ones and lacks their leading bits; a
+    vector reduces to 0 exactly when it lies in the span of the earlier ones.
 
     >>> _conflict_free([0b0100, 0b1100, 0b1000], 0b1100), _conflict_free([0b0100, 0b1100], 0b1100)
     (False, True)
     """
+    total = union = 0
+    for x in images:
+        x &= bank_mask
+        if not x:
+            return False
+        total += x
+        union |= x
+    if total == union:
+        return True
     kept: list[int] = []
     for x in images:
         x &= bank_mask

@@ -238,27 +238,26 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
     """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
     and the memory is square (the common case), through the flat inverse columns cached on the memory;
     None when that does not apply or the memory is not invertible (the general route then says why)."""
-    outs = layout.out_dim_bits
-    m_ins = memory.in_dim_bits
-    if outs != memory.out_dim_bits or len(m_ins) != 1 or m_ins[0][0] != "offset":
+    memo = memory.memo()
+    hit = memo.get(_INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
+    if hit is None:
+        m_ins = memory.in_dim_bits
+        if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
+            return None
+        try:
+            inv = f2.inverse(memory.flat_columns())
+        except NotInvertibleError:
+            return None
+        inv.append(0)  # inv[-1]: the image of a zero basis
+        hit = memo[_INVERSE_KEY] = (memory.out_dim_bits, inv)
+    if layout.out_dim_bits != hit[0]:
         return None
+    inv = hit[1]
     if lmemo is None:
         lmemo = layout.memo()
     form = lmemo.get(_FORM_KEY)
     if form is None:
         form = lmemo[_FORM_KEY] = _column_form(layout)
-    memo = memory.memo()
-    inv = memo.get(_INVERSE_KEY)
-    if inv is None:
-        cols = memory.flat_columns()
-        if len(cols) != form[0]:  # not square
-            return None
-        try:
-            inv = f2.inverse(cols)
-        except NotInvertibleError:
-            return None
-        inv.append(0)  # inv[-1]: the image of a zero basis
-        memo[_INVERSE_KEY] = inv
     out = {}
     for d, kind, cols in form[1]:
         if kind == 2:
@@ -339,6 +338,8 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
                 others |= v
             else:
                 single |= v
+    if not single & 1:  # no register at offset 1: no vector, whatever the other bases
+        return ()
     for d, vs in offsets.items():
         if d != "register":
             for v in vs:
@@ -643,30 +644,59 @@ def plan_from_offsets(
 
 
 def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins: Instruction, hw: SharedMemory,
-                 vector_bits: int | None, nz: list[int], broadcast: bool) -> AccessPlan:
+                 vector_bits: int | None, nz: Sequence[int], broadcast: bool, facts: _LayoutFacts | None = None
+                 ) -> AccessPlan:
     """The plan of an ``ld/st.shared`` access (see :func:`plan_from_offsets`); ``nz`` lists the non-zero
-    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis."""
-    ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
-    if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
-        ctx = _context(ins, element_bits, hw)
+    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis.  ``facts`` (from
+    :func:`plan_access`) keeps, for the layout's last (instruction, element width, hardware), the shape and the
+    issue registers of each vector seen: they depend on the layout only through ``nz`` and ``broadcast``."""
+    if facts is not None and facts.ins is ins and facts.element_bits == element_bits and facts.hw is hw:
+        ctx = facts.context
+        plans = facts.plans
+    else:
+        ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
+        if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
+            ctx = _context(ins, element_bits, hw)
+        plans = None
+        if facts is not None:
+            facts.ins, facts.element_bits, facts.hw, facts.context = ins, element_bits, hw, ctx
+            plans = facts.plans = {}
     vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
-    key = (len(vec), len(nz), broadcast)
-    shape = ctx[3].get(key)
-    if shape is None:
-        shape = ctx[3][key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
-    if shape is None:
-        access_bits = element_bits << len(vec)
-        raise LoweringError(
-            f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
-            f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
-        )
+    hit = None if plans is None else plans.get(vec)
+    if hit is None:
+        key = (len(vec), len(nz), broadcast)
+        shape = ctx[3].get(key)
+        if shape is None:
+            shape = ctx[3][key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
+        if shape is None:
+            access_bits = element_bits << len(vec)
+            raise LoweringError(
+                f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
+                f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
+            )
+        hit = (shape, tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
+        if plans is not None:
+            plans[vec] = hit
     # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
     plan = _new(AccessPlan)
-    plan.__dict__.update(shape=shape, offsets=offsets, vector_registers=vec, matrix_registers=(),
-                         issue_registers=tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
+    plan.__dict__.update(shape=hit[0], offsets=offsets, vector_registers=vec, matrix_registers=(),
+                         issue_registers=hit[1])
     return plan
+
+
+class _LayoutFacts:
+    """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
+    checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
+    every invertible memory ``M``), and :func:`_vector_plan`'s plans for the last query's context."""
+
+    __slots__ = ("lanes", "nonzero", "broadcast", "ins", "element_bits", "hw", "context", "plans")
+
+    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool) -> None:
+        self.lanes, self.nonzero, self.broadcast = lanes, nonzero, broadcast
+        self.ins = self.hw = self.context = self.plans = None
+        self.element_bits = 0
 
 
 _new = object.__new__
@@ -707,15 +737,13 @@ def plan_access(
     if type(layout) is not LinearLayout:
         check_distributed_dims(layout, hw)
     lmemo = layout.memo()
-    known = lmemo.get(_CHECKED_KEY)
-    if known is None or known[0] != hw.lanes:
+    facts = lmemo.get(_CHECKED_KEY)
+    if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
-        # Which registers are non-zero and whether lane bit 0 or 1 broadcasts: the same in C = M⁻¹ ∘ L for every
-        # invertible memory M, so they are read off the layout once.
         dims = layout.in_dims
         regs = layout.flat_bases("register") if "register" in dims else ()
         lanes = layout.flat_bases("lane") if "lane" in dims else ()
-        known = lmemo[_CHECKED_KEY] = (hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
+        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
@@ -727,4 +755,4 @@ def plan_access(
         offs = element_offsets(layout, memory)
     if ins.addressing == MATRIX:
         return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
-    return _vector_plan(offs, element_bits, ins, hw, vector_bits, known[1], known[2])
+    return _vector_plan(offs, element_bits, ins, hw, vector_bits, facts.nonzero, facts.broadcast, facts)
