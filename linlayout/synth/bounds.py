@@ -178,15 +178,23 @@ def common_limit(sw: Side, sr: Side, common, d: int, cap: int = 64) -> int:
 
 
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
+    """The vector widths (log2 elements) a side can have with ``ins`` on some memory layout."""
+    return vector_widths(ins, geo.eb, hw, fixed, None if ins.is_matrix or fixed is not None else
+                         vector_limit(side, geo.d, geo.cap))
+
+
+def vector_widths(ins: Instruction, eb: int, hw: SharedMemory, fixed: int | None, limit: int | None) -> list[int]:
+    """:func:`vector_range` given the side's widest vector ``limit`` (:func:`vector_limit`; unused for matrix
+    instructions, whose tile fixes the width, and with a ``fixed`` width)."""
     if ins.is_matrix:
         try:
-            return [len(matrix_tile(ins, geo.eb, hw).vector_registers)]
+            return [len(matrix_tile(ins, eb, hw).vector_registers)]
         except LoweringError:  # the instruction cannot move these elements: no memory layout helps
             return []
     if fixed is not None:
         return [fixed]
-    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    return list(range(lo, vector_limit(side, geo.d, geo.cap) + 1))
+    lo = max(0, (8 // eb).bit_length() - 1) if eb < 8 else 0
+    return list(range(lo, limit + 1))
 
 
 def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
@@ -256,16 +264,7 @@ def _floor(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rre
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
         for ins in opts:
-            if ins.is_matrix:
-                try:
-                    ks = [len(matrix_tile(ins, eb, hw).vector_registers)]
-                except LoweringError:
-                    continue
-            elif fixed is not None:
-                ks = [fixed]
-            else:
-                ks = range(max(0, (8 // eb).bit_length() - 1) if eb < 8 else 0, lim + 1)
-            for k in ks:
+            for k in vector_widths(ins, eb, hw, fixed, lim):
                 if not ins.is_matrix and k > nregs:  # a vector needs that many registers (vector_bits may ask more)
                     continue
                 try:
