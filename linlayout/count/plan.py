@@ -74,7 +74,7 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..core.validate import check_instance
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
-from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..hw import INSTRUCTIONS, PRESETS, Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
 from .matrix_tile import (
     Generator,
@@ -709,6 +709,37 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
     ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
     return ctx
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
+
+
+def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None
+             ) -> tuple[SharedMemory, Instruction]:
+    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered for the last arguments.
+
+    The same argument objects resolve the same way as long as the registries hold the same entries under
+    the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
+    or ``st.shared`` for no instruction), which is checked on every use: a model or an instruction registered
+    again under that name is seen at once.
+    """
+    global _LAST
+    last = _LAST
+    if last[0] is hardware and last[1] is instruction and last[2] is op:
+        hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
+        if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
+            return hw, ins
+    hw = get_hardware(hardware)
+    ins = parse_instruction(instruction, op)
+    hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
+    if isinstance(instruction, str):
+        ins_key = instruction.strip()
+    elif instruction is None:
+        ins_key = "st.shared" if op is not None and op.strip() == "store" else "ld.shared"
+    else:
+        ins_key = None
+    _LAST = (hardware, instruction, op, hw_key, hw, ins_key, ins)
+    return hw, ins
+
+
+_LAST: tuple[Any, ...] = (object(), object(), object(), None, None, None, None)
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
@@ -730,8 +761,7 @@ def plan_access(
     >>> p.access_bytes, p.shape.passes, p.shape.instructions
     (8, 2, 1)
     """
-    hw = get_hardware(hardware)
-    ins = parse_instruction(instruction, op)
+    hw, ins = _resolve(hardware, instruction, op)
     if type(layout) is not LinearLayout:
         check_distributed_dims(layout, hw)
     lmemo = layout.memo()
