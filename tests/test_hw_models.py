@@ -384,13 +384,14 @@ def test_a_preset_or_instruction_registered_again_is_seen_by_the_next_count(monk
     name = "registered-again-test"
     wide, narrow = SharedMemory(name, matrix_rows=0), SharedMemory(name, banks=8, matrix_rows=0)
     monkeypatch.setitem(PRESETS, name, wide)  # undone after the test
-    first = wavefronts(L, M, 32, "load", hardware=name).wavefronts
+    first = [wavefronts(L, M, 32, "load", hardware=name).wavefronts for _ in range(3)][-1]
     monkeypatch.setitem(PRESETS, name, narrow)
     again = wavefronts(L, M, 32, "load", hardware=name).wavefronts
     assert (first, again) == (wavefronts(L, M, 32, "load", hardware=wide).wavefronts,
                               wavefronts(L, M, 32, "load", hardware=narrow).wavefronts)
     assert first != again
-    wavefronts(L, M, 32, "load")
+    for _ in range(3):
+        wavefronts(L, M, 32, "load")
     monkeypatch.setitem(INSTRUCTIONS, "ld.shared", INSTRUCTIONS["st.shared"])  # a store under the load's name
     with pytest.raises(InstructionError, match="is a store"):
         wavefronts(L, M, 32, "load")

@@ -687,13 +687,14 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
 class _LayoutFacts:
     """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
     checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``), and :func:`_vector_plan`'s plans for the last query's context."""
+    every invertible memory ``M``), how :func:`_resolve` resolved the last hardware and instruction arguments,
+    and :func:`_vector_plan`'s plans for the last query's context."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "ins", "element_bits", "hw", "context", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "query", "ins", "element_bits", "hw", "context", "plans")
 
     def __init__(self, lanes: int, nonzero: list[int], broadcast: bool) -> None:
         self.lanes, self.nonzero, self.broadcast = lanes, nonzero, broadcast
-        self.ins = self.hw = self.context = self.plans = None
+        self.query = self.ins = self.hw = self.context = self.plans = None
         self.element_bits = 0
 
 
@@ -711,35 +712,34 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 
 
-def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None
-             ) -> tuple[SharedMemory, Instruction]:
-    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered for the last arguments.
+def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
+             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction]:
+    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered in the layout's ``facts``
+    for the last arguments it was counted with.
 
     The same argument objects resolve the same way as long as the registries hold the same entries under
     the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
     or ``st.shared`` for no instruction), which is checked on every use: a model or an instruction registered
     again under that name is seen at once.
     """
-    global _LAST
-    last = _LAST
-    if last[0] is hardware and last[1] is instruction and last[2] is op:
-        hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
-        if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
-            return hw, ins
+    if facts is not None:
+        last = facts.query
+        if last is not None and last[0] is hardware and last[1] is instruction and last[2] is op:
+            hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
+            if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
+                return hw, ins
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
-    if isinstance(instruction, str):
-        ins_key = instruction.strip()
-    elif instruction is None:
-        ins_key = "st.shared" if op is not None and op.strip() == "store" else "ld.shared"
-    else:
-        ins_key = None
-    _LAST = (hardware, instruction, op, hw_key, hw, ins_key, ins)
+    if facts is not None:
+        hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
+        if isinstance(instruction, str):
+            ins_key = instruction.strip()
+        elif instruction is None:
+            ins_key = "st.shared" if op is not None and op.strip() == "store" else "ld.shared"
+        else:
+            ins_key = None
+        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins)
     return hw, ins
-
-
-_LAST: tuple[Any, ...] = (object(), object(), object(), None, None, None, None)
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
@@ -761,11 +761,15 @@ def plan_access(
     >>> p.access_bytes, p.shape.passes, p.shape.instructions
     (8, 2, 1)
     """
-    hw, ins = _resolve(hardware, instruction, op)
-    if type(layout) is not LinearLayout:
+    if type(layout) is LinearLayout:
+        lmemo = layout.memo()
+        facts = lmemo.get(_CHECKED_KEY)
+        hw, ins = _resolve(hardware, instruction, op, facts)
+    else:
+        hw, ins = _resolve(hardware, instruction, op, None)
         check_distributed_dims(layout, hw)
-    lmemo = layout.memo()
-    facts = lmemo.get(_CHECKED_KEY)
+        lmemo = layout.memo()
+        facts = lmemo.get(_CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         dims = layout.in_dims
