@@ -231,11 +231,17 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
 _INVERSE_KEY = ("count.plan", "inverse columns")
 
 
-def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[Any, Any] | None = None
+def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, form: tuple[Any, ...] | None = None
                        ) -> dict[str, tuple[int, ...]] | None:
     """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
     and the memory is square (the common case), through the flat inverse columns cached on the memory;
-    None when that does not apply or the memory is not invertible (the general route then says why)."""
+    None when that does not apply or the memory is not invertible (the general route then says why).
+    ``form`` is the layout's :func:`_column_form` when the caller has it."""
+    if form is None:
+        lmemo = layout.memo()
+        form = lmemo.get(_FORM_KEY)
+        if form is None:
+            form = lmemo[_FORM_KEY] = _column_form(layout)
     memo = memory.memo()
     hit = memo.get(_INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
     if hit is None:
@@ -248,14 +254,9 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis
         hit = memo[_INVERSE_KEY] = (memory.out_dim_bits, inv)
-    if layout.out_dim_bits != hit[0]:
+    if form[0] != hit[0]:
         return None
     inv = hit[1]
-    if lmemo is None:
-        lmemo = layout.memo()
-    form = lmemo.get(_FORM_KEY)
-    if form is None:
-        form = lmemo[_FORM_KEY] = _column_form(layout)
     out = {}
     for d, kind, cols in form[1]:
         if kind == 2:
@@ -280,8 +281,8 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
 _FORM_KEY = ("count.plan", "column form")
 
 
-def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]:
-    """The layout's output bits and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
+def _column_form(layout: LinearLayout) -> tuple[Any, list[tuple[str, int, Any]]]:
+    """The layout's output dimensions and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
     ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
     indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
     flat = layout.flat_columns()
@@ -296,7 +297,7 @@ def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]
             form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
         else:
             form.append((d, b, cols[0].bit_length() - 1 if b else None))
-    return layout.out_bits, form
+    return layout.out_dim_bits, form
 
 
 # ---------------------------------------------------------------------------
@@ -687,13 +688,13 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
 class _LayoutFacts:
     """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
     checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``), how :func:`_resolve` resolved the last hardware and instruction arguments,
-    and :func:`_vector_plan`'s plans for the last query's context."""
+    every invertible memory ``M``), its :func:`_column_form`, how :func:`_resolve` resolved the last hardware
+    and instruction arguments, and :func:`_vector_plan`'s plans for the last query's context."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "query", "ins", "element_bits", "hw", "context", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "ins", "element_bits", "hw", "context", "plans")
 
-    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool) -> None:
-        self.lanes, self.nonzero, self.broadcast = lanes, nonzero, broadcast
+    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool, form: tuple[Any, ...]) -> None:
+        self.lanes, self.nonzero, self.broadcast, self.form = lanes, nonzero, broadcast, form
         self.query = self.ins = self.hw = self.context = self.plans = None
         self.element_bits = 0
 
@@ -775,12 +776,13 @@ def plan_access(
         dims = layout.in_dims
         regs = layout.flat_bases("register") if "register" in dims else ()
         lanes = layout.flat_bases("lane") if "lane" in dims else ()
-        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
+        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
+                                                   _column_form(layout))
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
     if type(memory) is LinearLayout:
-        offs = _offsets_same_dims(layout, memory, lmemo)
+        offs = _offsets_same_dims(layout, memory, facts.form)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:
