@@ -346,6 +346,8 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     free = single & ~others
     if not free & 1:
         return ()
+    if not free & 2:  # a vector of one register, the one at offset 1
+        return (regs.index(1),)
     run = (free ^ (free + 1)) >> 1  # the trailing ones of free: offsets 1, 2, ..., 2^(n-1)
     vec = [0] * run.bit_length()
     i = 0
