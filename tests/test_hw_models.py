@@ -371,3 +371,27 @@ def test_matrix_instructions_on_a_model_without_them_raise_alike():
     for fn in (wavefronts, simulate_wavefronts):
         with pytest.raises(LoweringError, match="n has no ldmatrix"):
             fn(L, unswizzled([8, 16]), 16, None, "ldmatrix.x1", hardware=hw)
+
+
+def test_a_preset_or_instruction_registered_again_is_seen_by_the_next_count(monkeypatch):
+    """The counters remember how they resolved the last hardware name and instruction; registering a model
+    or an instruction again under the same name changes the next count."""
+    from linlayout.errors import InstructionError
+    from linlayout.hw import INSTRUCTIONS
+
+    L = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, {"dim0": 2, "dim1": 32})
+    M = unswizzled([2, 32])
+    name = "registered-again-test"
+    wide, narrow = SharedMemory(name, matrix_rows=0), SharedMemory(name, banks=8, matrix_rows=0)
+    monkeypatch.setitem(PRESETS, name, wide)  # undone after the test
+    first = [wavefronts(L, M, 32, "load", hardware=name).wavefronts for _ in range(3)][-1]
+    monkeypatch.setitem(PRESETS, name, narrow)
+    again = wavefronts(L, M, 32, "load", hardware=name).wavefronts
+    assert (first, again) == (wavefronts(L, M, 32, "load", hardware=wide).wavefronts,
+                              wavefronts(L, M, 32, "load", hardware=narrow).wavefronts)
+    assert first != again
+    for _ in range(3):
+        wavefronts(L, M, 32, "load")
+    monkeypatch.setitem(INSTRUCTIONS, "ld.shared", INSTRUCTIONS["st.shared"])  # a store under the load's name
+    with pytest.raises(InstructionError, match="is a store"):
+        wavefronts(L, M, 32, "load")

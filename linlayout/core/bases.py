@@ -56,8 +56,8 @@ from .validate import check_int, check_int_sequence, check_sequence
 from .dims import (Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, dim_offsets, dims_with_sizes, log2_size,
                    split_columns, unit_columns)
 
-__all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases", "check_surjective", "parse_flat",
-           "parse_matrix"]
+__all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases",
+           "check_surjective", "parse_flat", "parse_matrix"]
 
 BasisLike = Union[int, Sequence[int]]
 """One basis as the user writes it: one int per output dimension (a plain int with a single one)."""

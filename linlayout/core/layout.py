@@ -135,14 +135,6 @@ class LinearLayout:
         """The layout's data as a :data:`~linlayout.core.dims.FlatLayout` triple (for :mod:`.product`)."""
         return self._ins, self._outs, self._cols
 
-    def _cached(self) -> dict[str, Any]:
-        """Lazily created per-instance cache of derived data (tables, rank, hash)."""
-        c = self._cache
-        if c is None:  # set to None at construction: no AttributeError to catch on a fresh layout
-            c = {}
-            _SET_CACHE(self, c)
-        return c
-
     @classmethod
     def from_flat(cls, in_dims: DimSpec, out_dims: DimSpec, columns: Sequence[Sequence[int]], *,
                   check: bool = True) -> LinearLayout:
@@ -177,8 +169,8 @@ class LinearLayout:
         module's name); the library stores lookup tables, ranks and the
         synthesizer's per-layout data here.
         """
-        c = self._cache  # _cached(), inlined: the counters ask for it on every call
-        if c is None:
+        c = self._cache
+        if c is None:  # set to None at construction: no AttributeError to catch on a fresh layout
             c = {}
             _SET_CACHE(self, c)
         return c
@@ -426,7 +418,7 @@ class LinearLayout:
         >>> LinearLayout({"register": [1, 0, 2]}).rank()
         2
         """
-        c = self._cached()
+        c = self.memo()
         r = c.get("rank")
         if r is None:
             r = c["rank"] = f2.rank(self.flat_columns())
@@ -465,7 +457,7 @@ class LinearLayout:
         >>> LinearLayout({"register": [3], "lane": [1]}).is_distributed()
         False
         """
-        cache = self._cached()
+        cache = self.memo()
         r = cache.get("distributed")
         if r is None:
             flat = self.flat_columns()
@@ -518,7 +510,7 @@ class LinearLayout:
         return self._ins == other._ins and self._outs == other._outs and self._cols == other._cols
 
     def __hash__(self) -> int:
-        c = self._cached()
+        c = self.memo()
         h = c.get("hash")
         if h is None:
             h = c["hash"] = hash((self._ins, self._outs, self._cols))
@@ -595,7 +587,7 @@ class LinearLayout:
         >>> L.compose(swap).bases
         {'lane': [(0, 1), (1, 0)]}
         """
-        cache = check_instance(outer, LinearLayout, "compose's outer layout")._cached()
+        cache = check_instance(outer, LinearLayout, "compose's outer layout").memo()
         img = cache.get(("img", self._outs))
         if img is None:
             img = cache[("img", self._outs)] = image_table(self._outs, outer._flat())
@@ -618,7 +610,7 @@ class LinearLayout:
         >>> T.invert().bases
         {'dim0': [(4,), (8,), (1,), (2,)]}
         """
-        cache = self._cached()
+        cache = self.memo()
         inv = cache.get("inverse")
         if inv is None:
             inv = cache["inverse"] = LinearLayout._make(*inverse(self._flat()))

@@ -74,7 +74,7 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..core.validate import check_instance
 from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
-from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..hw import INSTRUCTIONS, PRESETS, Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
 from .matrix_tile import (
     Generator,
@@ -233,11 +233,17 @@ def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int
 _INVERSE_KEY = ("count.plan", "inverse columns")
 
 
-def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[Any, Any] | None = None
+def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, form: tuple[Any, ...] | None = None
                        ) -> dict[str, tuple[int, ...]] | None:
     """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
     and the memory is square (the common case), through the flat inverse columns cached on the memory;
-    None when that does not apply or the memory is not invertible (the general route then says why)."""
+    None when that does not apply or the memory is not invertible (the general route then says why).
+    ``form`` is the layout's :func:`_column_form` when the caller has it."""
+    if form is None:
+        lmemo = layout.memo()
+        form = lmemo.get(_FORM_KEY)
+        if form is None:
+            form = lmemo[_FORM_KEY] = _column_form(layout)
     memo = memory.memo()
     hit = memo.get(_INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
     if hit is None:
@@ -250,14 +256,9 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis
         hit = memo[_INVERSE_KEY] = (memory.out_dim_bits, inv)
-    if layout.out_dim_bits != hit[0]:
+    if form[0] != hit[0]:
         return None
     inv = hit[1]
-    if lmemo is None:
-        lmemo = layout.memo()
-    form = lmemo.get(_FORM_KEY)
-    if form is None:
-        form = lmemo[_FORM_KEY] = _column_form(layout)
     out = {}
     for d, kind, cols in form[1]:
         if kind == 2:
@@ -282,8 +283,8 @@ def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, lmemo: dict[A
 _FORM_KEY = ("count.plan", "column form")
 
 
-def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]:
-    """The layout's output bits and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
+def _column_form(layout: LinearLayout) -> tuple[Any, list[tuple[str, int, Any]]]:
+    """The layout's output dimensions and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
     ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
     indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
     flat = layout.flat_columns()
@@ -298,7 +299,7 @@ def _column_form(layout: LinearLayout) -> tuple[int, list[tuple[str, int, Any]]]
             form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
         else:
             form.append((d, b, cols[0].bit_length() - 1 if b else None))
-    return layout.out_bits, form
+    return layout.out_dim_bits, form
 
 
 # ---------------------------------------------------------------------------
@@ -347,6 +348,8 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     free = single & ~others
     if not free & 1:
         return ()
+    if not free & 2:  # a vector of one register, the one at offset 1
+        return (regs.index(1),)
     run = (free ^ (free + 1)) >> 1  # the trailing ones of free: offsets 1, 2, ..., 2^(n-1)
     vec = [0] * run.bit_length()
     i = 0
@@ -689,13 +692,14 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
 class _LayoutFacts:
     """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
     checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``), and :func:`_vector_plan`'s plans for the last query's context."""
+    every invertible memory ``M``), its :func:`_column_form`, how :func:`_resolve` resolved the last hardware
+    and instruction arguments, and :func:`_vector_plan`'s plans for the last query's context."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "ins", "element_bits", "hw", "context", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "ins", "element_bits", "hw", "context", "plans")
 
-    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool) -> None:
-        self.lanes, self.nonzero, self.broadcast = lanes, nonzero, broadcast
-        self.ins = self.hw = self.context = self.plans = None
+    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool, form: tuple[Any, ...]) -> None:
+        self.lanes, self.nonzero, self.broadcast, self.form = lanes, nonzero, broadcast, form
+        self.query = self.ins = self.hw = self.context = self.plans = None
         self.element_bits = 0
 
 
@@ -711,6 +715,36 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
     ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
     return ctx
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
+
+
+def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
+             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction]:
+    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered in the layout's ``facts``
+    for the last arguments it was counted with.
+
+    The same argument objects resolve the same way as long as the registries hold the same entries under
+    the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
+    or ``st.shared`` for no instruction), which is checked on every use: a model or an instruction registered
+    again under that name is seen at once.
+    """
+    if facts is not None:
+        last = facts.query
+        if last is not None and last[0] is hardware and last[1] is instruction and last[2] is op:
+            hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
+            if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
+                return hw, ins
+    hw = get_hardware(hardware)
+    ins = parse_instruction(instruction, op)
+    if facts is not None:
+        hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
+        if isinstance(instruction, str):
+            ins_key = instruction.strip()
+        elif instruction is None:
+            ins_key = "st.shared" if op is not None and op.strip() == "store" else "ld.shared"
+        else:
+            ins_key = None
+        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins)
+    return hw, ins
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
@@ -732,23 +766,27 @@ def plan_access(
     >>> p.access_bytes, p.shape.passes, p.shape.instructions
     (8, 2, 1)
     """
-    hw = get_hardware(hardware)
-    ins = parse_instruction(instruction, op)
-    if type(layout) is not LinearLayout:
+    if type(layout) is LinearLayout:
+        lmemo = layout.memo()
+        facts = lmemo.get(_CHECKED_KEY)
+        hw, ins = _resolve(hardware, instruction, op, facts)
+    else:
+        hw, ins = _resolve(hardware, instruction, op, None)
         check_distributed_dims(layout, hw)
-    lmemo = layout.memo()
-    facts = lmemo.get(_CHECKED_KEY)
+        lmemo = layout.memo()
+        facts = lmemo.get(_CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         dims = layout.in_dims
         regs = layout.flat_bases("register") if "register" in dims else ()
         lanes = layout.flat_bases("lane") if "lane" in dims else ()
-        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2])
+        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
+                                                   _column_form(layout))
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
     if type(memory) is LinearLayout:
-        offs = _offsets_same_dims(layout, memory, lmemo)
+        offs = _offsets_same_dims(layout, memory, facts.form)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:
