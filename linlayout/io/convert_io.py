@@ -257,20 +257,10 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
         for t in range(used):  # the row addresses are linear in the lane
             assert off(lanes[t]) == base ^ f2.apply(coef, t)
         issue = lanes[0][0]
-        words = []
-        for j in range(nmat):
-            mreg = issue
-            for k, r in enumerate(ap.matrix_registers):
-                if j >> k & 1:
-                    mreg |= 1 << r
-            regs_j = []
-            for v in range(vregs):
-                rr = mreg
-                for k, r in enumerate(ap.vector_registers):
-                    if v >> k & 1:
-                        rr |= 1 << r
-                regs_j.append(rr)
-            words.append(regs_j)
+        # register of matrix j, vector element v: the issue register with those registers' bits set
+        mcols = [1 << r for r in ap.matrix_registers]
+        vcols = [1 << r for r in ap.vector_registers]
+        words = [[issue | f2.apply(mcols, j) | f2.apply(vcols, v) for v in range(vregs)] for j in range(nmat)]
         addr = f"&smem[({base}u ^ {_lin(coef, 'lane')}) ^ wo_{op}]"
         w = f"w{op[0]}{x}"
         lines = [f"  {{ unsigned {w}[{nmat}];"]
