@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..core import f2
 from ..count.plan import matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
@@ -158,12 +159,7 @@ def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
 
 def _units(m: int) -> list[int]:
     """The unit vectors of the set bits of ``m``, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low)
-        m ^= low
-    return out
+    return [1 << i for i in f2.bit_indices(m)]
 
 
 def complete(plan: Plan) -> tuple[list[int], list[int]]:
