@@ -160,11 +160,9 @@ class SwizzleResult:
         exactly as the generated ``__init__`` would store them.
         """
         self = object.__new__(cls)
-        if values.keys() != _FIELD_NAMES and values.keys() != _FIELD_NAMES - {"_vector_arg"}:
-            raise TypeError(f"SwizzleResult.from_fields needs the fields {sorted(_FIELD_NAMES)}")
+        if values.keys() != _FIELD_NAMES:
+            raise TypeError(f"SwizzleResult.from_fields needs exactly the fields {sorted(_FIELD_NAMES)}")
         self.__dict__.update(values)
-        if "_vector_arg" not in values:
-            self.__dict__["_vector_arg"] = None
         return self
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
