@@ -382,28 +382,27 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     offsets = plan.offsets
     # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
     elems = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
-    if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
-        found: list[tuple[int, int]] = []
-        gens: list[tuple[Generator, int]] = []
-    else:
-        if element_bits >= 8:
-            imgs = list(map((element_bits >> 3).__mul__, elems)) if element_bits != 8 else list(elems)
-        else:
-            imgs = [(x * element_bits) >> 3 for x in elems]
-        gens = list(zip(within, imgs))
-        found = collisions(gens, hw)
-    ways = 1 << len(found)
-    per = passes * ways
-    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
+    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs);
+    # ``fields`` holds the conflict-free counts.
     report = _new(WavefrontReport)
     d = report.__dict__
     d.update(fields)
-    d["wavefronts"] = ni * per
-    d["wavefronts_per_instruction"] = per
-    d["conflict_ways"] = ways
-    d["directions"] = conflict_directions(gens, found, layout) if found else ()
     d["vector_registers"] = plan.vector_registers
     d["instruction_registers"] = plan.issue_registers
+    if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
+        return report
+    if element_bits >= 8:
+        imgs = list(map((element_bits >> 3).__mul__, elems)) if element_bits != 8 else list(elems)
+    else:
+        imgs = [(x * element_bits) >> 3 for x in elems]
+    gens = list(zip(within, imgs))
+    found = collisions(gens, hw)
+    if found:
+        ways = 1 << len(found)
+        d["wavefronts"] = ni * passes * ways
+        d["wavefronts_per_instruction"] = passes * ways
+        d["conflict_ways"] = ways
+        d["directions"] = conflict_directions(gens, found, layout)
     return report
 
 
@@ -411,14 +410,15 @@ _STATIC: dict[int, tuple[Any, ...]] = {}
 
 
 def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
-    """The report fields that depend on the shape alone, kept by the shape's identity (shapes are cached)."""
+    """The report fields that depend on the shape alone (the counts those of a conflict-free access), kept by the
+    shape's identity (shapes are cached)."""
     if len(_STATIC) > 4096:
         _STATIC.clear()
     ins = shape.instruction
     fields = {
-        "wavefronts": 0,
+        "wavefronts": shape.base_wavefronts,
         "instructions": shape.instructions,
-        "wavefronts_per_instruction": 0,
+        "wavefronts_per_instruction": shape.passes,
         "passes_per_instruction": shape.passes,
         "ideal_wavefronts": shape.base_wavefronts,
         "vector_bits": shape.vector_bits,

@@ -680,10 +680,14 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
         hit = (shape, tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
         if plans is not None:
             plans[vec] = hit
-    # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
+    # The plan's fields, set as the dataclass' __init__ would (dict stores instead of frozen setattrs).
     plan = _new(AccessPlan)
-    plan.__dict__.update(shape=hit[0], offsets=offsets, vector_registers=vec, matrix_registers=(),
-                         issue_registers=hit[1])
+    d = plan.__dict__
+    d["shape"] = hit[0]
+    d["offsets"] = offsets
+    d["vector_registers"] = vec
+    d["matrix_registers"] = ()
+    d["issue_registers"] = hit[1]
     return plan
 
 
