@@ -488,15 +488,14 @@ def test_closed_form_equals_simulator_for_every_element_width(data):
                                                                          b.passes_per_instruction)
 
 
-@pytest.mark.parametrize("eb", [1, 2, 4, 8, 16, 32, 64, 128])
-@pytest.mark.parametrize("edge", ["below", "above"])
+@pytest.mark.parametrize(("eb", "edge"), [(eb, "above") for eb in (1, 2, 4, 8, 16, 32, 64, 128)]
+                         + [(eb, "below") for eb in (1, 2, 4, 8, 16)])  # wider elements: no bit below the bank
 def test_closed_form_equals_simulator_at_the_bank_bits(eb, edge):
     """One lane just outside the element bits that select the bank (below: a sub-word bit plus a high bit,
     above: the next bit), four lanes on bank bits: a 2-way conflict the bank test must not miss."""
     lo = max(0, 5 - (eb.bit_length() - 1))  # the element bits of byte bits 2..6 (the bank) start here
     k = max(0, (8 // eb).bit_length() - 1)  # the vector registers sub-byte elements need
-    if edge == "below" and lo - 1 < k:
-        pytest.skip("no element bit below the bank bits")
+    assert edge == "above" or lo - 1 >= k
     odd = (1 << (lo - 1)) | (1 << 12) if edge == "below" else 1 << (lo + 5)
     L = LinearLayout({"register": [1 << i for i in range(k)], "lane": [odd, *(1 << (lo + i) for i in range(4))]},
                      {"dim0": 1 << 13})
