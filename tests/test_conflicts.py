@@ -502,3 +502,18 @@ def test_closed_form_equals_simulator_at_the_bank_bits(eb, edge):
     M = unswizzled([1 << 13])
     a, b = wavefronts(L, M, eb, "load"), simulate_wavefronts(L, M, eb, "load")
     assert (a.wavefronts, a.conflict_ways) == (b.wavefronts, b.conflict_ways)
+
+
+def test_a_layout_counted_again_with_other_arguments_counts_as_a_fresh_one():
+    """plan_access keeps per layout what it resolved and planned last; changing the element width, the op, the
+    vector request or the hardware between counts of one layout object gives the counts of fresh copies."""
+    L = LinearLayout({"register": [[0, 1], [0, 2], [0, 4], [1, 0]], "lane": [[0, 8], [0, 16], [2, 0], [4, 0], [8, 0]]},
+                     {"dim0": 16, "dim1": 32})
+    M = unswizzled([16, 32])
+    narrow = SharedMemory("narrow-banks-test", banks=8, matrix_rows=0)
+    asks = [(32, "load", None, "sm90"), (32, "store", None, "sm90"), (32, "store", None, narrow), (16, "load", None, "sm90"),
+            (16, "store", 32, "sm90"), (8, "load", 16, "sm90"), (32, "load", 64, "sm90")] * 2
+    for eb, op, vb, hw in asks:
+        fresh = LinearLayout({d: [list(b) for b in bs] for d, bs in L.bases.items()}, L.out_sizes)
+        assert wavefronts(L, M, eb, op, vector_bits=vb, hardware=hw).to_dict() == \
+            wavefronts(fresh, M, eb, op, vector_bits=vb, hardware=hw).to_dict()

@@ -545,17 +545,17 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
     registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis.  ``facts`` (from
     :func:`plan_access`) keeps, for the layout's last (instruction, element width, hardware), the shape and the
     issue registers of each vector seen: they depend on the layout only through ``nz`` and ``broadcast``."""
-    if facts is not None and facts.ins is ins and facts.element_bits == element_bits and facts.hw is hw:
-        ctx = facts.context
-        plans = facts.plans
+    last = None if facts is None else facts.plans  # (ins, element_bits, hw, context, plans by vector), set at once
+    if last is not None and last[0] is ins and last[1] == element_bits and last[2] is hw:
+        ctx, plans = last[3], last[4]
     else:
         ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
         if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
             ctx = _context(ins, element_bits, hw)
         plans = None
         if facts is not None:
-            facts.ins, facts.element_bits, facts.hw, facts.context = ins, element_bits, hw, ctx
-            plans = facts.plans = {}
+            plans = {}
+            facts.plans = (ins, element_bits, hw, ctx, plans)
     vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
@@ -588,15 +588,15 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
 class _LayoutFacts:
     """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
     checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, how :func:`_resolve` resolved the last hardware
-    and instruction arguments, and :func:`_vector_plan`'s plans for the last query's context."""
+    every invertible memory ``M``) and its :func:`~linlayout.count.offsets.column_form`; then, each replaced
+    as one tuple (never half-updated), how :func:`_resolve` resolved the last hardware and instruction
+    arguments (``query``) and :func:`_vector_plan`'s plans for the last query's context (``plans``)."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "ins", "element_bits", "hw", "context", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "plans")
 
     def __init__(self, lanes: int, nonzero: list[int], broadcast: bool, form: tuple[Any, ...]) -> None:
         self.lanes, self.nonzero, self.broadcast, self.form = lanes, nonzero, broadcast, form
-        self.query = self.ins = self.hw = self.context = self.plans = None
-        self.element_bits = 0
+        self.query = self.plans = None
 
 
 _new = object.__new__
@@ -610,6 +610,8 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
         _CONTEXTS.clear()
     ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
     return ctx
+
+
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 
 
@@ -637,6 +639,8 @@ def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction
                    else "st.shared" if op is not None and op.strip() == "store" else "ld.shared")
         facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins)
     return hw, ins
+
+
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
