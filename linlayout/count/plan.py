@@ -616,9 +616,9 @@ _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 
 
 def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
-             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction]:
-    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered in the layout's ``facts``
-    for the last arguments it was counted with.
+             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction, bool]:
+    """``(get_hardware(hardware), parse_instruction(instruction, op))`` and whether that instruction addresses
+    matrix rows, remembered in the layout's ``facts`` for the last arguments it was counted with.
 
     The same argument objects resolve the same way as long as the registries hold the same entries under
     the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
@@ -630,15 +630,16 @@ def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction
         if last is not None and last[0] is hardware and last[1] is instruction and last[2] is op:
             hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
             if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
-                return hw, ins
+                return hw, ins, last[7]
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
+    matrix = ins.addressing == MATRIX
     if facts is not None:
         hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
         ins_key = (instruction.strip() if isinstance(instruction, str) else None if instruction is not None
                    else "st.shared" if op is not None and op.strip() == "store" else "ld.shared")
-        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins)
-    return hw, ins
+        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins, matrix)
+    return hw, ins, matrix
 
 
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
@@ -665,9 +666,9 @@ def plan_access(
     if type(layout) is LinearLayout:
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
-        hw, ins = _resolve(hardware, instruction, op, facts)
+        hw, ins, matrix = _resolve(hardware, instruction, op, facts)
     else:
-        hw, ins = _resolve(hardware, instruction, op, None)
+        hw, ins, matrix = _resolve(hardware, instruction, op, None)
         check_distributed_dims(layout, hw)
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
@@ -691,6 +692,6 @@ def plan_access(
             offs = element_offsets(layout, memory)
     else:
         offs = element_offsets(layout, memory)
-    if ins.addressing == MATRIX:
+    if matrix:
         return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
     return _vector_plan(offs, element_bits, ins, hw, vector_bits, facts.nonzero, facts.broadcast, facts)
