@@ -488,26 +488,32 @@ def test_closed_form_equals_simulator_for_every_element_width(data):
                                                                          b.passes_per_instruction)
 
 
-def _bank_edge_cases():
-    """(element bits, edge) pairs; "below" needs an element bit under the bank bits above the vector
-    (none for 32-bit and wider elements, whose offset bit 0 already selects a bank)."""
-    out = []
-    for eb in (1, 2, 4, 8, 16, 32, 64, 128):
-        lo = max(0, 5 - (eb.bit_length() - 1))
-        k = max(0, (8 // eb).bit_length() - 1)
-        out += [(eb, "above")] + ([(eb, "below")] if lo - 1 >= k else [])
-    return out
-
-
-@pytest.mark.parametrize("eb, edge", _bank_edge_cases())
+@pytest.mark.parametrize(("eb", "edge"), [(eb, "above") for eb in (1, 2, 4, 8, 16, 32, 64, 128)]
+                         + [(eb, "below") for eb in (1, 2, 4, 8, 16)])  # wider elements: no bit below the bank
 def test_closed_form_equals_simulator_at_the_bank_bits(eb, edge):
     """One lane just outside the element bits that select the bank (below: a sub-word bit plus a high bit,
     above: the next bit), four lanes on bank bits: a 2-way conflict the bank test must not miss."""
     lo = max(0, 5 - (eb.bit_length() - 1))  # the element bits of byte bits 2..6 (the bank) start here
     k = max(0, (8 // eb).bit_length() - 1)  # the vector registers sub-byte elements need
+    assert edge == "above" or lo - 1 >= k
     odd = (1 << (lo - 1)) | (1 << 12) if edge == "below" else 1 << (lo + 5)
     L = LinearLayout({"register": [1 << i for i in range(k)], "lane": [odd, *(1 << (lo + i) for i in range(4))]},
                      {"dim0": 1 << 13})
     M = unswizzled([1 << 13])
     a, b = wavefronts(L, M, eb, "load"), simulate_wavefronts(L, M, eb, "load")
     assert (a.wavefronts, a.conflict_ways) == (b.wavefronts, b.conflict_ways)
+
+
+def test_a_layout_counted_again_with_other_arguments_counts_as_a_fresh_one():
+    """plan_access keeps per layout what it resolved and planned last; changing the element width, the op, the
+    vector request or the hardware between counts of one layout object gives the counts of fresh copies."""
+    L = LinearLayout({"register": [[0, 1], [0, 2], [0, 4], [1, 0]], "lane": [[0, 8], [0, 16], [2, 0], [4, 0], [8, 0]]},
+                     {"dim0": 16, "dim1": 32})
+    M = unswizzled([16, 32])
+    narrow = SharedMemory("narrow-banks-test", banks=8, matrix_rows=0)
+    asks = [(32, "load", None, "sm90"), (32, "store", None, "sm90"), (32, "store", None, narrow), (16, "load", None, "sm90"),
+            (16, "store", 32, "sm90"), (8, "load", 16, "sm90"), (32, "load", 64, "sm90")] * 2
+    for eb, op, vb, hw in asks:
+        fresh = LinearLayout({d: [list(b) for b in bs] for d, bs in L.bases.items()}, L.out_sizes)
+        assert wavefronts(L, M, eb, op, vector_bits=vb, hardware=hw).to_dict() == \
+            wavefronts(fresh, M, eb, op, vector_bits=vb, hardware=hw).to_dict()

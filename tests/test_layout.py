@@ -198,6 +198,17 @@ def test_apply_large_dimension_uses_chunks():
             L.apply(lane=1)
 
 
+@given(st.integers(1, 20).flatmap(lambda n: st.lists(st.integers(0, 2**24 - 1), min_size=n, max_size=n)), st.data())
+def test_apply_of_a_fresh_layout_on_wide_dimensions(cols, data):
+    """The direct evaluation (a fresh layout) on dimensions of up to 20 bits is the XOR of the chosen bases."""
+    v = data.draw(st.integers(0, (1 << len(cols)) - 1))
+    want = 0
+    for k, c in enumerate(cols):
+        if v >> k & 1:
+            want ^= c
+    assert LinearLayout({"offset": cols}, {"dim0": 1 << 24}).apply(offset=v) == {"dim0": want}
+
+
 @given(layouts(max_in_bits=4, max_out_bits=4), st.data())
 def test_apply_direct_and_tables_agree(L, data):
     """A fresh layout evaluates directly; a layout evaluated often builds tables: same answers, same errors."""

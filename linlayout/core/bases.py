@@ -204,7 +204,7 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
                         raise ValueError
                     ox |= x
                     oy |= y
-                    flat.append(x | y << o1)
+                    flat.append(x + y * s0)  # x | y << o1 once x is inside [0, s0), as checked below
                 ins.append((name, len(flat)))
                 cols.append(tuple(flat))
             if ox < 0 or oy < 0 or ox >= s0 or oy >= s1:

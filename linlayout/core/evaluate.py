@@ -73,11 +73,21 @@ def direct(ins: DimSpec, cols: Columns, inputs: Mapping[str, Any]) -> int:
             v = _value(name, v, b)
         cl = cols[i]
         i += 1
+        if v < 256:  # one lookup of the set bits (most inputs: a layout dimension has at most 8 bits)
+            for k in _SET_BITS[v]:
+                acc ^= cl[k]
+            continue
+        base = 0
         while v:
-            low = v & -v
-            acc ^= cl[low.bit_length() - 1]
-            v ^= low
+            for k in _SET_BITS[v & 255]:
+                acc ^= cl[base + k]
+            v >>= 8
+            base += 8
     return acc
+
+
+_SET_BITS = tuple(tuple(k for k in range(8) if v >> k & 1) for v in range(256))
+"""The indices of the set bits of every byte value."""
 
 
 def tables(ins: DimSpec, cols: Columns) -> Tables:

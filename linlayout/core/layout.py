@@ -53,6 +53,7 @@ statement, requirements and an example.
 from __future__ import annotations
 
 from itertools import chain
+from operator import itemgetter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -278,12 +279,12 @@ class LinearLayout:
     @property
     def in_dims(self) -> tuple[str, ...]:
         """Input dimension names, minor to major."""
-        return tuple([n for n, _ in self._ins])
+        return tuple(map(_NAME, self._ins))
 
     @property
     def out_dims(self) -> tuple[str, ...]:
         """Output dimension names, minor to major."""
-        return tuple([n for n, _ in self._outs])
+        return tuple(map(_NAME, self._outs))
 
     @property
     def in_sizes(self) -> dict[str, int]:
@@ -309,12 +310,18 @@ class LinearLayout:
     @property
     def in_bits(self) -> int:
         """Total number of input bits (log2 of the number of inputs)."""
-        return sum([b for _, b in self._ins])  # a list, not a generator: this runs on every count
+        n = 0
+        for _, b in self._ins:  # a loop, not sum() of a generator: this runs on every count
+            n += b
+        return n
 
     @property
     def out_bits(self) -> int:
         """Total number of output bits (log2 of the number of tensor elements)."""
-        return sum([b for _, b in self._outs])
+        n = 0
+        for _, b in self._outs:
+            n += b
+        return n
 
     @property
     def total_in_size(self) -> int:
@@ -782,6 +789,7 @@ class LinearLayout:
 
 
 _new = object.__new__
+_NAME = itemgetter(0)  # the name of a (name, log2 size) pair
 _SET_INS = LinearLayout._ins.__set__  # type: ignore[attr-defined]
 _SET_OUTS = LinearLayout._outs.__set__  # type: ignore[attr-defined]
 _SET_COLS = LinearLayout._cols.__set__  # type: ignore[attr-defined]

@@ -239,7 +239,11 @@ def collisions(gens: Sequence[tuple[Generator, int]], hw: SharedMemory) -> list[
     bank_mask = hw.bank_mask
     if _conflict_free(list(map(_second, gens)), bank_mask):
         return []
-    ws = hw.word_shift
+    return _colliding(gens, bank_mask, hw.word_shift)
+
+
+def _colliding(gens: Sequence[tuple[Generator, int]], bank_mask: int, ws: int) -> list[tuple[int, int]]:
+    """:func:`collisions` past its first test (``bank_mask`` and the word shift ``ws`` of the model)."""
     # Kernel of the bank projection, tracking combinations.
     ech: dict[int, tuple[int, int, int]] = {}  # lead bit of bank part -> (bank part, image, combo)
     kernel: list[tuple[int, int]] = []
@@ -300,15 +304,25 @@ def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[t
                         layout: LinearLayout | None) -> tuple[ConflictDirection, ...]:
     """The colliding directions of :func:`collisions` as :class:`ConflictDirection` values (tensor XORs when ``layout`` is given)."""
     out = []
+    bases = {}  # the layout's flat bases per input dimension, looked up once
     for m, img in found:
-        bits = tuple(gens[i][0] for i in f2.bit_indices(m))
+        bits = tuple([gens[i][0] for i in f2.bit_indices(m)])
         tensor: dict[str, int] = {}
         if layout is not None:
             acc = 0
             for d, b in bits:
-                acc ^= layout.flat_bases(d)[b]
+                cols = bases.get(d)
+                if cols is None:
+                    cols = bases[d] = layout.flat_bases(d)
+                acc ^= cols[b]
             tensor = layout.out_coords(acc)
-        out.append(ConflictDirection(bits, tensor, img))
+        # The fields, set as the dataclass' __init__ would (dict stores instead of frozen setattrs).
+        c = _new(ConflictDirection)
+        cd = c.__dict__
+        cd["bits"] = bits
+        cd["tensor"] = tensor
+        cd["byte_offset"] = img
+        out.append(c)
     return tuple(out)
 
 
@@ -378,32 +392,31 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     static = _STATIC.get(id(shape))
     if static is None or static[0] is not shape:
         static = _static_fields(shape)
-    _, fields, within, element_bits, hw, passes, ni, lanes, element_bank_mask = static
+    _, fields, within, element_bits, bank_mask, word_shift, passes, ni, lanes, element_bank_mask = static
     offsets = plan.offsets
     # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
     elems = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
-    if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
-        found: list[tuple[int, int]] = []
-        gens: list[tuple[Generator, int]] = []
-    else:
-        if element_bits >= 8:
-            imgs = list(map((element_bits >> 3).__mul__, elems)) if element_bits != 8 else list(elems)
-        else:
-            imgs = [(x * element_bits) >> 3 for x in elems]
-        gens = list(zip(within, imgs))
-        found = collisions(gens, hw)
-    ways = 1 << len(found)
-    per = passes * ways
-    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs).
+    # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs);
+    # ``fields`` holds the conflict-free counts.
     report = _new(WavefrontReport)
     d = report.__dict__
     d.update(fields)
-    d["wavefronts"] = ni * per
-    d["wavefronts_per_instruction"] = per
-    d["conflict_ways"] = ways
-    d["directions"] = conflict_directions(gens, found, layout) if found else ()
     d["vector_registers"] = plan.vector_registers
     d["instruction_registers"] = plan.issue_registers
+    if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
+        return report
+    if element_bits >= 8:
+        imgs = list(map((element_bits >> 3).__mul__, elems)) if element_bits != 8 else list(elems)
+    else:
+        imgs = [(x * element_bits) >> 3 for x in elems]
+    gens = list(zip(within, imgs))
+    found = _colliding(gens, bank_mask, word_shift)  # collisions() without its first test, just done
+    if found:
+        ways = 1 << len(found)
+        d["wavefronts"] = ni * passes * ways
+        d["wavefronts_per_instruction"] = passes * ways
+        d["conflict_ways"] = ways
+        d["directions"] = conflict_directions(gens, found, layout)
     return report
 
 
@@ -411,14 +424,15 @@ _STATIC: dict[int, tuple[Any, ...]] = {}
 
 
 def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
-    """The report fields that depend on the shape alone, kept by the shape's identity (shapes are cached)."""
+    """The report fields that depend on the shape alone (the counts those of a conflict-free access), kept by the
+    shape's identity (shapes are cached)."""
     if len(_STATIC) > 4096:
         _STATIC.clear()
     ins = shape.instruction
     fields = {
-        "wavefronts": 0,
+        "wavefronts": shape.base_wavefronts,
         "instructions": shape.instructions,
-        "wavefronts_per_instruction": 0,
+        "wavefronts_per_instruction": shape.passes,
         "passes_per_instruction": shape.passes,
         "ideal_wavefronts": shape.base_wavefronts,
         "vector_bits": shape.vector_bits,
@@ -443,8 +457,8 @@ def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
     # element offset under the mask shifted the other way, and their independence is the same.
     eb, bank_mask = shape.element_bits, shape.hardware.bank_mask
     element_bank_mask = bank_mask >> (eb.bit_length() - 4) if eb >= 8 else bank_mask << (4 - eb.bit_length())
-    static = _STATIC[id(shape)] = (shape, fields, within, eb, shape.hardware, shape.passes, shape.instructions,
-                                   lanes, element_bank_mask)
+    static = _STATIC[id(shape)] = (shape, fields, within, eb, bank_mask, shape.hardware.word_shift, shape.passes,
+                                   shape.instructions, lanes, element_bank_mask)
     return static
 
 

@@ -64,16 +64,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, reduce
+from functools import lru_cache
 from itertools import compress
-from operator import itemgetter, or_
 from typing import Any, Union
 
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..core.validate import check_instance
-from ..errors import DimensionError, LoweringError, NotInvertibleError, SizeError
+from ..errors import DimensionError, LoweringError, SizeError
 from ..hw import INSTRUCTIONS, PRESETS, Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
 from .matrix_tile import (
@@ -83,6 +82,7 @@ from .matrix_tile import (
     matrix_tile,
     matrix_tile_ok_batch,
 )
+from .offsets import column_form, element_offsets, offsets_through_inverse
 
 __all__ = [
     "DISTRIBUTED_DIMS",
@@ -192,114 +192,6 @@ def check_distributed_dims(layout: Any, hw: SharedMemory, what: str = "layout") 
             f"(a zero lane basis marks lanes that duplicate others)"
         )
     return layout
-
-
-def element_offsets(layout: LinearLayout, memory: Memory) -> dict[str, tuple[int, ...]]:
-    """``C = M⁻¹ ∘ L`` as element offsets per input basis (a padded memory: its unpadded reference).
-
-    >>> from linlayout.catalog.swizzles import unswizzled
-    >>> L = LinearLayout({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2})
-    >>> element_offsets(L, unswizzled([2, 2]))
-    {'lane': (1, 2)}
-    """
-    if type(memory) is LinearLayout and type(layout) is LinearLayout:
-        fast = _offsets_same_dims(layout, memory)
-        if fast is not None:
-            return fast
-    if isinstance(memory, PaddedLayout):
-        memory = memory.reference()
-    if not isinstance(memory, LinearLayout):
-        raise DimensionError(f"memory must be a LinearLayout or a padded layout, got {type(memory).__name__}")
-    if memory.in_dims != ("offset",):
-        raise DimensionError(f"a memory layout has one input dimension 'offset', got {list(memory.in_dims)}")
-    if set(memory.out_dims) != set(layout.out_dims):
-        raise DimensionError(
-            f"the layout maps onto {list(layout.out_dims)} but the memory layout onto {list(memory.out_dims)}; "
-            f"both must name the same tensor dimensions"
-        )
-    for n in layout.out_dims:
-        if layout.out_size(n) > memory.out_size(n):
-            raise SizeError(
-                f"the layout reaches {n} up to {layout.out_size(n)} but the memory holds only {memory.out_size(n)}"
-            )
-    try:
-        inv = memory.invert()
-    except NotInvertibleError as e:
-        raise NotInvertibleError(f"the memory layout must be invertible (one element per offset): {e}") from None
-    C = layout.compose(inv)
-    return {d: C.flat_bases(d) for d in layout.in_dims}
-
-
-_INVERSE_KEY = ("count.plan", "inverse columns")
-
-
-def _offsets_same_dims(layout: LinearLayout, memory: LinearLayout, form: tuple[Any, ...] | None = None
-                       ) -> dict[str, tuple[int, ...]] | None:
-    """:func:`element_offsets` when both layouts have the same output dimensions in the same order and sizes
-    and the memory is square (the common case), through the flat inverse columns cached on the memory;
-    None when that does not apply or the memory is not invertible (the general route then says why).
-    ``form`` is the layout's :func:`_column_form` when the caller has it."""
-    if form is None:
-        lmemo = layout.memo()
-        form = lmemo.get(_FORM_KEY)
-        if form is None:
-            form = lmemo[_FORM_KEY] = _column_form(layout)
-    memo = memory.memo()
-    hit = memo.get(_INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
-    if hit is None:
-        m_ins = memory.in_dim_bits
-        if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
-            return None
-        try:
-            inv = f2.inverse(memory.flat_columns())
-        except NotInvertibleError:
-            return None
-        inv.append(0)  # inv[-1]: the image of a zero basis
-        hit = memo[_INVERSE_KEY] = (memory.out_dim_bits, inv)
-    if form[0] != hit[0]:
-        return None
-    inv = hit[1]
-    out = {}
-    for d, kind, cols in form[1]:
-        if kind == 2:
-            out[d] = cols(inv)  # an itemgetter of the bases' bit indices
-        elif kind == 1:
-            out[d] = (inv[cols],)
-        elif kind == 0:
-            out[d] = ()
-        else:
-            vs = []
-            for c in cols:
-                acc = 0
-                while c:
-                    low = c & -c
-                    acc ^= inv[low.bit_length() - 1]
-                    c ^= low
-                vs.append(acc)
-            out[d] = tuple(vs)
-    return out
-
-
-_FORM_KEY = ("count.plan", "column form")
-
-
-def _column_form(layout: LinearLayout) -> tuple[Any, list[tuple[str, int, Any]]]:
-    """The layout's output dimensions and, per input dimension, how to send its bases through flat inverse columns (with the image 0 appended):
-    ``(name, 0, None)`` for no bases, ``(name, 1, bit index)`` for one basis, ``(name, 2, itemgetter of bit
-    indices)`` when every basis has at most one bit set (a zero basis is index -1), else ``(name, 3, bases)``."""
-    flat = layout.flat_columns()
-    form: list[tuple[str, int, Any]] = []
-    k = 0
-    for d, b in layout.in_dim_bits:
-        cols = flat[k : k + b]
-        k += b
-        if not all(not c & (c - 1) for c in cols):
-            form.append((d, 3, tuple(cols)))
-        elif b >= 2:
-            form.append((d, 2, itemgetter(*[c.bit_length() - 1 for c in cols])))
-        else:
-            form.append((d, b, cols[0].bit_length() - 1 if b else None))
-    return layout.out_dim_bits, form
 
 
 # ---------------------------------------------------------------------------
@@ -653,17 +545,17 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
     registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis.  ``facts`` (from
     :func:`plan_access`) keeps, for the layout's last (instruction, element width, hardware), the shape and the
     issue registers of each vector seen: they depend on the layout only through ``nz`` and ``broadcast``."""
-    if facts is not None and facts.ins is ins and facts.element_bits == element_bits and facts.hw is hw:
-        ctx = facts.context
-        plans = facts.plans
+    last = None if facts is None else facts.plans  # (ins, element_bits, hw, context, plans by vector), set at once
+    if last is not None and last[0] is ins and last[1] == element_bits and last[2] is hw:
+        ctx, plans = last[3], last[4]
     else:
         ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
         if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
             ctx = _context(ins, element_bits, hw)
         plans = None
         if facts is not None:
-            facts.ins, facts.element_bits, facts.hw, facts.context = ins, element_bits, hw, ctx
-            plans = facts.plans = {}
+            plans = {}
+            facts.plans = (ins, element_bits, hw, ctx, plans)
     vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
@@ -682,25 +574,29 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
         hit = (shape, tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
         if plans is not None:
             plans[vec] = hit
-    # The plan's fields, set as the dataclass' __init__ would (one dict update instead of frozen setattrs).
+    # The plan's fields, set as the dataclass' __init__ would (dict stores instead of frozen setattrs).
     plan = _new(AccessPlan)
-    plan.__dict__.update(shape=hit[0], offsets=offsets, vector_registers=vec, matrix_registers=(),
-                         issue_registers=hit[1])
+    d = plan.__dict__
+    d["shape"] = hit[0]
+    d["offsets"] = offsets
+    d["vector_registers"] = vec
+    d["matrix_registers"] = ()
+    d["issue_registers"] = hit[1]
     return plan
 
 
 class _LayoutFacts:
     """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
     checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``), its :func:`_column_form`, how :func:`_resolve` resolved the last hardware
-    and instruction arguments, and :func:`_vector_plan`'s plans for the last query's context."""
+    every invertible memory ``M``) and its :func:`~linlayout.count.offsets.column_form`; then, each replaced
+    as one tuple (never half-updated), how :func:`_resolve` resolved the last hardware and instruction
+    arguments (``query``) and :func:`_vector_plan`'s plans for the last query's context (``plans``)."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "ins", "element_bits", "hw", "context", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "plans")
 
     def __init__(self, lanes: int, nonzero: list[int], broadcast: bool, form: tuple[Any, ...]) -> None:
         self.lanes, self.nonzero, self.broadcast, self.form = lanes, nonzero, broadcast, form
-        self.query = self.ins = self.hw = self.context = self.plans = None
-        self.element_bits = 0
+        self.query = self.plans = None
 
 
 _new = object.__new__
@@ -714,13 +610,15 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
         _CONTEXTS.clear()
     ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
     return ctx
+
+
 _CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 
 
 def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
-             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction]:
-    """``(get_hardware(hardware), parse_instruction(instruction, op))``, remembered in the layout's ``facts``
-    for the last arguments it was counted with.
+             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction, bool]:
+    """``(get_hardware(hardware), parse_instruction(instruction, op))`` and whether that instruction addresses
+    matrix rows, remembered in the layout's ``facts`` for the last arguments it was counted with.
 
     The same argument objects resolve the same way as long as the registries hold the same entries under
     the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
@@ -732,19 +630,18 @@ def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction
         if last is not None and last[0] is hardware and last[1] is instruction and last[2] is op:
             hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
             if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
-                return hw, ins
+                return hw, ins, last[7]
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
+    matrix = ins.addressing == MATRIX
     if facts is not None:
         hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
-        if isinstance(instruction, str):
-            ins_key = instruction.strip()
-        elif instruction is None:
-            ins_key = "st.shared" if op is not None and op.strip() == "store" else "ld.shared"
-        else:
-            ins_key = None
-        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins)
-    return hw, ins
+        ins_key = (instruction.strip() if isinstance(instruction, str) else None if instruction is not None
+                   else "st.shared" if op is not None and op.strip() == "store" else "ld.shared")
+        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins, matrix)
+    return hw, ins, matrix
+
+
 _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
@@ -769,28 +666,32 @@ def plan_access(
     if type(layout) is LinearLayout:
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
-        hw, ins = _resolve(hardware, instruction, op, facts)
+        hw, ins, matrix = _resolve(hardware, instruction, op, facts)
     else:
-        hw, ins = _resolve(hardware, instruction, op, None)
+        hw, ins, matrix = _resolve(hardware, instruction, op, None)
         check_distributed_dims(layout, hw)
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
-        dims = layout.in_dims
-        regs = layout.flat_bases("register") if "register" in dims else ()
-        lanes = layout.flat_bases("lane") if "lane" in dims else ()
+        form = column_form(layout)
+        regs = lanes = ()
+        for d, _, _ in form[1]:
+            if d == "register":
+                regs = layout.flat_bases(d)
+            elif d == "lane":
+                lanes = layout.flat_bases(d)
         facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
-                                                   _column_form(layout))
+                                                   form)
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
     if type(memory) is LinearLayout:
-        offs = _offsets_same_dims(layout, memory, facts.form)
+        offs = offsets_through_inverse(layout, memory, facts.form)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:
         offs = element_offsets(layout, memory)
-    if ins.addressing == MATRIX:
+    if matrix:
         return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
     return _vector_plan(offs, element_bits, ins, hw, vector_bits, facts.nonzero, facts.broadcast, facts)
