@@ -103,7 +103,7 @@ def test_bank_completion_matches_greedy_elimination(seed):
     s = len(rest) - b
     tw = frozenset(x for x in rest if rng.random() < 0.5)
     tr = frozenset(x for x in rest if rng.random() < 0.5)
-    plan = construct.Plan(D, F, {"write": tw, "read": tr}, b, s, d)
+    plan = construct.Plan(D, F, {"write": sum(tw), "read": sum(tr)}, b, s, d)  # pass lanes as masks
     B, S = construct.complete(plan)
     fset = set(F)
     U, W = tw - fset, tr - fset

@@ -106,6 +106,20 @@ def bit_indices(v: int) -> Iterator[int]:
         v ^= low
 
 
+def unit_vectors(v: int) -> list[int]:
+    """The unit vectors of the set bits of ``v`` (``1 << i`` for each index of :func:`bit_indices`), lowest first.
+
+    >>> unit_vectors(0b10110)
+    [2, 4, 16]
+    """
+    out = []
+    while v:
+        low = v & -v
+        out.append(low)
+        v ^= low
+    return out
+
+
 def apply(cols: Sequence[int], x: int) -> int:
     """The matrix-vector product ``M x``: XOR of ``cols[j]`` for each set bit ``j`` of ``x``.
 

@@ -33,11 +33,16 @@ def prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
 
 
 class Plan(NamedTuple):
-    """A candidate before its bank and segment columns are built (cheap to score)."""
+    """A candidate before its bank and segment columns are built (cheap to score).
+
+    Every direction of a distributed side is a unit vector, so a set of
+    directions is the mask of their bits: ``taus`` holds, per side, the mask of
+    the directions that vary within one pass and lie outside ``D``.
+    """
 
     D: tuple[int, ...]
     F: tuple[int, ...]
-    taus: dict[str, frozenset[int]]
+    taus: dict[str, int]
     b: int
     s: int
     d: int
@@ -47,20 +52,47 @@ def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometr
     """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo).
 
     The memo (kept on the side, which is cached on its layout) maps a vector
-    width to the side's pass lanes and plan shape with this instruction, element
-    width and hardware: nothing there depends on the memory layout.
+    width to the mask of the side's pass lanes and the plan's (instructions,
+    passes) with this instruction, element width and hardware: nothing there
+    depends on the memory layout.
     """
     out = []
+    eb = geo.eb
     for nm, sd in sides.items():
         i = ins[nm]
-        memo = sd.taus.get(("plans", i, geo.eb, hw))
+        key = ("plans", i, eb, hw)
+        memo = sd.taus.get(key)
         if memo is None:
-            memo = sd.taus[("plans", i, geo.eb, hw)] = {}
-        out.append((nm, sd, i, len(matrix_tile(i, geo.eb, hw).vector_registers) if i.is_matrix else -1, memo))
+            memo = sd.taus[key] = {}
+        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, memo))
     return out
 
 
-def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None) -> list:
+def _lanes_and_shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple[int, tuple | None]:
+    """The mask of a side's pass lanes with a ``2^k``-element vector and its (instructions, passes), or (0, None)."""
+    shape = side_shape(sd, i, k, geo, hw)
+    if shape is None:
+        return 0, None
+    m = 0
+    for x in shape_lanes(sd, shape):
+        m |= x
+    return m, (shape.instructions, shape.passes)
+
+
+def _lowest(mask: int, n: int, out: list[int]) -> int:
+    """Append the ``n`` lowest unit vectors of ``mask`` (fewer if it has fewer) to ``out``; return their mask."""
+    taken = 0
+    while n and mask:
+        lo = mask & -mask
+        out.append(lo)
+        taken |= lo
+        mask ^= lo
+        n -= 1
+    return taken
+
+
+def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None,
+          most: int | None = None) -> list | None:
     """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
 
     Per side, the vector width, the lanes of one pass and the plan's shape
@@ -69,17 +101,22 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     cost is its Grassmann bound once :func:`complete` builds the bank and
     segment columns: ``max(0, lanes left after the fill - bank positions)``
     conflict bits per pass.  ``per_side`` is :func:`pair_sides` (its memo
-    holds what depends on the vector width only).
+    holds what depends on the vector width only).  None when both sides are
+    addressable and take more than ``most`` instructions together (the search
+    floor's count: no word fill of this block can meet the floor).
     """
     d = geo.d
     n_d = len(D)
     we, be = geo.word_end, geo.bank_end
     u = we - n_d if we > n_d else 0
-    low = max(we, n_d)
+    low = we if we > n_d else n_d
     b = be - low if be > low else 0
-    top = max(be, n_d)
+    top = be if be > n_d else n_d
     s = d - top if d > top else 0
-    taus: dict[str, frozenset[int]] = {}
+    dm = 0
+    for x in D:
+        dm |= x
+    taus: dict[str, int] = {}
     shapes = []
     cap = geo.cap
     for nm, sd, i, k, memo in per_side:
@@ -91,93 +128,88 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
             if fixed_vector is None:
                 k = p
             elif p < fixed_vector:
-                taus[nm] = frozenset()  # this low block cannot give the side the requested vector
+                taus[nm] = 0  # this low block cannot give the side the requested vector
                 shapes.append(None)
                 continue
             else:
                 k = fixed_vector
         hit = memo.get(k)
         if hit is None:
-            shape = side_shape(sd, i, k, geo, hw)
-            hit = memo[k] = (frozenset(shape_lanes(sd, shape)), None if shape is None else (shape.instructions, shape.passes))
+            hit = memo[k] = _lanes_and_shape(sd, i, k, geo, hw)
         lanes, shape = hit
-        tau = taus[nm] = lanes.difference(D)
-        if shape is None:
-            shapes.append(None)
-        elif u:
-            shapes.append((shape[0], shape[1], k, tau))
-        else:  # no word fill: the cost is final
-            instr, passes = shape
-            t = len(tau)
-            c = t - b if t > b else 0
-            per = passes << c
-            shapes.append(Cost(instr * per, instr, per, passes, c, k))
+        tau = taus[nm] = lanes & ~dm
+        shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
+    sw, sr = shapes
+    if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
+        return None
     D = tuple(D)
-    if not u:
-        return [(Plan(D, (), taus, b, s, d), shapes[0], shapes[1])]
+    if not u:  # no word fill: the cost is final
+        return [(Plan(D, (), taus, b, s, d), _bound(sw, 0, b), _bound(sr, 0, b))]
     tw, tr = taus["write"], taus["read"]
-    both = sorted(tw & tr)
-    wo = sorted(tw - tr)
-    ro = sorted(tr - tw)
-    inD = set(D)
-    Q = [1 << i for i in range(d) if (1 << i) not in inD]
+    both, wo, ro = tw & tr, tw & ~tr, tr & ~tw
+    q = ((1 << d) - 1) & ~dm  # the directions outside D
+    free = q & ~(tw | tr)
+    first: list[int] = []
+    fb = _lowest(both, u, first)  # lanes of both sides first
+    left0 = u - len(first)
     seen = set()
     out = []
-    for split in range(u + 1):
-        Fl = both[:u]
-        left = u - len(Fl)
-        if left:
-            jw = max(0, min(split, left, len(wo)))
-            Fl += wo[:jw]
-            Fl += ro[: left - jw]
+    # The splits: j write-only lanes, then read-only lanes, then free directions, then anything (in that order
+    # in F).  Splits that give the same F are scored once.
+    for j in range(min(left0, wo.bit_count()) + 1):
+        Fl = first[:]
+        fm = fb
+        if left0:
+            fm |= _lowest(wo, j, Fl)
+            fm |= _lowest(ro, left0 - j, Fl)
             left = u - len(Fl)
-        if left:
-            Fl += [q for q in Q if q not in Fl and q not in tw and q not in tr][:left]
-        if len(Fl) < u:
-            Fl += [q for q in Q if q not in Fl][: u - len(Fl)]
+            if left:
+                fm |= _lowest(free, left, Fl)
+                if len(Fl) < u:
+                    fm |= _lowest(q & ~fm, u - len(Fl), Fl)
         F = tuple(Fl)
         if F in seen:
             continue
         seen.add(F)
-        out.append((Plan(D, F, taus, b, s, d), _bound(shapes[0], F, b), _bound(shapes[1], F, b)))
+        out.append((Plan(D, F, taus, b, s, d), _bound(sw, fm, b), _bound(sr, fm, b)))
     return out
 
 
-def _bound(shape, F: tuple[int, ...], b: int) -> Cost | None:
-    """A side's cost on the completed plan: its pass lanes left after the word fill, beyond the bank positions."""
+def _bound(shape, fm: int, b: int) -> Cost | None:
+    """A side's cost on the completed plan: its pass lanes left after the word fill ``fm`` (a mask), beyond the
+    bank positions."""
     if shape is None:
         return None
     instr, passes, k, tau = shape
-    t = len(tau)
-    for f in F:
-        if f in tau:
-            t -= 1
+    t = (tau & ~fm).bit_count()
     c = t - b if t > b else 0
     per = passes << c
     return Cost(instr * per, instr, per, passes, c, k)
-
-
-def _units(m: int) -> list[int]:
-    """The unit vectors of the set bits of ``m``, lowest first."""
-    return [1 << i for i in f2.bit_indices(m)]
 
 
 def complete(plan: Plan) -> tuple[list[int], list[int]]:
     """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
     # Every direction here is a unit vector (distributed sides), so a set of them is the sum of its members.
     fm = sum(plan.F)
-    um = sum(plan.taus["write"]) & ~fm
-    wm = sum(plan.taus["read"]) & ~fm
-    I = _units(um & wm)
-    E = _units(um & ~wm)
-    Fr = _units(wm & ~um)
-    C = _units(((1 << plan.d) - 1) & ~(sum(plan.D) | fm | um | wm))
+    um = plan.taus["write"] & ~fm
+    wm = plan.taus["read"] & ~fm
+    units = f2.unit_vectors
+    I = units(um & wm)
+    E = units(um & ~wm)
+    Fr = units(wm & ~um)
+    C = units(((1 << plan.d) - 1) & ~(sum(plan.D) | fm | um | wm))
     npair = min(len(E), len(Fr))
-    pairs = [E[i] ^ Fr[i] for i in range(npair)]
-    leftover = E[npair:] if len(E) > len(Fr) else Fr[npair:]
+    s = plan.s
     # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
-    order = C + pairs + leftover + E[:npair] + I
-    S = order[: plan.s]
+    if s <= len(C):
+        S = C[:s]
+    else:
+        S = C + list(map(int.__xor__, E[:npair], Fr[:npair]))
+        if s > len(S):
+            S += E[npair:] if len(E) > len(Fr) else Fr[npair:]
+            S += E[:npair]
+            S += I
+        del S[s:]
     # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
     # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
     # when q is one of its units or q's pair partner is.
@@ -269,13 +301,22 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, seco
         V = common[:fixed]
         return [(list(V), list(V), [], None)]
     full = common[: min(len(common), geo.cap)]
+    return _ldst_blocks(sides, full, geo, problems, shorter, second)
+
+
+def _ldst_blocks(sides, full, geo, problems, shorter, second):
+    """:func:`low_blocks` for two ld/st sides, generated lazily (the search often stops at the first few)."""
     # Merged broadcast loads (issue 12 §2): a load whose lane bit 0 or 1 broadcasts is served in merged
     # passes, and a narrower vector can then cost fewer wavefronts; with ``shorter`` the candidates are the
     # shorter common vectors (the dropped registers free to extend either side).
     lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
-    extra = []
+    # One side could not address its elements at all without an extension of its own.
+    narrow = geo.eb << len(full) < 8
+    found = False
     for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
-        out.append((list(V), list(V), [], None))
+        if not second and not narrow:
+            found = True
+            yield (list(V), list(V), [], None)
         if len(V) >= geo.cap:
             continue
         for nm, other in (("write", "read"), ("read", "write")):
@@ -286,20 +327,16 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, seco
             n = min(len(avail), geo.cap - len(V))
             if not second:
                 for j in range(1, n + 1):
+                    found = True
                     E = avail[:j]
-                    out.append((list(V) + E, list(V), E, nm))
+                    yield (list(V) + E, list(V), E, nm)
                 continue
             # Second order (see the doc; rand42_any_w8_b64 in paper_notes/convert.md §7).
             rank = {r: i for i, r in enumerate(you.lanes)}
             by_lane = sorted(avail, key=lambda r: rank.get(r, len(rank)))
-            extra += [(list(V) + by_lane[:j], list(V), by_lane[:j], nm) for j in range(1, n + 1)
-                      if by_lane[:j] != avail[:j]]
-    if second:
-        out = extra
-    V = full
-    if geo.eb << len(V) < 8:
-        # One side could not address its elements at all without an extension of its own.
-        out = [o for o in out if o[3] is not None]
-        if not out:
-            problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
-    return out
+            for j in range(1, n + 1):
+                if by_lane[:j] != avail[:j]:
+                    found = True
+                    yield (list(V) + by_lane[:j], list(V), by_lane[:j], nm)
+    if narrow and not found:
+        problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")

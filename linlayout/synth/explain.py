@@ -33,25 +33,25 @@ def explain(best, sides, geo, lb, optimal, relaxed, objective, outs) -> str:
                      f"{best.extended} side moves {geo.eb << (len(best.vector) + len(best.extension))} bits per access")
     if best.fill:
         lines.append(f"word fill: {fmt(best.fill)} (lanes that differ only there read the same 32-bit word)")
-    tw, tr = best.taus.get("write", frozenset()), best.taus.get("read", frozenset())
+    # Pass lanes outside the low block, per side, as masks (every direction of a distributed side is a unit vector).
+    tw, tr = best.taus.get("write", 0), best.taus.get("read", 0)
     if getattr(best, "general", False):  # mixed bases: columns by role, no unit-vector classification
         if best.bank:
             lines.append(f"bank: {fmt(best.bank)}")
         if best.segment:
             lines.append(f"segment: {fmt(best.segment)} (mixed bases: built from the pass-lane subspaces, then "
                          f"improved by exact column moves)")
-        tw = tr = frozenset()
-    both = [x for x in best.bank if x in tw and x in tr]
+        tw = tr = 0
+    both = [x for x in best.bank if x & tw and x & tr]
     if both:
         lines.append(f"protected: lanes active in one pass on both sides {fmt(both)} stay in bank bits")
     pairs = [x for x in best.segment if x.bit_count() == 2] if not getattr(best, "general", False) else []
     if pairs:
         lines.append(f"paired in the segment bits (write lane ^ read lane, a conflict on neither side): {fmt(pairs)}")
-    free = [x for x in best.segment if x.bit_count() == 1 and x not in tw and x not in tr
-            and not getattr(best, "general", False)]
+    free = [x for x in best.segment if x.bit_count() == 1 and not x & (tw | tr) and not getattr(best, "general", False)]
     if free:
         lines.append(f"segment directions that vary within no pass (registers, warps, pass-selecting lanes): {fmt(free)}")
-    forced = [x for x in best.segment if x.bit_count() == 1 and (x in tw or x in tr)]
+    forced = [x for x in best.segment if x.bit_count() == 1 and x & (tw | tr)]
     if forced:
         lines.append(f"lanes forced into segment bits (more lanes per pass than bank bits): {fmt(forced)}")
     wc, rc = best.write_cost, best.read_cost

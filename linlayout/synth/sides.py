@@ -56,12 +56,11 @@ class Side:
         self.lanes = lanes  # flat tensor image per lane bit
         self.others = others  # warps and blocks
         self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        reg_set = frozenset(regs)
-        self.nregs = len(regs) - regs.count(0)  # non-broadcast registers (repeated images count: each is an access)
-        self.reg_set = reg_set - {0} if 0 in reg_set else reg_set
+        zeros = regs.count(0)
+        self.nregs = len(regs) - zeros  # non-broadcast registers (repeated images count: each is an access)
+        self.reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
-        lane_set = frozenset(lanes)
-        self.lane_set = lane_set - {0} if 0 in lane_set else lane_set
+        self.lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
         # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
         # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
@@ -74,29 +73,41 @@ class Side:
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    key = ("synthesis-side", name, hw.lanes, outs_order if type(outs_order) is tuple else tuple(outs_order))
+    order = outs_order if type(outs_order) is tuple else tuple(outs_order)
+    key = ("synthesis-side", name, hw.lanes, order)
     cache = L.memo()
     hit = cache.get(key)
     if hit is not None:
         return hit
-    check_distributed_dims(L, hw, f"{name} layout")
-    T = L if L.out_dims == key[3] else L.transpose_outs(key[3])
-    g = {d: T.flat_bases(d) for d, _ in T.in_dim_bits}
-    regs = g.get("register", ())
-    lanes = g.get("lane", ())  # a one-lane model's layouts may have no lane dimension
-    others = g.get("warp", ()) + g.get("block", ())
+    check_distributed_dims(L, hw, name + " layout")
+    T = L if L.out_dims == order else L.transpose_outs(order)
+    # The images per input dimension, read off the flat columns in the layout's dimension order.
+    cols = T.flat_columns()
+    regs = lanes = warps = blocks = ()
+    pos = 0
+    for d, b in T.in_dim_bits:
+        part = tuple(cols[pos:pos + b])
+        pos += b
+        if d == "register":
+            regs = part
+        elif d == "lane":  # a one-lane model's layouts may have no lane dimension
+            lanes = part
+        elif d == "warp":
+            warps = part
+        else:
+            blocks = part
+    others = warps + blocks
     # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
-    every = regs + lanes + others
-    nonzero = set(every)
+    nonzero = set(cols)
     nonzero.discard(0)
-    distributed = len(nonzero) == len(every) - every.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
+    n = len(nonzero)
+    distributed = n == len(cols) - cols.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    broadcast = 0 in lanes[:2]
-    side = cache[key] = Side(name, op, T, regs, lanes, others, broadcast, distributed)
+    side = cache[key] = Side(name, op, T, regs, lanes, others, 0 in lanes[:2], distributed)
     return side
 
 

@@ -69,6 +69,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
+from itertools import count
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -105,7 +106,7 @@ class _Candidate(NamedTuple):
     read_ins: Instruction
     write_cost: Cost
     read_cost: Cost
-    taus: Mapping[str, frozenset[int]] = MappingProxyType({})
+    taus: Mapping[str, int] = MappingProxyType({})  # per side, the mask of its pass lanes outside the low block
     low: tuple[int, ...] = ()  # the low block: vector and extension, or a matrix instruction's tile
     general: bool = False  # built by the mixed-basis construction (synth/general.py)
     tier: int = 0  # 1: an extension in low_blocks' second order (kept only when strictly cheaper)
@@ -439,27 +440,42 @@ def optimal_swizzle(
     # have (ties go to the first), so the search stops there.
     floor = search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective)
 
+    blocks_seen = count()  # the low blocks in enumeration order, across passes (ties go to the first)
+    skipped: list = []  # blocks the floor's instruction count ruled out, scored only if the search goes on
+
     def score_blocks(scored: list, shorter: bool, stop, tier: int = 0) -> bool:
         """Append every candidate's analytic score; True when one meets ``stop`` (the rest are left out).
         Tier 1: the extensions in low_blocks' second order, which win only when strictly cheaper."""
+        most = None if stop is None else stop[2]  # the floor's instruction total
         for wi in w_opts:
             for ri in r_opts:
                 ins = {"write": wi, "read": ri}
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
                 per_side = None
-                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).  Tier 1: the
-                # extensions in low_blocks' second order, which win only when strictly cheaper.
+                # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).
                 for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
                     if per_side is None:
                         per_side = pair_sides(sides, ins, geo, hw)
-                    for plan, cw, cr in plans(D, per_side, geo, hw, fixed):
-                        if cw is None or cr is None:
-                            continue
-                        k = objective_key(objective, cw.total, cr.total) + (
-                            cw.instructions + cr.instructions, nmat, tier, len(scored))
-                        scored.append((k, plan, wi, ri, cw, cr, V, ext))
-                        if k[:4] == stop:
-                            return True
+                    block = (D, V, ext, wi, ri, nmat, tier, next(blocks_seen), per_side)
+                    if score_block(scored, block, most, stop):
+                        return True
+        return False
+
+    def score_block(scored: list, block: tuple, most: int | None, stop) -> bool:
+        """Score one low block's word fills; a block whose instructions exceed ``most`` cannot meet the floor
+        and is kept in ``skipped`` instead."""
+        D, V, ext, wi, ri, nmat, tier, n, per_side = block
+        got = plans(D, per_side, geo, hw, fixed, most)
+        if got is None:
+            skipped.append(block)
+            return False
+        for j, (plan, cw, cr) in enumerate(got):
+            if cw is None or cr is None:
+                continue
+            k = objective_key(objective, cw.total, cr.total) + (cw.instructions + cr.instructions, nmat, tier, n, j)
+            scored.append((k, plan, wi, ri, cw, cr, V, ext))
+            if k[:4] == stop:
+                return True
         return False
 
     def more_passes(scored: list) -> tuple | None:
@@ -497,6 +513,9 @@ def optimal_swizzle(
 
     scored: list = []
     complete_search = not score_blocks(scored, False, floor)
+    if complete_search:
+        for block in skipped:  # no candidate met the floor: the blocks it ruled out join the search
+            score_block(scored, block, None, None)
     relaxed = more_passes(scored) if complete_search else None
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
@@ -512,7 +531,7 @@ def optimal_swizzle(
         er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
         return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D,
-                          tier=entry[0][-2])
+                          tier=entry[0][-3])
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
@@ -540,7 +559,7 @@ def optimal_swizzle(
         best = choose(scored)
         if best.tier:
             # A second-order extension won: keep the first order's choice unless it is strictly cheaper there too.
-            first = [e for e in scored if e[0][-2] == 0]
+            first = [e for e in scored if e[0][-3] == 0]
             if first:
                 alt = choose(first)
                 if exact_key(alt, 0)[:-2] <= exact_key(best, 0)[:-2]:
