@@ -235,18 +235,18 @@ def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tu
     """The smallest search key ``objective + (instructions, matrix instructions)`` any memory layout could reach.
 
     A side's cost is ``instructions x passes x 2^conflicts`` at the vector
-    width the memory gives it, so each side costs at least the conflict-free
-    cost ``instructions x passes`` of its best width in :func:`vector_range`
-    (wavefronts, per side), and the instruction total is at least the best
-    over pairs of widths that a memory can give both sides at once: two ld/st
-    vectors share their common prefix, which holds common registers only
-    (Fact 1, :func:`common_limit`).  The floor needs no lane analysis, so the
-    synthesizer computes it first: the first candidate that meets it has the
-    smallest key of all and the search stops there.  None when no width fits
-    a side.
-
-    Every objective key is monotone in both sides' wavefronts, so meeting
-    both per-side minima minimises it whatever the objective.  The floor
+    width the memory gives it, so it costs at least the conflict-free cost
+    ``instructions x passes`` of that width (:func:`vector_range` lists the
+    widths), and the widths a memory gives both sides at once are limited:
+    two ld/st vectors share their common prefix, which holds common registers
+    only (Fact 1, :func:`common_limit`).  Every objective key is monotone in
+    both sides' wavefronts, so a memory that gives the sides widths
+    ``(k_w, k_r)`` has a key of at least ``objective(conflict-free costs) +
+    (instructions, matrix instructions)`` at those widths; the floor is the
+    least of these over the width pairs a memory can give.  It needs no lane
+    analysis, so the synthesizer computes it first: the first candidate that
+    meets it has the smallest key of all and the search stops there.  None
+    when no width fits a side.  The floor
     depends on the sides only through a few counts (widest vector,
     non-broadcast registers, broadcast low lanes, common prefix), so it is
     looked up in a table of those (like the access plan's shapes).
@@ -276,14 +276,12 @@ def _floor(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rre
         if not widths:
             return None
         per.append(widths)
-    fewest = None
-    for mw, kw, _, iw in per[0]:
-        for mr, kr, _, ir in per[1]:
+    floor = None
+    for mw, kw, bw, iw in per[0]:
+        for mr, kr, br, ir in per[1]:
             if not (mw or mr) and min(kw, kr) > ncommon:
                 continue
-            key = (iw + ir, int(mw) + int(mr))
-            if fewest is None or key < fewest:
-                fewest = key
-    if fewest is None:
-        return None
-    return objective_key(objective, min(w[2] for w in per[0]), min(w[2] for w in per[1])) + fewest
+            key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
+            if floor is None or key < floor:
+                floor = key
+    return floor
