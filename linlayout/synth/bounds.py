@@ -252,7 +252,7 @@ def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tu
     looked up in a table of those (like the access plan's shapes).
     """
     sw, sr = sides["write"], sides["read"]
-    return _floor(tuple(w_opts), tuple(r_opts), geo.eb, hw, fixed, objective,
+    return _floor(w_opts, r_opts, geo.eb, hw, fixed, objective,
                   vector_limit(sw, geo.d, geo.cap), sw.nregs, sw.broadcast,
                   vector_limit(sr, geo.d, geo.cap), sr.nregs, sr.broadcast,
                   common_limit(sw, sr, common, geo.d, geo.cap))

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import count
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -153,17 +153,18 @@ class SwizzleResult:
     _vector_arg: int | None = field(repr=False, compare=False, default=None)
 
     @classmethod
-    def from_fields(cls, **values: Any) -> SwizzleResult:
-        """The result from every field by name, without the frozen dataclass's per-field ``__setattr__``.
+    def from_fields(cls, values: dict[str, Any]) -> SwizzleResult:
+        """The result from a dict of every field by name, without the frozen dataclass's per-field ``__setattr__``.
 
         The synthesizer builds one result per call (issue 16: every
-        microsecond of a small synthesis counts); the fields are stored
-        exactly as the generated ``__init__`` would store them.
+        microsecond of a small synthesis counts); the dict becomes the
+        instance's ``__dict__`` (the result owns it from then on), holding the
+        fields exactly as the generated ``__init__`` would store them.
         """
-        self = object.__new__(cls)
         if values.keys() != _FIELD_NAMES:
             raise TypeError(f"SwizzleResult.from_fields needs exactly the fields {sorted(_FIELD_NAMES)}")
-        self.__dict__.update(values)
+        self = object.__new__(cls)
+        object.__setattr__(self, "__dict__", values)
         return self
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -404,7 +405,7 @@ def optimal_swizzle(
     ``ValueError``) when the layouts cannot share a memory layout as asked.
     """
     hw = get_hardware(hardware)
-    objective = check_keyword(objective, "objective", list(OBJECTIVES), error=SwizzleError)
+    objective = check_keyword(objective, "objective", OBJECTIVES, error=SwizzleError)
     check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
@@ -578,29 +579,29 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
     d = geo.d
     outs = sw.layout.out_dim_bits
     mem = LinearLayout.from_flat((("offset", d),), outs, (tuple(best.cols),), check=False)
-    # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
-    widths = [hw.register_bytes * 8 if c_ins.is_matrix else element_bits << c.vector
-              for c, c_ins in ((best.write_cost, best.write_ins), (best.read_cost, best.read_ins))]
     cw, cr = best.write_cost, best.read_cost
-    return SwizzleResult.from_fields(
-        memory=mem,
-        element_bits=element_bits,
-        extended_side=best.extended,
-        vector_bits=max(widths),
-        common_vector_bits=min(widths),
-        write_instruction=best.write_ins.name,
-        read_instruction=best.read_ins.name,
-        write_wavefronts=cw.total,
-        read_wavefronts=cr.total,
-        write_instructions=cw.instructions,
-        read_instructions=cr.instructions,
-        objective=objective,
-        hardware=hw.name,
-        _proof=(sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
-        _hw=hw,
-        _layouts=(sw.layout, sr.layout),
-        _vector_arg=vector_bits,
-    )
+    # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
+    ww = hw.register_bytes * 8 if best.write_ins.is_matrix else element_bits << cw.vector
+    wr = hw.register_bytes * 8 if best.read_ins.is_matrix else element_bits << cr.vector
+    return SwizzleResult.from_fields({
+        "memory": mem,
+        "element_bits": element_bits,
+        "extended_side": best.extended,
+        "vector_bits": ww if ww > wr else wr,
+        "common_vector_bits": wr if ww > wr else ww,
+        "write_instruction": best.write_ins.name,
+        "read_instruction": best.read_ins.name,
+        "write_wavefronts": cw.total,
+        "read_wavefronts": cr.total,
+        "write_instructions": cw.instructions,
+        "read_instructions": cr.instructions,
+        "objective": objective,
+        "hardware": hw.name,
+        "_proof": (sides, w_opts, r_opts, common, geo, hw, fixed, frontier, best),
+        "_hw": hw,
+        "_layouts": (sw.layout, sr.layout),
+        "_vector_arg": vector_bits,
+    })
 
 
 def _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits):
@@ -670,9 +671,15 @@ def _general_parts(cols, first: _Candidate, cw: Cost, cr: Cost, geo: Geometry) -
                       tuple(cols[:low]), True)
 
 
-def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instruction], list[Instruction]]:
+@lru_cache(maxsize=1)
+def _default_options() -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
+    return (parse_instruction("st.shared"),), (parse_instruction("ld.shared"),)
+
+
+def _instruction_options(instructions: Sequence[str] | None) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
+    """The store and load options, each without repeats (default: ``st.shared`` and ``ld.shared``)."""
     if instructions is None:
-        return [parse_instruction("st.shared")], [parse_instruction("ld.shared")]
+        return _default_options()
     if isinstance(instructions, str):
         instructions = [instructions]
     w, r = [], []
@@ -683,4 +690,4 @@ def _instruction_options(instructions: Sequence[str] | None) -> tuple[list[Instr
         raise SwizzleError("instructions lists no store for the write side (st.shared or stmatrix.*)")
     if not r:
         raise SwizzleError("instructions lists no load for the read side (ld.shared or ldmatrix.*)")
-    return list(dict.fromkeys(w)), list(dict.fromkeys(r))
+    return tuple(dict.fromkeys(w)), tuple(dict.fromkeys(r))
