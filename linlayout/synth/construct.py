@@ -49,12 +49,12 @@ class Plan(NamedTuple):
 
 
 def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
-    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, memo).
+    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, shapes, lanes).
 
-    The memo (kept on the side, which is cached on its layout) maps a vector
-    width to the mask of the side's pass lanes and the plan's (instructions,
-    passes) with this instruction, element width and hardware: nothing there
-    depends on the memory layout.
+    The two memos (kept on the side, which is cached on its layout) map a
+    vector width to the plan's (instructions, passes) (None: not addressable)
+    and to the mask of the side's pass lanes, with this instruction, element
+    width and hardware: nothing there depends on the memory layout.
     """
     out = []
     eb = geo.eb
@@ -63,20 +63,23 @@ def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometr
         key = ("plans", i, eb, hw)
         memo = sd.taus.get(key)
         if memo is None:
-            memo = sd.taus[key] = {}
-        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, memo))
+            memo = sd.taus[key] = ({}, {})
+        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, memo[0], memo[1]))
     return out
 
 
-def _lanes_and_shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple[int, tuple | None]:
-    """The mask of a side's pass lanes with a ``2^k``-element vector and its (instructions, passes), or (0, None)."""
+def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple[int, int] | None:
+    """The plan's (instructions, passes) of a side with a ``2^k``-element vector, or None (not addressable)."""
     shape = side_shape(sd, i, k, geo, hw)
-    if shape is None:
-        return 0, None
+    return None if shape is None else (shape.instructions, shape.passes)
+
+
+def _lanes(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int:
+    """The mask of a side's pass lanes with a ``2^k``-element vector (an addressable one)."""
     m = 0
-    for x in shape_lanes(sd, shape):
+    for x in shape_lanes(sd, side_shape(sd, i, k, geo, hw)):
         m |= x
-    return m, (shape.instructions, shape.passes)
+    return m
 
 
 def _lowest(mask: int, n: int, out: list[int]) -> int:
@@ -113,13 +116,10 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     b = be - low if be > low else 0
     top = be if be > n_d else n_d
     s = d - top if d > top else 0
-    dm = 0
-    for x in D:
-        dm |= x
-    taus: dict[str, int] = {}
     shapes = []
+    ks = []
     cap = geo.cap
-    for nm, sd, i, k, memo in per_side:
+    for nm, sd, i, k, memo, _ in per_side:
         if k < 0:  # ld/st: the vector is the prefix of D that holds the side's registers
             regs = sd.reg_set
             p = 0
@@ -127,21 +127,36 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
                 p += 1
             if fixed_vector is None:
                 k = p
-            elif p < fixed_vector:
-                taus[nm] = 0  # this low block cannot give the side the requested vector
+            elif p < fixed_vector:  # this low block cannot give the side the requested vector
                 shapes.append(None)
+                ks.append(-1)
                 continue
             else:
                 k = fixed_vector
-        hit = memo.get(k)
-        if hit is None:
-            hit = memo[k] = _lanes_and_shape(sd, i, k, geo, hw)
-        lanes, shape = hit
-        tau = taus[nm] = lanes & ~dm
-        shapes.append(None if shape is None else (shape[0], shape[1], k, tau))
+        shape = memo.get(k, 0)
+        if shape == 0:
+            shape = memo[k] = _shape(sd, i, k, geo, hw)
+        shapes.append(shape)
+        ks.append(k)
     sw, sr = shapes
     if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
         return None
+    dm = 0
+    for x in D:
+        dm |= x
+    taus: dict[str, int] = {}
+    for j, (nm, sd, i, _, _, lanes_memo) in enumerate(per_side):
+        shape = shapes[j]
+        if shape is None:
+            taus[nm] = 0
+            continue
+        k = ks[j]
+        lanes = lanes_memo.get(k)
+        if lanes is None:
+            lanes = lanes_memo[k] = _lanes(sd, i, k, geo, hw)
+        tau = taus[nm] = lanes & ~dm
+        shapes[j] = (shape[0], shape[1], k, tau)
+    sw, sr = shapes
     D = tuple(D)
     if not u:  # no word fill: the cost is final
         return [(Plan(D, (), taus, b, s, d), _bound(sw, 0, b), _bound(sr, 0, b))]
