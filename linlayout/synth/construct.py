@@ -22,7 +22,7 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side, shape_lanes, side_shape
 
-__all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "tile_columns", "low_blocks"]
+__all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "analytic_is_exact", "tile_columns", "low_blocks"]
 
 
 def prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
@@ -246,6 +246,34 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
+
+
+def analytic_is_exact(cols: Sequence[int], side: Side, ins: Instruction, cost: Cost | None, fixed_vector: int | None,
+                      geo: Geometry) -> bool:
+    """True when a floor-meeting candidate's analytic ``cost`` for ``side`` is its exact cost on ``cols``.
+
+    ``cols`` is the built memory (:func:`plans`' ``D + F`` and :func:`complete`'s bank and segment columns).
+    For ``ld/st.shared`` the analytic cost assumes the vector is the prefix of ``D`` holding the side's
+    registers (``cost.vector`` of them); the completion meets the pass lanes' Grassmann bound (paper_notes
+    §3, the Claim), so the analytic cost is exact whenever the built memory gives the side exactly that
+    vector.  The prefix's offsets are touched by no other basis (every other direction's offset lies at
+    positions ``len(D)`` and up), so the vector ends at ``cost.vector`` unless column ``cost.vector`` is
+    another register of the side (a fill or bank column that happens to extend it).  This checks that
+    column.  A requested width (``fixed_vector``) is taken as it is, and a side at the widest access cannot
+    grow.  Matrix instructions are never taken on trust: their analytic tile model can be optimistic.
+
+    >>> from linlayout.synth.sides import Cost, Geometry
+    >>> from linlayout.hw import parse_instruction
+    >>> class S: reg_set = frozenset({1, 2, 16})
+    >>> geo, st = Geometry(5, 1, 5, 16, 3), parse_instruction("st.shared")
+    >>> c = Cost(8, 2, 4, 4, 0, 2)   # a 2^2-element vector: registers 1 and 2 at offsets 1 and 2
+    >>> analytic_is_exact((1, 2, 4, 8, 16), S, st, c, None, geo), analytic_is_exact((1, 2, 16, 4, 8), S, st, c, None, geo)
+    (True, False)
+    """
+    if cost is None or ins.is_matrix:
+        return False
+    k = cost.vector
+    return fixed_vector is not None or k >= geo.cap or k >= len(cols) or cols[k] not in side.reg_set
 
 
 # ---------------------------------------------------------------------------

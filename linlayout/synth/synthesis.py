@@ -38,7 +38,9 @@ A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.conflicts`), an
 instruction ``passes x 2^dim(P)``, a side ``instructions x that``.  Every
 candidate (extension side and length, word fill split, and with
 ``instructions=[...]`` every pair of instructions) is scored in closed form,
-the best is built and scored exactly, and the objective picks one.  The
+the best is built, and the objective picks one (a built layout is scored
+exactly unless its analytic cost is provably exact:
+:func:`linlayout.synth.construct.analytic_is_exact`).  The
 search stops early at a candidate that meets a **floor** no memory layout
 can beat (each side conflict-free at its best vector width, the fewest
 instructions two vectors sharing a prefix allow:
@@ -79,7 +81,7 @@ from ..count.plan import check_element_bits, check_tile_bytes, matrix_tile
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key, relaxation, search_floor
-from .construct import complete, low_blocks, pair_sides, plans, prefix_len
+from .construct import analytic_is_exact, complete, low_blocks, pair_sides, plans, prefix_len
 from .explain import explain as _explain
 from .explain import unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
@@ -523,13 +525,18 @@ def optimal_swizzle(
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
     scored.sort(key=lambda x: x[0])
 
-    def built(entry) -> _Candidate:
-        _, plan, wi, ri, _, _, V, ext = entry
+    def built(entry, at_floor: bool = False) -> _Candidate:
+        """The candidate's memory columns and exact costs.  ``at_floor``: the candidate meets the search floor,
+        and where :func:`~linlayout.synth.construct.analytic_is_exact` holds its analytic costs are the exact
+        ones (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
+        _, plan, wi, ri, ew, er, V, ext = entry
         B, S = complete(plan)
         cols = plan.D + plan.F + tuple(B) + tuple(S)
-        inv = memory_inverse(cols)  # shared by both sides
-        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
-        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
+        if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
+                and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
+            inv = memory_inverse(cols)  # shared by both sides
+            ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+            er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
         return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D,
                           tier=entry[0][-3])
@@ -551,9 +558,10 @@ def optimal_swizzle(
         return best
 
     if not complete_search:
-        best = built(scored[0])
-        if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):  # pragma: no cover
-            # A floor cannot be beaten, so the built layout scores what it was scored; kept exact should a bound drift.
+        best = built(scored[0], at_floor=True)
+        if (best.write_cost, best.read_cost) != (scored[0][4], scored[0][5]):
+            # The exact evaluation found a matrix instruction's built layout above its analytic score (the
+            # analytic tile model can be optimistic there): score everything exactly.
             scored, relaxed = score_all()
             complete_search = True
     if complete_search:
