@@ -45,7 +45,7 @@ class Side:
     """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
 
     __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus",
-                 "distributed", "unit_bits")
+                 "distributed", "_unit_bits")
 
     def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
                  others: tuple[int, ...], broadcast: bool, distributed: bool = True) -> None:
@@ -62,12 +62,18 @@ class Side:
         self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
         self.lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
         self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
-        # Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
-        # is a unit vector or zero, else None: exact_cost then reads offsets straight off the memory's inverse.
-        bl = int.bit_length
-        self.unit_bits = ((tuple([bl(x) - 1 for x in regs]), tuple([bl(x) - 1 for x in lanes]),
-                           tuple([bl(x) - 1 for x in others]))
-                          if distributed or all(x & (x - 1) == 0 for xs in (regs, lanes, others) for x in xs) else None)
+        self._unit_bits: tuple | None | bool = False  # unit_bits(), computed on first use
+
+    def unit_bits(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
+        """Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
+        is a unit vector or zero, else None: :func:`exact_cost` then reads offsets straight off the memory's
+        inverse.  Computed on first use (a synthesis that stops at the floor with ``ld/st`` never needs it)."""
+        ub = self._unit_bits
+        if ub is False:
+            xs = (self.regs, self.lanes, self.others)
+            ub = self._unit_bits = (tuple(tuple([x.bit_length() - 1 for x in ys]) for ys in xs)
+                                    if self.distributed or all(x & (x - 1) == 0 for ys in xs for x in ys) else None)
+        return ub
 
 
 def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
@@ -231,7 +237,7 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
 
 
 def _offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
-    ub = side.unit_bits
+    ub = side.unit_bits()
     if ub is not None:
         g = inv.__getitem__
         return {"register": tuple(map(g, ub[0])), "lane": tuple(map(g, ub[1])), "warp": tuple(map(g, ub[2]))}
