@@ -74,7 +74,7 @@ def test_exact_cost_with_a_shared_inverse_or_by_elimination_is_the_same(seed, d,
     rng = random.Random(seed)
     hw = get_hardware("sm90")
     L = _distributed(rng, d)
-    side = side_of("write", "store", L, hw, list(L.out_dims))
+    side = side_of("write", "store", L, hw, L.out_dim_bits)
     geo = geometry(d, eb, hw)
     ins = parse_instruction("st.shared")
     direct = exact_cost(cols, side, ins, geo, hw, fixed)
@@ -111,6 +111,26 @@ def test_bank_completion_matches_greedy_elimination(seed):
     expect = _greedy_bank(plan, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
     assert B == expect
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32), st.integers(5, 12), st.sampled_from([4, 8, 16, 32, 64]))
+def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
+    """The search passes each ld/st block's vector widths to ``plans`` (the extended side's is ``len(D)``, the
+    other's ``len(V)``) instead of scanning D for each side's register prefix: both give the same candidates."""
+    rng = random.Random(seed)
+    hw = get_hardware("sm90")
+    W, R = _distributed(rng, d), _distributed(rng, d)
+    sides = {"write": side_of("write", "store", W, hw, W.out_dim_bits),
+             "read": side_of("read", "load", R, hw, W.out_dim_bits)}
+    geo = geometry(d, eb, hw)
+    ins = {"write": parse_instruction("st.shared"), "read": parse_instruction("ld.shared")}
+    common = [r for r in sides["write"].regs if r in sides["read"].reg_set]
+    per_side = construct.pair_sides(sides, ins, geo, hw)
+    for second in (False, True):
+        for D, V, _, ext in construct.low_blocks(sides, ins, common, geo, hw, None, [], False, second):
+            ks = (len(D), len(V)) if ext == "write" else (len(V), len(D)) if ext == "read" else (len(V), len(V))
+            assert construct.plans(D, per_side, geo, hw, None, None, ks) == construct.plans(D, per_side, geo, hw, None)
 
 
 def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..core import f2
-from ..count.plan import matrix_tile
+from ..count.plan import access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side, shape_lanes, side_shape
+from .sides import Cost, Geometry, Side
 
 __all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "analytic_is_exact", "tile_columns", "low_blocks"]
 
@@ -49,37 +49,38 @@ class Plan(NamedTuple):
 
 
 def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
-    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, shapes, lanes).
+    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, shapes).
 
-    The two memos (kept on the side, which is cached on its layout) map a
-    vector width to the plan's (instructions, passes) (None: not addressable)
-    and to the mask of the side's pass lanes, with this instruction, element
-    width and hardware: nothing there depends on the memory layout.
+    ``shapes`` maps a vector width ``k`` to the plan's ``(instructions, passes, within-pass generators)``
+    (None: not addressable).  The plan's shape depends on the side only through its number of
+    non-broadcast registers and whether a low lane bit broadcasts (:func:`linlayout.count.plan.access_shape`),
+    so the map is shared by every side with the same instruction, element width, hardware and those two
+    facts: a fresh layout finds it filled.
     """
     out = []
     eb = geo.eb
     for nm, sd in sides.items():
         i = ins[nm]
-        key = ("plans", i, eb, hw)
-        memo = sd.taus.get(key)
-        if memo is None:
-            memo = sd.taus[key] = ({}, {})
-        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, memo[0], memo[1]))
+        key = (id(i), eb, id(hw), sd.nregs, sd.broadcast)  # identities, checked below: no dataclass hashing
+        hit = _SHAPES.get(key)
+        if hit is None or hit[0] is not i or hit[1] is not hw:
+            if len(_SHAPES) > 1024:
+                _SHAPES.clear()
+            hit = _SHAPES[key] = (i, hw, {})
+        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
     return out
 
 
-def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple[int, int] | None:
-    """The plan's (instructions, passes) of a side with a ``2^k``-element vector, or None (not addressable)."""
-    shape = side_shape(sd, i, k, geo, hw)
-    return None if shape is None else (shape.instructions, shape.passes)
+_SHAPES: dict[tuple, tuple] = {}  # pair_sides' shape maps by (instruction, element bits, hardware, nregs, broadcast)
 
 
-def _lanes(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int:
-    """The mask of a side's pass lanes with a ``2^k``-element vector (an addressable one)."""
-    m = 0
-    for x in shape_lanes(sd, side_shape(sd, i, k, geo, hw)):
-        m |= x
-    return m
+def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple | None:
+    """The plan's (instructions, passes, within-pass generators) of a side with a ``2^k``-element vector, or None."""
+    try:
+        shape = access_shape(i, geo.eb, hw, k, sd.nregs, sd.broadcast)
+    except LoweringError:
+        return None
+    return None if shape is None else (shape.instructions, shape.passes, shape.within_pass)
 
 
 def _lowest(mask: int, n: int, out: list[int]) -> int:
@@ -95,7 +96,7 @@ def _lowest(mask: int, n: int, out: list[int]) -> int:
 
 
 def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector: int | None,
-          most: int | None = None) -> list | None:
+          most: int | None = None, ks: tuple[int, int] | None = None) -> list | None:
     """Every distinct word fill of a low block D: ``(plan, write cost, read cost)``, costs analytic (None: unusable).
 
     Per side, the vector width, the lanes of one pass and the plan's shape
@@ -103,11 +104,36 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     (for each split) write-only / read-only lanes, then anything.  A side's
     cost is its Grassmann bound once :func:`complete` builds the bank and
     segment columns: ``max(0, lanes left after the fill - bank positions)``
-    conflict bits per pass.  ``per_side`` is :func:`pair_sides` (its memo
-    holds what depends on the vector width only).  None when both sides are
+    conflict bits per pass.  ``per_side`` is :func:`pair_sides` (its map
+    holds the plan's shape per vector width).  None when both sides are
     addressable and take more than ``most`` instructions together (the search
-    floor's count: no word fill of this block can meet the floor).
+    floor's count: no word fill of this block can meet the floor).  ``ks``
+    gives the two ``ld/st`` sides' vector widths when the caller knows them
+    (:func:`low_blocks`' blocks: the extended side's is ``len(D)``, the other's
+    ``len(V)``); otherwise each is the prefix of D holding the side's registers.
     """
+    (nw, sdw, iw, kw, memow), (nr, sdr, ir, kr, memor) = per_side
+    if ks is not None:
+        kw, kr = ks
+    else:
+        kw = _vector_width(D, sdw, kw, geo.cap, fixed_vector)
+        kr = _vector_width(D, sdr, kr, geo.cap, fixed_vector)
+    sw = memow.get(kw, 0) if kw >= 0 else None
+    if sw == 0:
+        sw = memow[kw] = _shape(sdw, iw, kw, geo, hw)
+    sr = memor.get(kr, 0) if kr >= 0 else None
+    if sr == 0:
+        sr = memor[kr] = _shape(sdr, ir, kr, geo, hw)
+    if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
+        return None
+    dm = 0
+    for x in D:
+        dm |= x
+    tw = 0 if sw is None else _pass_mask(sdw, sw[2]) & ~dm
+    tr = 0 if sr is None else _pass_mask(sdr, sr[2]) & ~dm
+    taus = {nw: tw, nr: tr}
+    sw = None if sw is None else (sw[0], sw[1], kw, tw)
+    sr = None if sr is None else (sr[0], sr[1], kr, tr)
     d = geo.d
     n_d = len(D)
     we, be = geo.word_end, geo.bank_end
@@ -116,51 +142,9 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     b = be - low if be > low else 0
     top = be if be > n_d else n_d
     s = d - top if d > top else 0
-    shapes = []
-    ks = []
-    cap = geo.cap
-    for nm, sd, i, k, memo, _ in per_side:
-        if k < 0:  # ld/st: the vector is the prefix of D that holds the side's registers
-            regs = sd.reg_set
-            p = 0
-            while p < n_d and p < cap and D[p] in regs:
-                p += 1
-            if fixed_vector is None:
-                k = p
-            elif p < fixed_vector:  # this low block cannot give the side the requested vector
-                shapes.append(None)
-                ks.append(-1)
-                continue
-            else:
-                k = fixed_vector
-        shape = memo.get(k, 0)
-        if shape == 0:
-            shape = memo[k] = _shape(sd, i, k, geo, hw)
-        shapes.append(shape)
-        ks.append(k)
-    sw, sr = shapes
-    if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
-        return None
-    dm = 0
-    for x in D:
-        dm |= x
-    taus: dict[str, int] = {}
-    for j, (nm, sd, i, _, _, lanes_memo) in enumerate(per_side):
-        shape = shapes[j]
-        if shape is None:
-            taus[nm] = 0
-            continue
-        k = ks[j]
-        lanes = lanes_memo.get(k)
-        if lanes is None:
-            lanes = lanes_memo[k] = _lanes(sd, i, k, geo, hw)
-        tau = taus[nm] = lanes & ~dm
-        shapes[j] = (shape[0], shape[1], k, tau)
-    sw, sr = shapes
     D = tuple(D)
     if not u:  # no word fill: the cost is final
         return [(Plan(D, (), taus, b, s, d), _bound(sw, 0, b), _bound(sr, 0, b))]
-    tw, tr = taus["write"], taus["read"]
     both, wo, ro = tw & tr, tw & ~tr, tr & ~tw
     q = ((1 << d) - 1) & ~dm  # the directions outside D
     free = q & ~(tw | tr)
@@ -190,6 +174,30 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     return out
 
 
+def _vector_width(D: Sequence[int], sd: Side, k: int, cap: int, fixed_vector: int | None) -> int:
+    """A side's vector width on low block D: a matrix tile's ``k`` as given; for ld/st the prefix of D holding
+    the side's registers (at most ``cap``), or ``fixed_vector`` when the prefix allows it (-1 when it does not)."""
+    if k >= 0:
+        return k
+    regs = sd.reg_set
+    p = 0
+    n = len(D) if len(D) < cap else cap
+    while p < n and D[p] in regs:
+        p += 1
+    if fixed_vector is None:
+        return p
+    return fixed_vector if p >= fixed_vector else -1
+
+
+def _pass_mask(sd: Side, within) -> int:
+    """The mask of a side's pass lanes (a matrix instruction's row generators may be registers)."""
+    regs, lanes = sd.regs, sd.lanes
+    m = 0
+    for dim, x in within:
+        m |= lanes[x] if dim == "lane" else regs[x]
+    return m
+
+
 def _bound(shape, fm: int, b: int) -> Cost | None:
     """A side's cost on the completed plan: its pass lanes left after the word fill ``fm`` (a mask), beyond the
     bank positions."""
@@ -204,48 +212,55 @@ def _bound(shape, fm: int, b: int) -> Cost | None:
 
 def complete(plan: Plan) -> tuple[list[int], list[int]]:
     """Segment and bank columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
-    # Every direction here is a unit vector (distributed sides), so a set of them is the sum of its members.
-    fm = sum(plan.F)
+    # Every direction here is a unit vector (distributed sides), so a set of them is the mask of its members.
+    fm = dm = 0
+    for x in plan.F:
+        fm |= x
+    for x in plan.D:
+        dm |= x
     um = plan.taus["write"] & ~fm
     wm = plan.taus["read"] & ~fm
-    units = f2.unit_vectors
-    I = units(um & wm)
-    E = units(um & ~wm)
-    Fr = units(wm & ~um)
-    C = units(((1 << plan.d) - 1) & ~(sum(plan.D) | fm | um | wm))
-    npair = min(len(E), len(Fr))
+    im, em, rm = um & wm, um & ~wm, wm & ~um
+    cm = ((1 << plan.d) - 1) & ~(dm | fm | um | wm)
     s = plan.s
+    S: list[int] = []
     # Free directions first, then write/read pairs, then lanes of one side, then lanes of both.
-    if s <= len(C):
-        S = C[:s]
-    else:
-        S = C + list(map(int.__xor__, E[:npair], Fr[:npair]))
-        if s > len(S):
-            S += E[npair:] if len(E) > len(Fr) else Fr[npair:]
-            S += E[:npair]
-            S += I
-        del S[s:]
-    # Bank columns: complete F + S to the free coordinates, lanes first.  Every vector here is a unit
-    # direction or a pair e ^ f of two (pairs share no direction), so a unit q lies in the span exactly
-    # when q is one of its units or q's pair partner is.
-    taken = fm  # the unit directions spanned so far, as a mask
-    partner: dict[int, int] = {}
-    for v in S:
-        if v & (v - 1):
-            lo = v & -v
-            partner[lo] = v ^ lo
-            partner[v ^ lo] = lo
-        else:
-            taken |= v
-    B = []
-    for q in I + E + Fr + C:
-        if q & taken or partner.get(q, 0) & taken:
-            continue
-        taken |= q
-        B.append(q)
+    spanned = fm | _lowest(cm, s, S)  # the unit directions in F + S, as a mask
+    paired = 0  # the read lanes f of the pairs e ^ f in S: spanned once e is a bank column
+    if len(S) < s:
+        units = f2.unit_vectors
+        E, Fr = units(em), units(rm)
+        npair = min(len(E), len(Fr), s - len(S))
+        for e, f in zip(E, Fr[:npair]):
+            S.append(e ^ f)
+            paired |= f
+        left = s - len(S)
+        if left:
+            spanned |= _lowest(em & ~_mask(E[:npair]) if len(E) > len(Fr) else rm & ~_mask(Fr[:npair]), left, S)
+            left = s - len(S)
+            if left:
+                spanned |= _lowest(_mask(E[:npair]), left, S)
+                spanned |= _lowest(im, s - len(S), S)
+    # Bank columns: complete F + S to the free coordinates, lanes first (both sides', write-only, read-only,
+    # free), skipping directions F + S already spans: its units, and f of a pair e ^ f (e comes first).
+    B: list[int] = []
+    skip = spanned | paired
+    for m in (im, em, rm, cm):
+        m &= ~skip
+        while m:
+            lo = m & -m
+            B.append(lo)
+            m ^= lo
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
+
+
+def _mask(units: list[int]) -> int:
+    m = 0
+    for x in units:
+        m |= x
+    return m
 
 
 def analytic_is_exact(cols: Sequence[int], side: Side, ins: Instruction, cost: Cost | None, fixed_vector: int | None,

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..core import f2
+from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
 from ..count.closed_form import collisions
 from ..count.plan import (
@@ -41,79 +42,92 @@ __all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exa
 # ---------------------------------------------------------------------------
 
 
-class Side:
-    """One side of the conversion, reduced to flat tensor images (computed once per layout)."""
+class Side(NamedTuple):
+    """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
 
-    __slots__ = ("name", "op", "layout", "regs", "lanes", "others", "broadcast", "reg_set", "nregs", "lane_set", "taus",
-                 "distributed", "_unit_bits")
+    An immutable record; ``taus`` is its memo (pass lanes per instruction and vector width, the bounds'
+    per-side facts, :meth:`unit_bits`), filled on first use.
+    """
 
-    def __init__(self, name: str, op: str, layout: LinearLayout, regs: tuple[int, ...], lanes: tuple[int, ...],
-                 others: tuple[int, ...], broadcast: bool, distributed: bool = True) -> None:
-        self.name = name  # "write" / "read"
-        self.op = op  # "store" / "load"
-        self.layout = layout
-        self.regs = regs  # flat tensor image per register bit (0 = broadcast)
-        self.lanes = lanes  # flat tensor image per lane bit
-        self.others = others  # warps and blocks
-        self.broadcast = broadcast  # lane bit 0 or 1 broadcasts (the plan's merge input)
-        zeros = regs.count(0)
-        self.nregs = len(regs) - zeros  # non-broadcast registers (repeated images count: each is an access)
-        self.reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
-        self.distributed = distributed  # paper Def. 4.10 (unit or zero bases, no two alike)
-        self.lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
-        self.taus: dict = {}  # memo of _pass_lanes per (instruction, vector, element bits, hardware)
-        self._unit_bits: tuple | None | bool = False  # unit_bits(), computed on first use
+    name: str  # "write" / "read"
+    op: str  # "store" / "load"
+    layout: LinearLayout  # the layout, its output dimensions in the synthesis' order
+    regs: tuple[int, ...]  # flat tensor image per register bit (0 = broadcast)
+    lanes: tuple[int, ...]  # flat tensor image per lane bit
+    others: tuple[int, ...]  # warps and blocks
+    broadcast: bool  # lane bit 0 or 1 broadcasts (the plan's merge input)
+    reg_set: frozenset[int]  # the non-zero register images
+    nregs: int  # non-broadcast registers (repeated images count: each is an access)
+    lane_set: frozenset[int]  # the non-zero lane images
+    taus: dict  # memo (see above)
+    distributed: bool = True  # paper Def. 4.10 (unit or zero bases, no two alike)
 
     def unit_bits(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
         """Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
         is a unit vector or zero, else None: :func:`exact_cost` then reads offsets straight off the memory's
         inverse.  Computed on first use (a synthesis that stops at the floor with ``ld/st`` never needs it)."""
-        ub = self._unit_bits
+        memo = self.taus
+        ub = memo.get("unit-bits", False)
         if ub is False:
             xs = (self.regs, self.lanes, self.others)
-            ub = self._unit_bits = (tuple(tuple([x.bit_length() - 1 for x in ys]) for ys in xs)
-                                    if self.distributed or all(x & (x - 1) == 0 for ys in xs for x in ys) else None)
+            ub = memo["unit-bits"] = (tuple(tuple([x.bit_length() - 1 for x in ys]) for ys in xs)
+                                      if self.distributed or all(x & (x - 1) == 0 for ys in xs for x in ys) else None)
         return ub
 
 
-def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs_order: Sequence[str]) -> Side:
+def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec) -> Side:
+    """The :class:`Side` of layout ``L`` (``name`` "write"/"read", ``op`` "store"/"load"), cached on the layout.
+
+    ``outs`` is the tensor's ``(name, log2 size)`` pairs in the order the synthesis uses (the write
+    layout's); ``L``'s output dimensions are reordered to it if they differ.  Raises for a layout that is
+    not distributed over ``hw``'s lanes or does not reach every tensor element.
+    """
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    order = outs_order if type(outs_order) is tuple else tuple(outs_order)
-    key = ("synthesis-side", name, hw.lanes, order)
     cache = L.memo()
+    key = ("synthesis-side", name, hw.lanes, outs)
     hit = cache.get(key)
     if hit is not None:
         return hit
     check_distributed_dims(L, hw, name + " layout")
-    T = L if L.out_dims == order else L.transpose_outs(order)
+    T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
     # The images per input dimension, read off the flat columns in the layout's dimension order.
     cols = T.flat_columns()
     regs = lanes = warps = blocks = ()
     pos = 0
     for d, b in T.in_dim_bits:
-        part = tuple(cols[pos:pos + b])
-        pos += b
         if d == "register":
-            regs = part
+            regs = tuple(cols[pos:pos + b])
         elif d == "lane":  # a one-lane model's layouts may have no lane dimension
-            lanes = part
+            lanes = tuple(cols[pos:pos + b])
         elif d == "warp":
-            warps = part
+            warps = tuple(cols[pos:pos + b])
         else:
-            blocks = part
+            blocks = tuple(cols[pos:pos + b])
+        pos += b
     others = warps + blocks
     # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
     nonzero = set(cols)
     nonzero.discard(0)
-    n = len(nonzero)
-    distributed = n == len(cols) - cols.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
+    nbits = 0
+    for _, b in outs:
+        nbits += b
+    distributed = len(nonzero) == len(cols) - cols.count(0) == nbits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    side = cache[key] = Side(name, op, T, regs, lanes, others, 0 in lanes[:2], distributed)
+    reg_set = frozenset(regs)
+    zeros = 0
+    if 0 in reg_set:
+        reg_set = reg_set.difference((0,))
+        zeros = regs.count(0)
+    lane_set = frozenset(lanes)
+    if 0 in lane_set:
+        lane_set = lane_set.difference((0,))
+    side = cache[key] = Side(name, op, T, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros, lane_set,
+                             {}, distributed)
     return side
 
 

@@ -416,11 +416,8 @@ def optimal_swizzle(
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    outs_order = write.out_dims
-    sides = {
-        "write": side_of("write", "store", write, hw, outs_order),
-        "read": side_of("read", "load", read, hw, outs_order),
-    }
+    outs = write.out_dim_bits
+    sides = {"write": side_of("write", "store", write, hw, outs), "read": side_of("read", "load", read, hw, outs)}
     d = write.out_bits
     geo = geometry(d, element_bits, hw)
     w_opts, r_opts = _instruction_options(instructions)
@@ -456,10 +453,16 @@ def optimal_swizzle(
                 nmat = int(wi.is_matrix) + int(ri.is_matrix)
                 per_side = None
                 # ``fixed`` applies to the ld/st side(s) whatever the other side uses (issue 12).
+                # The vector widths follow from the block (plans' ``ks``) for the widest common vector: an
+                # extension then holds no register of the other side (it would be common, hence in V).
+                ldst = not nmat and fixed is None and not shorter
                 for D, V, E, ext in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter, tier == 1):
                     if per_side is None:
                         per_side = pair_sides(sides, ins, geo, hw)
-                    block = (D, V, ext, wi, ri, nmat, tier, next(blocks_seen), per_side)
+                    ks = None
+                    if ldst:
+                        ks = (len(D), len(V)) if ext == "write" else (len(V), len(D)) if ext == "read" else (len(V),) * 2
+                    block = (D, V, ext, wi, ri, nmat, tier, next(blocks_seen), per_side, ks)
                     if score_block(scored, block, most, stop):
                         return True
         return False
@@ -467,8 +470,8 @@ def optimal_swizzle(
     def score_block(scored: list, block: tuple, most: int | None, stop) -> bool:
         """Score one low block's word fills; a block whose instructions exceed ``most`` cannot meet the floor
         and is kept in ``skipped`` instead."""
-        D, V, ext, wi, ri, nmat, tier, n, per_side = block
-        got = plans(D, per_side, geo, hw, fixed, most)
+        D, V, ext, wi, ri, nmat, tier, n, per_side, ks = block
+        got = plans(D, per_side, geo, hw, fixed, most, ks)
         if got is None:
             skipped.append(block)
             return False
