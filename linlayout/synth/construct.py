@@ -316,7 +316,8 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> lis
 
 
 def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, second=False):
-    """Candidate low blocks D (vector, extension) for an instruction pair (``shorter``: only narrower common vectors).
+    """Candidate low blocks for an instruction pair (``shorter``: only narrower common vectors): tuples
+    ``(D, V, E, ext)`` of the block's columns, its common vector, the extension and the extended side (or None).
 
     An extension takes a side's registers in one of two orders: the other
     side's lanes first, each in register order; and (``second=True``, only
@@ -347,7 +348,7 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, seco
         if len(D) > geo.d:
             problems.append("the tile is smaller than one matrix row")
             return []
-        return [] if second else [(list(D), [x for x in D if x in sw.reg_set and x in sr.reg_set], [], None)]
+        return [] if second else [(tuple(D), tuple([x for x in D if x in sw.reg_set and x in sr.reg_set]), (), None)]
     if fixed is not None:
         if second:
             return []
@@ -357,7 +358,8 @@ def low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter=False, seco
             )
             return []
         V = common[:fixed]
-        return [(list(V), list(V), [], None)]
+        V = tuple(V)
+        return [(V, V, (), None)]
     full = common[: min(len(common), geo.cap)]
     return _ldst_blocks(sides, full, geo, problems, shorter, second)
 
@@ -371,23 +373,25 @@ def _ldst_blocks(sides, full, geo, problems, shorter, second):
     # One side could not address its elements at all without an extension of its own.
     narrow = geo.eb << len(full) < 8
     found = False
+    cap = geo.cap
     for V in ([full[:j] for j in range(len(full) - 1, lo - 1, -1)] if shorter else [full]):
+        V = tuple(V)
         if not second and not narrow:
             found = True
-            yield (list(V), list(V), [], None)
-        if len(V) >= geo.cap:
+            yield (V, V, (), None)
+        if len(V) >= cap:
             continue
         for nm, other in (("write", "read"), ("read", "write")):
             me, you = sides[nm], sides[other]
             avail = [r for r in me.regs if r and r not in V]
             # Prefer directions that are lanes of the other side (they land in its word or bank bits).
             avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
-            n = min(len(avail), geo.cap - len(V))
+            n = min(len(avail), cap - len(V))
             if not second:
                 for j in range(1, n + 1):
                     found = True
-                    E = avail[:j]
-                    yield (list(V) + E, list(V), E, nm)
+                    E = tuple(avail[:j])
+                    yield (V + E, V, E, nm)
                 continue
             # Second order (see the doc; rand42_any_w8_b64 in paper_notes/convert.md §7).
             rank = {r: i for i, r in enumerate(you.lanes)}
@@ -395,6 +399,7 @@ def _ldst_blocks(sides, full, geo, problems, shorter, second):
             for j in range(1, n + 1):
                 if by_lane[:j] != avail[:j]:
                     found = True
-                    yield (list(V) + by_lane[:j], list(V), by_lane[:j], nm)
+                    E = tuple(by_lane[:j])
+                    yield (V + E, V, E, nm)
     if narrow and not found:
         problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")

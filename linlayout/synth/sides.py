@@ -89,22 +89,15 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     hit = cache.get(key)
     if hit is not None:
         return hit
-    check_distributed_dims(L, hw, name + " layout")
+    dims = L.in_dim_bits
+    spans = _SPANS.get((dims, hw.lanes))
+    if spans is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
+        check_distributed_dims(L, hw, name + " layout")
+        spans = _dim_spans(dims, hw.lanes)
     T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
     # The images per input dimension, read off the flat columns in the layout's dimension order.
     cols = T.flat_columns()
-    regs = lanes = warps = blocks = ()
-    pos = 0
-    for d, b in T.in_dim_bits:
-        if d == "register":
-            regs = tuple(cols[pos:pos + b])
-        elif d == "lane":  # a one-lane model's layouts may have no lane dimension
-            lanes = tuple(cols[pos:pos + b])
-        elif d == "warp":
-            warps = tuple(cols[pos:pos + b])
-        else:
-            blocks = tuple(cols[pos:pos + b])
-        pos += b
+    regs, lanes, warps, blocks = (tuple(cols[sl]) for sl in spans)
     others = warps + blocks
     # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
     nonzero = set(cols)
@@ -129,6 +122,23 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     side = cache[key] = Side(name, op, T, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros, lane_set,
                              {}, distributed)
     return side
+
+
+def _dim_spans(dims: DimSpec, lanes: int) -> tuple[slice, ...]:
+    """Where the register, lane, warp and block bases lie among a layout's flat columns (checked dimensions)."""
+    spans = dict.fromkeys(("register", "lane", "warp", "block"), slice(0, 0))
+    pos = 0
+    for d, b in dims:
+        spans[d] = slice(pos, pos + b)
+        pos += b
+    if len(_SPANS) > 256:
+        _SPANS.clear()
+    out = _SPANS[(dims, lanes)] = tuple(spans.values())
+    return out
+
+
+# Input dimensions that passed check_distributed_dims for a lane count, with _dim_spans' slices.
+_SPANS: dict[tuple, tuple[slice, ...]] = {}
 
 
 # ---------------------------------------------------------------------------
