@@ -14,6 +14,7 @@ tensor vectors and depends on the memory only through these choices.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from ..core import f2
@@ -51,7 +52,7 @@ class Plan(NamedTuple):
 def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
     """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, shapes).
 
-    ``shapes`` maps a vector width ``k`` to the plan's ``(instructions, passes, within-pass generators)``
+    ``shapes`` maps a vector width ``k`` to the plan's ``(instructions, passes, within)`` (:func:`_shape`)
     (None: not addressable).  The plan's shape depends on the side only through its number of
     non-broadcast registers and whether a low lane bit broadcasts (:func:`linlayout.count.plan.access_shape`),
     so the map is shared by every side with the same instruction, element width, hardware and those two
@@ -75,12 +76,20 @@ _SHAPES: dict[tuple, tuple] = {}  # pair_sides' shape maps by (instruction, elem
 
 
 def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple | None:
-    """The plan's (instructions, passes, within-pass generators) of a side with a ``2^k``-element vector, or None."""
+    """The plan's (instructions, passes, (within-pass generators, lane getter)) of a side with a ``2^k``-element
+    vector, or None (see :func:`_pass_mask`)."""
     try:
         shape = access_shape(i, geo.eb, hw, k, sd.nregs, sd.broadcast)
     except LoweringError:
         return None
-    return None if shape is None else (shape.instructions, shape.passes, shape.within_pass)
+    if shape is None:
+        return None
+    within = shape.within_pass
+    lane_getter = None
+    if within and all(dim == "lane" for dim, _ in within):
+        idx = [x for _, x in within]
+        lane_getter = itemgetter(*idx) if len(idx) > 1 else (lambda lanes, i=idx[0]: (lanes[i],))
+    return (shape.instructions, shape.passes, (within, lane_getter))
 
 
 def _lowest(mask: int, n: int, out: list[int]) -> int:
@@ -190,10 +199,18 @@ def _vector_width(D: Sequence[int], sd: Side, k: int, cap: int, fixed_vector: in
 
 
 def _pass_mask(sd: Side, within) -> int:
-    """The mask of a side's pass lanes (a matrix instruction's row generators may be registers)."""
+    """The mask of a side's pass lanes (a matrix instruction's row generators may be registers).
+
+    ``within`` is the shape map's entry: the plan's within-pass generators and, when they are all lanes, a
+    getter of their images; those are distinct unit vectors or zero (a distributed side), so their sum is the
+    mask.
+    """
+    generators, lane_getter = within
+    if lane_getter is not None:
+        return sum(lane_getter(sd.lanes))
     regs, lanes = sd.regs, sd.lanes
     m = 0
-    for dim, x in within:
+    for dim, x in generators:
         m |= lanes[x] if dim == "lane" else regs[x]
     return m
 
@@ -228,8 +245,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     spanned = fm | _lowest(cm, s, S)  # the unit directions in F + S, as a mask
     paired = 0  # the read lanes f of the pairs e ^ f in S: spanned once e is a bank column
     if len(S) < s:
-        units = f2.unit_vectors
-        E, Fr = units(em), units(rm)
+        E, Fr = _units(em), _units(rm)
         npair = min(len(E), len(Fr), s - len(S))
         for e, f in zip(E, Fr[:npair]):
             S.append(e ^ f)
@@ -245,18 +261,28 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     # free), skipping directions F + S already spans: its units, and f of a pair e ^ f (e comes first).
     B: list[int] = []
     skip = spanned | paired
-    for m in (im, em, rm, cm):
-        m &= ~skip
-        while m:
-            lo = m & -m
-            B.append(lo)
-            m ^= lo
+    for m in (im & ~skip, em & ~skip, rm & ~skip, cm & ~skip):
+        if m:
+            B += _UNITS.get(m) or _units(m)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
 
 
-def _mask(units: list[int]) -> int:
+def _units(m: int) -> tuple[int, ...]:
+    """:func:`linlayout.f2.unit_vectors` of ``m`` as a tuple, remembered (a synthesis asks for a few masks)."""
+    hit = _UNITS.get(m)
+    if hit is None:
+        if len(_UNITS) > 4096:
+            _UNITS.clear()
+        hit = _UNITS[m] = tuple(f2.unit_vectors(m))
+    return hit
+
+
+_UNITS: dict[int, tuple[int, ...]] = {}
+
+
+def _mask(units: Sequence[int]) -> int:
     m = 0
     for x in units:
         m |= x

@@ -97,15 +97,13 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
     # The images per input dimension, read off the flat columns in the layout's dimension order.
     cols = T.flat_columns()
-    regs, lanes, warps, blocks = (tuple(cols[sl]) for sl in spans)
-    others = warps + blocks
+    regs = tuple(cols[spans[0]])
+    lanes = tuple(cols[spans[1]])
+    others = tuple(cols[spans[2]]) + tuple(cols[spans[3]])  # warps, then blocks
     # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
     nonzero = set(cols)
     nonzero.discard(0)
-    nbits = 0
-    for _, b in outs:
-        nbits += b
-    distributed = len(nonzero) == len(cols) - cols.count(0) == nbits == sum(map(int.bit_count, nonzero))
+    distributed = len(nonzero) == len(cols) - cols.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
