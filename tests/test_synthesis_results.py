@@ -471,3 +471,20 @@ def test_cute_swizzle_needs_a_unit_and_tma_accepts_mode_names():
     assert nvmma_layout([64, 128], 16, "128B") == nvmma_layout([64, 128], 16, 128)
     with pytest.raises(SizeError, match="unknown swizzle mode"):
         tma_swizzle("128 bytes", [8, 64], 16)
+
+
+def test_from_fields_rebuilds_a_result_and_refuses_missing_or_extra_fields():
+    from dataclasses import fields
+
+    from linlayout.synthesis import SwizzleResult
+
+    W, R, eb, kw = _example("gemm_fp16_operand_a")
+    res = optimal_swizzle(W, R, eb, **kw)
+    values = {f.name: getattr(res, f.name) for f in fields(SwizzleResult)}
+    again = SwizzleResult.from_fields(dict(values))
+    assert (again.memory, again.write_wavefronts, again.read_wavefronts, again.optimal) == (
+        res.memory, res.write_wavefronts, res.read_wavefronts, res.optimal)
+    with pytest.raises(TypeError, match="needs exactly the fields"):
+        SwizzleResult.from_fields({k: v for k, v in values.items() if k != "objective"})
+    with pytest.raises(TypeError, match="needs exactly the fields"):
+        SwizzleResult.from_fields({**values, "extra": 1})

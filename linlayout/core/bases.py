@@ -455,7 +455,9 @@ def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool
     """Check flat layout data: ``(name, log2 size)`` pairs and one flat int per input bit.
 
     Returns the data as tuples of Python ints and strings.  ``check=False``
-    skips the checks (for data built from valid layouts).
+    skips the checks (for data built from valid layouts): when all three are
+    tuples they are taken as they are (a layout's own data, tuples of
+    tuples); other sequences are made into tuples.
 
     >>> parse_flat((("offset", 2),), (("dim0", 1), ("dim1", 1)), [(2, 1)])
     ((('offset', 2),), (('dim0', 1), ('dim1', 1)), ((2, 1),))
@@ -465,6 +467,8 @@ def parse_flat(in_dims: DimSpec, out_dims: DimSpec, columns: Any, *, check: bool
     linlayout.errors.BasisError: from_flat: basis 0 of 'offset' is 2, outside 0..1
     """
     if not check:  # data from valid layouts: only made into tuples
+        if type(in_dims) is tuple and type(out_dims) is tuple and type(columns) is tuple:
+            return in_dims, out_dims, columns
         return (tuple([p if type(p) is tuple else tuple(p) for p in in_dims]),
                 tuple([p if type(p) is tuple else tuple(p) for p in out_dims]),
                 tuple([c if type(c) is tuple else tuple(c) for c in columns]))

@@ -165,9 +165,7 @@ class SwizzleResult:
         """
         if values.keys() != _FIELD_NAMES:
             raise TypeError(f"SwizzleResult.from_fields needs exactly the fields {sorted(_FIELD_NAMES)}")
-        self = object.__new__(cls)
-        object.__setattr__(self, "__dict__", values)
-        return self
+        return _new_result(cls, values)
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         outs = self.memory.out_dim_bits
@@ -365,6 +363,13 @@ class SwizzleResult:
 _FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
 
 
+def _new_result(cls: type, values: dict[str, Any]) -> SwizzleResult:
+    """:meth:`SwizzleResult.from_fields` without the check of the names (``_result`` writes them all)."""
+    self = object.__new__(cls)
+    object.__setattr__(self, "__dict__", values)
+    return self
+
+
 # ---------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------
@@ -541,8 +546,8 @@ def optimal_swizzle(
             ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
             er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
-        return _Candidate(cols, tuple(V), tuple(E), ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D,
-                          tier=entry[0][-3])
+        return _Candidate(cols, V, E, ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D, False,
+                          entry[0][-3])
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
@@ -594,7 +599,7 @@ def _result(best: _Candidate, sides, w_opts, r_opts, common, geo, hw, fixed, obj
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     ww = hw.register_bytes * 8 if best.write_ins.is_matrix else element_bits << cw.vector
     wr = hw.register_bytes * 8 if best.read_ins.is_matrix else element_bits << cr.vector
-    return SwizzleResult.from_fields({
+    return _new_result(SwizzleResult, {
         "memory": mem,
         "element_bits": element_bits,
         "extended_side": best.extended,
