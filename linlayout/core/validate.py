@@ -179,6 +179,8 @@ def check_keyword(x: Any, what: str, choices: Sequence[str], *, error: type[Inpu
     ...
     linlayout.errors.InputError: op must be one of 'load', 'store'; got 'Load'
     """
+    if type(x) is str and x in choices:  # the common case, without stripping
+        return x
     s = check_str(x, what).strip()
     if s not in choices:
         raise error(f"{what} must be one of {', '.join(map(repr, choices))}; got {x!r}")

@@ -272,6 +272,10 @@ def get_hardware(hw: str | SharedMemory | None = None) -> SharedMemory:
     >>> get_hardware().name
     'sm90'
     """
+    if type(hw) is str:  # a preset's exact name: one lookup
+        preset = PRESETS.get(hw)
+        if preset is not None:
+            return preset
     if hw is None:
         hw = "sm90"
     if isinstance(hw, SharedMemory):

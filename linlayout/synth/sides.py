@@ -75,11 +75,12 @@ class Side(NamedTuple):
         return ub
 
 
-def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec) -> Side:
+def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec, out_bits: int | None = None) -> Side:
     """The :class:`Side` of layout ``L`` (``name`` "write"/"read", ``op`` "store"/"load"), cached on the layout.
 
     ``outs`` is the tensor's ``(name, log2 size)`` pairs in the order the synthesis uses (the write
-    layout's); ``L``'s output dimensions are reordered to it if they differ.  Raises for a layout that is
+    layout's); ``L``'s output dimensions are reordered to it if they differ (``out_bits``: their total bits,
+    when the caller has it).  Raises for a layout that is
     not distributed over ``hw``'s lanes or does not reach every tensor element.
     """
     if not isinstance(L, LinearLayout):
@@ -103,7 +104,9 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
     nonzero = set(cols)
     nonzero.discard(0)
-    distributed = len(nonzero) == len(cols) - cols.count(0) == T.out_bits == sum(map(int.bit_count, nonzero))
+    if out_bits is None:
+        out_bits = T.out_bits
+    distributed = len(nonzero) == len(cols) - cols.count(0) == out_bits == sum(map(int.bit_count, nonzero))
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "

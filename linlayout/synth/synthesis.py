@@ -416,14 +416,14 @@ def optimal_swizzle(
     check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
-    check_tile_bytes(1 << write.out_bits, element_bits, hw)
+    d = write.out_bits
+    check_tile_bytes(1 << d, element_bits, hw)
     if write.out_dim_bits != read.out_dim_bits and sorted(write.out_dim_bits) != sorted(read.out_dim_bits):
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
     outs = write.out_dim_bits
-    sides = {"write": side_of("write", "store", write, hw, outs), "read": side_of("read", "load", read, hw, outs)}
-    d = write.out_bits
+    sides = {"write": side_of("write", "store", write, hw, outs, d), "read": side_of("read", "load", read, hw, outs, d)}
     geo = geometry(d, element_bits, hw)
     w_opts, r_opts = _instruction_options(instructions)
     fixed = None
@@ -437,7 +437,9 @@ def optimal_swizzle(
             raise LoweringError(f"vector_bits={vector_bits} exceeds the widest access ({max(hw.access_sizes()) * 8} bits)")
     sw, sr = sides["write"], sides["read"]
     rr = sr.reg_set
-    common = list(dict.fromkeys([r for r in sw.regs if r in rr]))  # rr holds no 0
+    common = [r for r in sw.regs if r in rr]  # rr holds no 0
+    if not sw.distributed:  # repeated register images
+        common = list(dict.fromkeys(common))
     problems: list[str] = []
     if not (sw.distributed and sr.distributed):
         return _general(sides, w_opts, r_opts, common, geo, hw, fixed, objective, problems, element_bits, vector_bits)
