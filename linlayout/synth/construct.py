@@ -25,6 +25,9 @@ from .sides import Cost, Geometry, Side
 
 __all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "analytic_is_exact", "tile_columns", "low_blocks"]
 
+# A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
+_new = tuple.__new__
+
 
 def prefix_len(D: Sequence[int], regs: frozenset[int], cap: int) -> int:
     k = 0
@@ -153,7 +156,7 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     s = d - top if d > top else 0
     D = tuple(D)
     if not u:  # no word fill: the cost is final
-        return [(Plan(D, (), taus, b, s, d), _bound(sw, 0, b), _bound(sr, 0, b))]
+        return [(_new(Plan, (D, (), taus, b, s, d)), _bound(sw, 0, b), _bound(sr, 0, b))]
     both, wo, ro = tw & tr, tw & ~tr, tr & ~tw
     q = ((1 << d) - 1) & ~dm  # the directions outside D
     free = q & ~(tw | tr)
@@ -179,7 +182,7 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
         if F in seen:
             continue
         seen.add(F)
-        out.append((Plan(D, F, taus, b, s, d), _bound(sw, fm, b), _bound(sr, fm, b)))
+        out.append((_new(Plan, (D, F, taus, b, s, d)), _bound(sw, fm, b), _bound(sr, fm, b)))
     return out
 
 
@@ -224,7 +227,7 @@ def _bound(shape, fm: int, b: int) -> Cost | None:
     t = (tau & ~fm).bit_count()
     c = t - b if t > b else 0
     per = passes << c
-    return Cost(instr * per, instr, per, passes, c, k)
+    return _new(Cost, (instr * per, instr, per, passes, c, k))
 
 
 def complete(plan: Plan) -> tuple[list[int], list[int]]:

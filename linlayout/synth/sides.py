@@ -36,6 +36,9 @@ from ..hw import Instruction, SharedMemory
 __all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "side_shape", "exact_cost", "memory_inverse",
            "pass_lanes", "shape_lanes"]
 
+# A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
+_new = tuple.__new__
+
 
 # ---------------------------------------------------------------------------
 # One side of the conversion
@@ -120,8 +123,8 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     lane_set = frozenset(lanes)
     if 0 in lane_set:
         lane_set = lane_set.difference((0,))
-    side = cache[key] = Side(name, op, T, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros, lane_set,
-                             {}, distributed)
+    side = cache[key] = _new(Side, (name, op, T, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros,
+                                     lane_set, {}, distributed))
     return side
 
 

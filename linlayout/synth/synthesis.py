@@ -89,6 +89,9 @@ from .sides import Cost, Geometry, exact_cost, geometry, memory_inverse, side_of
 
 __all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
 
+# A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
+_new = tuple.__new__
+
 
 
 # ---------------------------------------------------------------------------
@@ -418,11 +421,11 @@ def optimal_swizzle(
         raise DimensionError("write and read must be LinearLayout objects")
     d = write.out_bits
     check_tile_bytes(1 << d, element_bits, hw)
-    if write.out_dim_bits != read.out_dim_bits and sorted(write.out_dim_bits) != sorted(read.out_dim_bits):
+    outs = write.out_dim_bits
+    if outs != read.out_dim_bits and sorted(outs) != sorted(read.out_dim_bits):
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    outs = write.out_dim_bits
     sides = {"write": side_of("write", "store", write, hw, outs, d), "read": side_of("read", "load", read, hw, outs, d)}
     geo = geometry(d, element_bits, hw)
     w_opts, r_opts = _instruction_options(instructions)
@@ -548,8 +551,8 @@ def optimal_swizzle(
             ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
             er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
-        return _Candidate(cols, V, E, ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D, False,
-                          entry[0][-3])
+        return _new(_Candidate, (cols, V, E, ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D, False,
+                                 entry[0][-3]))
 
     def exact_key(c: _Candidate, order: int):
         return objective_key(objective, c.write_cost.total, c.read_cost.total) + (
