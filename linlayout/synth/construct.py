@@ -138,11 +138,15 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
         sr = memor[kr] = _shape(sdr, ir, kr, geo, hw)
     if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
         return None
-    dm = 0
-    for x in D:
-        dm |= x
-    tw = 0 if sw is None else _pass_mask(sdw, sw[2]) & ~dm
-    tr = 0 if sr is None else _pass_mask(sdr, sr[2]) & ~dm
+    dm = sum(D)  # distinct unit vectors: the sum is the mask
+    # Pass lanes (_pass_mask), through _shape's lane getter when every generator is a lane.
+    tw = tr = 0
+    if sw is not None:
+        g = sw[2][1]
+        tw = (sum(g(sdw.lanes)) if g is not None else _pass_mask(sdw, sw[2][0])) & ~dm
+    if sr is not None:
+        g = sr[2][1]
+        tr = (sum(g(sdr.lanes)) if g is not None else _pass_mask(sdr, sr[2][0])) & ~dm
     taus = {nw: tw, nr: tr}
     sw = None if sw is None else (sw[0], sw[1], kw, tw)
     sr = None if sr is None else (sr[0], sr[1], kr, tr)
@@ -201,16 +205,10 @@ def _vector_width(D: Sequence[int], sd: Side, k: int, cap: int, fixed_vector: in
     return fixed_vector if p >= fixed_vector else -1
 
 
-def _pass_mask(sd: Side, within) -> int:
-    """The mask of a side's pass lanes (a matrix instruction's row generators may be registers).
-
-    ``within`` is the shape map's entry: the plan's within-pass generators and, when they are all lanes, a
-    getter of their images; those are distinct unit vectors or zero (a distributed side), so their sum is the
-    mask.
-    """
-    generators, lane_getter = within
-    if lane_getter is not None:
-        return sum(lane_getter(sd.lanes))
+def _pass_mask(sd: Side, generators) -> int:
+    """The mask of a side's pass lanes: the images of the plan's within-pass generators (a matrix instruction's
+    row generators may be registers).  When they are all lanes, :func:`plans` sums them through the getter
+    :func:`_shape` keeps (distinct unit vectors or zero on a distributed side: the sum is the mask)."""
     regs, lanes = sd.regs, sd.lanes
     m = 0
     for dim, x in generators:
@@ -248,7 +246,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     spanned = fm | _lowest(cm, s, S)  # the unit directions in F + S, as a mask
     paired = 0  # the read lanes f of the pairs e ^ f in S: spanned once e is a bank column
     if len(S) < s:
-        E, Fr = _units(em), _units(rm)
+        E, Fr = _UNITS.get(em) or _units(em), _UNITS.get(rm) or _units(rm)
         npair = min(len(E), len(Fr), s - len(S))
         for e, f in zip(E, Fr[:npair]):
             S.append(e ^ f)

@@ -536,7 +536,8 @@ def optimal_swizzle(
     if not scored:
         why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
         raise SwizzleError(f"no memory layout lets both sides access the tile: {why}")
-    scored.sort(key=lambda x: x[0])
+    if len(scored) > 1:
+        scored.sort(key=lambda x: x[0])
 
     def built(entry, at_floor: bool = False) -> _Candidate:
         """The candidate's memory columns and exact costs.  ``at_floor``: the candidate meets the search floor,
