@@ -545,14 +545,15 @@ def optimal_swizzle(
         ones (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
         _, plan, wi, ri, ew, er, V, ext = entry
         B, S = complete(plan)
-        cols = plan.D + plan.F + tuple(B) + tuple(S)
+        B, S = tuple(B), tuple(S)
+        cols = plan.D + plan.F + B + S
         if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
                 and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
             inv = memory_inverse(cols)  # shared by both sides
             ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
             er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
         E = plan.D[len(V):] if ext else ()
-        return _new(_Candidate, (cols, V, E, ext, plan.F, tuple(B), tuple(S), wi, ri, ew, er, plan.taus, plan.D, False,
+        return _new(_Candidate, (cols, V, E, ext, plan.F, B, S, wi, ri, ew, er, plan.taus, plan.D, False,
                                  entry[0][-3]))
 
     def exact_key(c: _Candidate, order: int):
