@@ -382,3 +382,12 @@ def test_surjectivity_in_the_lane():
     for bases in ({"offset": [[1, 1]]}, {"offset": [[1, 1], [0, 0], [1, 1]]}):
         with pytest.raises(NotInvertibleError, match=r"< 2 output bits"):
             LinearLayout(bases, {"dim0": 2, "dim1": 2}, require_surjective=True)
+
+
+def test_layouts_of_one_shape_share_their_output_dimensions():
+    """The lane keeps the output dimensions it built (per sizes and names): fresh layouts share them."""
+    a, b = LinearLayout(BLOCKED, OUT), LinearLayout(SHARED, dict(OUT))
+    assert a.out_dim_bits is b.out_dim_bits == (("dim0", 7), ("dim1", 7))
+    c = LinearLayout({"offset": [1, 2]}, {"flat": 4})
+    assert c.out_dim_bits is LinearLayout({"x": [2, 1]}, {"flat": 4}).out_dim_bits
+    assert LinearLayout(BLOCKED, {"dim1": 128, "dim0": 128}).out_dim_bits == (("dim1", 7), ("dim0", 7))

@@ -28,9 +28,12 @@ Two checks, two error families:
 * :func:`parse_bases` is THE parser of the constructor input: it checks the
   values (names, power-of-two sizes, one non-negative entry per output
   dimension, entries inside their sizes) and packs every basis into a flat
-  int (see :mod:`linlayout.core.dims`).  The common form (dicts of lists of
-  int lists, sizes given) goes through a fast lane; anything else takes the
-  general route, which names the first problem.
+  int (see :mod:`linlayout.core.dims`), and with ``surjective=True`` checks
+  that the bases span the output.  The common form (a dict of lists of int
+  lists, one or two sizes up to 256 given) goes through a fast lane that
+  settles the usual surjective case while packing; anything else takes the
+  general route, :func:`parse_bases_general`, which names the first problem
+  (the lane gives the same results and errors, which the tests check).
 * :func:`parse_flat` and :func:`parse_matrix` check the two other inputs of
   a layout: flat columns (for code that works on flat ints) and a 0/1
   matrix.
@@ -199,29 +202,34 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
         return parse_bases_general(bases, out_dims, surjective=surjective)
     kind, Int, Str, List, Tuple, Zero = type, int, str, list, tuple, 0  # locals: the loops run once per basis
     nout = len(out_dims)
+    t = None
     if nout == 2:
-        (n0, s0), (n1, s1) = out_dims.items()
-        if kind(s0) is not Int or kind(s1) is not Int:
-            return parse_bases_general(bases, out_dims, surjective=surjective)
-        t = _LANES.get((s0, s1)) or _lane_tables(s0, s1)
+        n0, n1 = out_dims
+        if kind(n0) is Str and kind(n1) is Str and n0 and n1:  # (exact strs: no user code in the lookups)
+            s0 = out_dims[n0]
+            s1 = out_dims[n1]
+            if kind(s0) is Int and kind(s1) is Int:
+                t = _LANES.get((s0, s1)) or _lane_tables(s0, s1)
     elif nout == 1:
-        ((n0, s0),) = out_dims.items()
-        n1 = n0
-        if kind(s0) is not Int:
-            return parse_bases_general(bases, out_dims, surjective=surjective)
-        t = _LANES.get(s0) or _lane_tables(s0)
-    else:
-        t = None
-    if t is None or kind(n0) is not Str or kind(n1) is not Str or not n0 or not n1:
+        (n0,) = out_dims
+        if kind(n0) is Str and n0:
+            s0 = out_dims[n0]
+            if kind(s0) is Int:
+                t = _LANES.get(s0) or _lane_tables(s0)
+    if t is None:
         return parse_bases_general(bases, out_dims, surjective=surjective)
-    R0, R1, Y, U0, U1, H, HF, k0, k1 = t
+    R0, R1, Y, U0, U1, H, HF, k0, k1, O = t
     h = [*H]  # h[i] = 1 once some column has its highest bit at output bit i (the last entry: zero columns)
     ins = []
     cols = []
     ok = False
     try:
         if nout == 2:
-            outs = ((n0, k0), (n1, k1))
+            outs = O.get((n0, n1))
+            if outs is None:
+                outs = ((n0, k0), (n1, k1))
+                if len(O) < _LANE_NAMES:
+                    O[n0, n1] = outs
             for name, blist in bases.items():
                 if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
                     break
@@ -253,7 +261,11 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
             else:
                 ok = True
         else:
-            outs = ((n0, k0),)
+            outs = O.get(n0)
+            if outs is None:
+                outs = ((n0, k0),)
+                if len(O) < _LANE_NAMES:
+                    O[n0] = outs
             for name, blist in bases.items():
                 if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
                     break
@@ -285,6 +297,9 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
 _LANE_MAX = 256
 """The largest output size of the fast lane of :func:`parse_bases`: CPython keeps one object per int up to 256."""
 
+_LANE_NAMES = 64
+"""How many output name choices per sizes the fast lane keeps its output dimensions for (see :func:`_lane_tables`)."""
+
 _LANES: dict[Any, tuple[Any, ...]] = {}
 """The tables of the fast lane per output sizes (``size`` or ``(size0, size1)``), built by :func:`_lane_tables`."""
 
@@ -292,12 +307,15 @@ _LANES: dict[Any, tuple[Any, ...]] = {}
 def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
     """The fast lane's tables for output sizes ``s0`` (and ``s1``), or None for sizes it does not take.
 
-    ``(R0, R1, Y, U0, U1, H, HF, k0, k1)``: ``R0 = (0, 1, ..., s0 - 1)``
+    ``(R0, R1, Y, U0, U1, H, HF, k0, k1, O)``: ``R0 = (0, 1, ..., s0 - 1)``
     (likewise ``R1``); ``Y[y] = y * s0``, the packed ``(0, y)``; ``U0[x]``
     (``U1[y]``) the output bit of the highest bit of ``x`` (``y``), for 0 the
     last index of ``H = (0,) * bits + (1,)``; ``HF = [1] * (bits + 1)``, ``H``
-    once every output bit is marked; ``k0``, ``k1`` the log2 sizes.  Only exact ints
-    are keys, so that a float or bool size cannot find another size's tables.
+    once every output bit is marked; ``k0``, ``k1`` the log2 sizes; ``O`` the
+    output dimensions built so far, by names (up to :data:`_LANE_NAMES`): the
+    layouts of one shape share them, so a fresh layout's output dimensions
+    are usually in the cache already.  Only exact ints are keys, so that a
+    float or bool size cannot find another size's tables.
     """
     sizes = (s0,) if s1 is None else (s0, s1)
     if any(type(s) is not int or not 0 < s <= _LANE_MAX or s & (s - 1) for s in sizes):
@@ -310,10 +328,10 @@ def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
         return tuple(first + v.bit_length() - 1 if v else n for v in range(s))
 
     if s1 is None:
-        t = (R[0], (), (), top_bits(s0, 0), (), (0,) * n + (1,), [1] * (n + 1), k[0], 0)
+        t = (R[0], (), (), top_bits(s0, 0), (), (0,) * n + (1,), [1] * (n + 1), k[0], 0, {})
     else:
         t = (R[0], R[1], tuple(y * s0 for y in range(s1)), top_bits(s0, 0), top_bits(s1, k[0]), (0,) * n + (1,),
-             [1] * (n + 1), k[0], k[1])
+             [1] * (n + 1), k[0], k[1], {})
     _LANES[s0 if s1 is None else (s0, s1)] = t
     return t
 
