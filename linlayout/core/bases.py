@@ -28,9 +28,12 @@ Two checks, two error families:
 * :func:`parse_bases` is THE parser of the constructor input: it checks the
   values (names, power-of-two sizes, one non-negative entry per output
   dimension, entries inside their sizes) and packs every basis into a flat
-  int (see :mod:`linlayout.core.dims`).  The common form (dicts of lists of
-  int lists, sizes given) goes through a fast lane; anything else takes the
-  general route, which names the first problem.
+  int (see :mod:`linlayout.core.dims`), and with ``surjective=True`` checks
+  that the bases span the output.  The common form (a dict of lists of int
+  lists, one or two sizes up to 256 given) goes through a fast lane that
+  settles the usual surjective case while packing; anything else takes the
+  general route, :func:`parse_bases_general`, which names the first problem
+  (the lane gives the same results and errors, which the tests check).
 * :func:`parse_flat` and :func:`parse_matrix` check the two other inputs of
   a layout: flat columns (for code that works on flat ints) and a 0/1
   matrix.
@@ -57,7 +60,7 @@ from .dims import (Columns, DimsLike, DimSpec, FlatLayout, as_int, check_name, d
                    split_columns, unit_columns)
 
 __all__ = ["BasisLike", "BasesLike", "LAYOUT_KEYS", "decode", "parse_layout_object", "parse_bases",
-           "check_surjective", "parse_flat", "parse_matrix"]
+           "parse_bases_general", "check_surjective", "parse_flat", "parse_matrix"]
 
 BasisLike = Union[int, Sequence[int]]
 """One basis as the user writes it: one int per output dimension (a plain int with a single one)."""
@@ -147,7 +150,7 @@ def parse_layout_object(obj: Any, what: str = "layout") -> tuple[Any, Any]:
     return bases, out_dims
 
 
-def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Columns]:
+def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -> tuple[DimSpec, DimSpec, Columns]:
     """Check the constructor input of a layout and pack it: ``(in dims, out dims, columns)``.
 
     ``bases`` is a mapping ``{in_dim: [basis, ...]}`` or a sequence of
@@ -156,14 +159,31 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
     ``dim0, dim1, ...``; sizes inferred).  Returns the input and output
     dimensions as ``(name, log2 size)`` pairs and, per input dimension, the
     flat image of each of its bits (output dimensions packed minor first).
+    ``surjective=True`` also checks that the bases span every output bit
+    (as :func:`check_surjective`, after every other check).
 
     Errors (all :class:`~linlayout.errors.InputError`), the first problem in
     this order: an input name that is empty, not a string or repeated
     (:class:`DimensionError`); an output dimension likewise, or a size that
     is not a power of two (:class:`SizeError`); a basis that is not a list of
     ints, has the wrong number of entries or a negative one
-    (:class:`BasisError`); last, an entry outside its output size
-    (:class:`BasisError`, for the first such output dimension).
+    (:class:`BasisError`); an entry outside its output size
+    (:class:`BasisError`, for the first such output dimension); last, with
+    ``surjective=True``, bases that do not span the output
+    (:class:`~linlayout.errors.NotInvertibleError`).
+
+    The common form takes a fast lane: a dict of lists (or tuples) of bases
+    and a dict of one or two output sizes up to 256, each basis a list or
+    tuple of ints (a plain int with one output dimension).  An entry is
+    accepted there only when it *is* the int of its value in the range of its
+    size (``RANGE[x] is x``, which excludes bools, negative and out-of-range
+    ints and int look-alikes such as numpy integers), and the highest bit of
+    each column is noted as it is packed: when every output bit is the
+    highest bit of some column, those columns are independent (distinct
+    leading bits), so the layout is surjective with no rank to compute (the
+    usual case: a distributed layout's one-bit bases).  Anything else, or
+    any problem, goes to :func:`parse_bases_general`, which gives the same
+    result or the same error.
 
     >>> parse_bases({"offset": [1, 2]})
     ((('offset', 2),), (('dim0', 2),), ((1, 2),))
@@ -173,7 +193,167 @@ def parse_bases(bases: Any, out_dims: Any = None) -> tuple[DimSpec, DimSpec, Col
     Traceback (most recent call last):
     ...
     linlayout.errors.BasisError: basis 0 of 'lane' has 2 entries but there are 1 output dimensions ['dim0']; give one int per output dimension
+    >>> parse_bases({"lane": [[1, 0], [1, 0]]}, {"dim0": 2, "dim1": 2}, surjective=True)
+    Traceback (most recent call last):
+    ...
+    linlayout.errors.NotInvertibleError: the layout is not surjective: rank 1 < 2 output bits; some tensor elements are never reached
     """
+    if type(bases) is not dict or type(out_dims) is not dict:
+        return parse_bases_general(bases, out_dims, surjective=surjective)
+    kind, Int, Str, List, Tuple, Zero = type, int, str, list, tuple, 0  # locals: the loops run once per basis
+    nout = len(out_dims)
+    t = None
+    if nout == 2:
+        n0, n1 = out_dims
+        if kind(n0) is Str and kind(n1) is Str and n0 and n1:  # (exact strs: no user code in the lookups)
+            s0 = out_dims[n0]
+            s1 = out_dims[n1]
+            if kind(s0) is Int and kind(s1) is Int:
+                t = _LANES.get((s0, s1)) or _lane_tables(s0, s1)
+    elif nout == 1:
+        (n0,) = out_dims
+        if kind(n0) is Str and n0:
+            s0 = out_dims[n0]
+            if kind(s0) is Int:
+                t = _LANES.get(s0) or _lane_tables(s0)
+    if t is None:
+        return parse_bases_general(bases, out_dims, surjective=surjective)
+    R0, R1, Y, U0, U1, H, HF, k0, k1, O = t
+    h = [*H]  # h[i] = 1 once some column has its highest bit at output bit i (the last entry: zero columns)
+    ins = []
+    cols = []
+    ok = False
+    try:
+        if nout == 2:
+            outs = O.get((n0, n1))
+            if outs is None:
+                outs = ((n0, k0), (n1, k1))
+                if len(O) < _LANE_NAMES:
+                    O[n0, n1] = outs
+            for name, blist in bases.items():
+                if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
+                    break
+                flat: list[int] = []
+                for b in blist:
+                    if kind(b) is not List and kind(b) is not Tuple:
+                        break
+                    x, y = b  # ValueError unless two entries
+                    if y is Zero:  # a column (x, 0)
+                        if R0[x] is not x:  # IndexError or TypeError for some non-ints
+                            break
+                        h[U0[x]] = 1
+                        flat.append(x)
+                    elif x is Zero:  # a column (0, y)
+                        if R1[y] is not y:
+                            break
+                        h[U1[y]] = 1
+                        flat.append(Y[y])
+                    elif R0[x] is x and R1[y] is y:
+                        h[U1[y]] = 1  # its highest bit is y's
+                        flat.append(x + Y[y])
+                    else:
+                        break
+                else:
+                    ins.append((name, len(flat)))
+                    cols.append(tuple(flat))
+                    continue
+                break
+            else:
+                ok = True
+        else:
+            outs = O.get(n0)
+            if outs is None:
+                outs = ((n0, k0),)
+                if len(O) < _LANE_NAMES:
+                    O[n0] = outs
+            for name, blist in bases.items():
+                if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
+                    break
+                flat = []
+                for b in blist:
+                    if kind(b) is List or kind(b) is Tuple:
+                        (b,) = b  # ValueError unless one entry
+                    if R0[b] is not b:
+                        break
+                    h[U0[b]] = 1
+                    flat.append(b)
+                else:
+                    ins.append((name, len(flat)))
+                    cols.append(tuple(flat))
+                    continue
+                break
+            else:
+                ok = True
+    except Exception:  # noqa: BLE001 - the general route reports the problem (or packs an odd but valid entry)
+        ok = False
+    if not ok:
+        return parse_bases_general(bases, out_dims, surjective=surjective)
+    cols = tuple(cols)  # type: ignore[assignment]
+    if surjective and h != HF:  # some output bit is no column's highest bit: the rank decides
+        check_surjective(outs, cols)  # type: ignore[arg-type]
+    return tuple(ins), outs, cols  # type: ignore[return-value]
+
+
+_LANE_MAX = 256
+"""The largest output size of the fast lane of :func:`parse_bases`: CPython keeps one object per int up to 256."""
+
+_LANE_NAMES = 64
+"""How many output name choices per sizes the fast lane keeps its output dimensions for (see :func:`_lane_tables`)."""
+
+_LANES: dict[Any, tuple[Any, ...]] = {}
+"""The tables of the fast lane per output sizes (``size`` or ``(size0, size1)``), built by :func:`_lane_tables`."""
+
+
+def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
+    """The fast lane's tables for output sizes ``s0`` (and ``s1``), or None for sizes it does not take.
+
+    ``(R0, R1, Y, U0, U1, H, HF, k0, k1, O)``: ``R0 = (0, 1, ..., s0 - 1)``
+    (likewise ``R1``); ``Y[y] = y * s0``, the packed ``(0, y)``; ``U0[x]``
+    (``U1[y]``) the output bit of the highest bit of ``x`` (``y``), for 0 the
+    last index of ``H = (0,) * bits + (1,)``; ``HF = [1] * (bits + 1)``, ``H``
+    once every output bit is marked; ``k0``, ``k1`` the log2 sizes; ``O`` the
+    output dimensions built so far, by names (up to :data:`_LANE_NAMES`): the
+    layouts of one shape share them, so a fresh layout's output dimensions
+    are usually in the cache already.  Only exact ints are keys, so that a
+    float or bool size cannot find another size's tables.
+    """
+    sizes = (s0,) if s1 is None else (s0, s1)
+    if any(type(s) is not int or not 0 < s <= _LANE_MAX or s & (s - 1) for s in sizes):
+        return None
+    k = [s.bit_length() - 1 for s in sizes]
+    n = sum(k)
+    R = [tuple(range(s)) for s in sizes]
+
+    def top_bits(s: int, first: int) -> tuple[int, ...]:
+        return tuple(first + v.bit_length() - 1 if v else n for v in range(s))
+
+    if s1 is None:
+        t = (R[0], (), (), top_bits(s0, 0), (), (0,) * n + (1,), [1] * (n + 1), k[0], 0, {})
+    else:
+        t = (R[0], R[1], tuple(y * s0 for y in range(s1)), top_bits(s0, 0), top_bits(s1, k[0]), (0,) * n + (1,),
+             [1] * (n + 1), k[0], k[1], {})
+    _LANES[s0 if s1 is None else (s0, s1)] = t
+    return t
+
+
+def parse_bases_general(bases: Any, out_dims: Any = None, *, surjective: bool = False
+                        ) -> tuple[DimSpec, DimSpec, Columns]:
+    """:func:`parse_bases` for any accepted form, without its fast lane (same results, same errors).
+
+    It is the reference of the fast lane (the tests compare them) and the
+    route of every input the lane does not take.
+
+    >>> parse_bases_general({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 4})
+    ((('lane', 2),), (('dim0', 1), ('dim1', 2)), ((2, 1),))
+    """
+    ins, outs, cols = _parse_general(bases, out_dims)
+    if surjective:
+        check_surjective(outs, cols)
+    return ins, outs, cols
+
+
+def _parse_general(bases: Any, out_dims: Any) -> tuple[DimSpec, DimSpec, Columns]:
+    """The general route of :func:`parse_bases` (no surjectivity check)."""
     if type(bases) is dict and type(out_dims) is dict and len(out_dims) == 2:
         # The common form, packed here: two output dimensions with non-empty string names and
         # power-of-two int sizes; per input dimension (a non-empty string name) a list or tuple of bases,

@@ -59,7 +59,7 @@ from typing import Any
 
 from ..errors import BasisError, DimensionError, MissingDependencyError
 from . import evaluate, f2, reshape
-from .bases import BasesLike, check_surjective, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
+from .bases import BasesLike, decode, parse_bases, parse_flat, parse_layout_object, parse_matrix
 from .dims import DimSpec, DimsLike, as_int, check_name, dim_offsets, log2_size, unpack_flat
 from .invert import invert_and_compose, inverse, right_inverse
 from .product import compose_columns, divide, image_table, product
@@ -69,7 +69,13 @@ from .validate import check_instance, check_mapping, check_names
 __all__ = ["LinearLayout", "DimSpec", "log2_size", "dim_offsets"]
 
 
-class LinearLayout:
+class _Fields:
+    """The fields of a :class:`LinearLayout`, set here (no guard) before the object becomes one."""
+
+    __slots__ = ("_ins", "_outs", "_cols", "_cache", "_tab")
+
+
+class LinearLayout(_Fields):
     """A linear map over F2 from named input dimensions to named output dimensions.
 
     Summary: build a layout from its bases.
@@ -107,30 +113,25 @@ class LinearLayout:
     (2, 3)
     """
 
-    __slots__ = ("_ins", "_outs", "_cols", "_cache", "_tab")
+    __slots__ = ()
 
     # -- construction -----------------------------------------------------
 
-    def __init__(self, bases: BasesLike, out_dims: DimsLike = None, *, require_surjective: bool = False) -> None:
-        ins, outs, cols = parse_bases(bases, out_dims)
-        if require_surjective:
-            check_surjective(outs, cols)
-        _SET_INS(self, ins)
-        _SET_OUTS(self, outs)
-        _SET_COLS(self, cols)
-        _SET_TAB(self, None)
-        _SET_CACHE(self, None)
+    def __new__(cls, bases: BasesLike, out_dims: DimsLike = None, *, require_surjective: bool = False) -> LinearLayout:  # noqa: PYI034
+        f = _new(_Fields)  # a plain slotted object takes its fields without calls, then becomes a layout
+        f._ins, f._outs, f._cols = parse_bases(bases, out_dims, surjective=require_surjective)
+        f._tab = f._cache = None
+        f.__class__ = cls
+        return f  # type: ignore[return-value]
 
     @classmethod
     def _make(cls, ins: DimSpec, outs: DimSpec, cols: tuple[tuple[int, ...], ...]) -> LinearLayout:
         """Internal constructor from already-validated flat data (no checks)."""
-        self = _new(cls)
-        _SET_INS(self, ins)
-        _SET_OUTS(self, outs)
-        _SET_COLS(self, cols)
-        _SET_TAB(self, None)
-        _SET_CACHE(self, None)
-        return self
+        f = _new(_Fields)
+        f._ins, f._outs, f._cols = ins, outs, cols
+        f._tab = f._cache = None
+        f.__class__ = cls
+        return f  # type: ignore[return-value]
 
     def _flat(self) -> tuple[DimSpec, DimSpec, tuple[tuple[int, ...], ...]]:
         """The layout's data as a :data:`~linlayout.core.dims.FlatLayout` triple (for :mod:`.product`)."""
@@ -406,8 +407,12 @@ class LinearLayout:
             if tab is None or tab < _DIRECT_CALLS:  # see _tables
                 _SET_TAB(self, 1 if tab is None else tab + 1)
                 acc = evaluate.direct(self._ins, self._cols, inputs)
+                outs = self._outs
+                if len(outs) == 2:  # the usual case: the last coordinate is the rest
+                    (n0, b0), (n1, _) = outs
+                    return {n0: acc & ((1 << b0) - 1), n1: acc >> b0}
                 out = {}
-                for n, b in self._outs:
+                for n, b in outs:
                     out[n] = acc & ((1 << b) - 1)
                     acc >>= b
                 return out
@@ -790,9 +795,6 @@ class LinearLayout:
 
 _new = object.__new__
 _NAME = itemgetter(0)  # the name of a (name, log2 size) pair
-_SET_INS = LinearLayout._ins.__set__  # type: ignore[attr-defined]
-_SET_OUTS = LinearLayout._outs.__set__  # type: ignore[attr-defined]
-_SET_COLS = LinearLayout._cols.__set__  # type: ignore[attr-defined]
 _SET_CACHE = LinearLayout._cache.__set__  # type: ignore[attr-defined]
 _SET_TAB = LinearLayout._tab.__set__  # type: ignore[attr-defined]
 _DIRECT_CALLS = 4  # apply evaluates directly this many times before it builds lookup tables
