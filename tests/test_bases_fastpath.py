@@ -1,7 +1,7 @@
 """The fast lane of ``parse_bases`` against its general route (``parse_bases_general``).
 
 ``parse_bases`` packs the common input form (a dict of lists of int lists, a dict of one or two
-small power-of-two sizes) itself and hands everything else to ``parse_bases_general``.  The two
+power-of-two sizes) itself and hands everything else to ``parse_bases_general``.  The two
 must agree exactly: the same ``(in dims, out dims, columns)`` (same values, same types), or the
 same exception type with the same message, with and without the surjectivity check.  The inputs
 below are mostly valid, with odd entries mixed in (bools, negative and out-of-range ints, numpy
@@ -95,9 +95,9 @@ def odd_entry(kind, good, size):
 
 @st.composite
 def valid_specs(draw):
-    """A valid input of the lane's form: a dict of lists (or tuples) of bases, one or two sizes up to 256."""
+    """A valid input of the lane's form: a dict of lists (or tuples) of bases, one or two sizes."""
     nout = draw(st.sampled_from([1, 2, 2]))
-    sizes = [draw(st.sampled_from(SIZES)) for _ in range(nout)]
+    sizes = [draw(st.sampled_from(SIZES + [512, 4096])) for _ in range(nout)]
     in_names = draw(st.lists(st.sampled_from(["register", "lane", "warp", "block"]), max_size=3, unique=True))
     dims = []
     for name in in_names:
@@ -275,6 +275,9 @@ def general_calls(monkeypatch):
     (BLOCKED, OUT), (SHARED, OUT), (BROADCAST, {"dim0": 4, "dim1": 4}),
     ({"offset": [1, 2, 4, 8]}, {"flat": 16}), ({"offset": [[1], [2]], "x": []}, {"flat": 4}),
     ({"lane": [[0, 255], [255, 0]]}, {"dim0": 256, "dim1": 256}),
+    ({"lane": [[1, 0], [300, 1], (0, 1)]}, {"dim0": 512, "dim1": 2}),  # sizes past 256: the wide lane
+    ({"lane": [[1, 0]], "warp": ([0, 4096],)}, {"dim0": 2, "dim1": 8192}),
+    ({"offset": [1, 2, [1024], (2048,)]}, {"flat": 4096}),
 ])
 def test_lane_takes_the_common_form(general_calls, bases, out_dims):
     given_input = fixed(bases, out_dims)
@@ -284,8 +287,24 @@ def test_lane_takes_the_common_form(general_calls, bases, out_dims):
 
 
 ODD_INPUTS = [  # (bases or a function making them, out_dims, the error of both routes or None)
-    ({"lane": [[1, 0]]}, {"dim0": 512, "dim1": 2}, None),  # a size past the lane's
-    ({"lane": [[300, 1]]}, {"dim0": 512, "dim1": 2}, None),
+    ({"lane": [[np.int64(3), 0]]}, {"dim0": 512, "dim1": 2}, None),  # sizes past 256: the wide lane
+    ({"lane": [[True, 0]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [[0, True]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [[0, np.int64(1)]]}, {"dim0": 512, "dim1": 2}, None),
+    ({"lane": [[512, 0]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [[0, -1]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [[1, 0, 0]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [b"\x01\x00"]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [[1, 0]], "": []}, {"dim0": 2, "dim1": 512}, "DimensionError"),
+    ({"lane": [4096]}, {"flat": 4096}, "BasisError"),
+    ({"lane": [True]}, {"flat": 4096}, "BasisError"),
+    ({"lane": [1.0]}, {"flat": 4096}, "BasisError"),
+    ({"lane": [[1, 2]]}, {"flat": 4096}, "BasisError"),
+    ({"lane": "ab"}, {"flat": 4096}, "BasisError"),
+    (lambda: {"lane": (x for x in (1, 1.5))}, {"flat": 4096}, "BasisError"),
+    (lambda: {"lane": [(x for x in (300, 0)), [1.5, 0]]}, {"dim0": 512, "dim1": 2}, "BasisError"),
+    ({"lane": [1]}, {5: 2}, "DimensionError"),
+    ({"lane": [1]}, {"": 2}, "DimensionError"),
     ({"lane": [[1, 0, 0]]}, {"dim0": 2, "dim1": 2, "dim2": 2}, None),  # three output dimensions
     ({"lane": [IntLike(1)]}, {"dim0": 2}, None),
     ({"lane": [[np.int64(1), 0]]}, {"dim0": 2, "dim1": 2}, None),

@@ -173,17 +173,19 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
     (:class:`~linlayout.errors.NotInvertibleError`).
 
     The common form takes a fast lane: a dict of lists (or tuples) of bases
-    and a dict of one or two output sizes up to 256, each basis a list or
-    tuple of ints (a plain int with one output dimension).  An entry is
-    accepted there only when it *is* the int of its value in the range of its
-    size (``RANGE[x] is x``, which excludes bools, negative and out-of-range
-    ints and int look-alikes such as numpy integers), and the highest bit of
-    each column is noted as it is packed: when every output bit is the
-    highest bit of some column, those columns are independent (distinct
-    leading bits), so the layout is surjective with no rank to compute (the
-    usual case: a distributed layout's one-bit bases).  Anything else, or
-    any problem, goes to :func:`parse_bases_general`, which gives the same
-    result or the same error.
+    and a dict of one or two output sizes, each basis a list or tuple of ints
+    (a plain int with one output dimension).  With sizes up to 256 an entry
+    is accepted there only when it *is* the int of its value in the range of
+    its size (``RANGE[x] is x``, which excludes bools, negative and
+    out-of-range ints and int look-alikes such as numpy integers), and the
+    highest bit of each column is noted as it is packed: when every output
+    bit is the highest bit of some column, those columns are independent
+    (distinct leading bits), so the layout is surjective with no rank to
+    compute (the usual case: a distributed layout's one-bit bases).  Larger
+    sizes check ``type(x) is int`` and the range instead, and the rank
+    (:func:`_wide_columns`).  Anything else, or any problem, goes to
+    :func:`parse_bases_general`, which gives the same result or the same
+    error.
 
     >>> parse_bases({"offset": [1, 2]})
     ((('offset', 2),), (('dim0', 2),), ((1, 2),))
@@ -209,27 +211,39 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
             s0 = out_dims[n0]
             s1 = out_dims[n1]
             if kind(s0) is Int and kind(s1) is Int:
-                t = _LANES.get((s0, s1)) or _lane_tables(s0, s1)
+                t = _LANES.get((s0, s1))
+                if t is None:
+                    t = _lane_tables(s0, s1)
     elif nout == 1:
         (n0,) = out_dims
         if kind(n0) is Str and n0:
             s0 = out_dims[n0]
             if kind(s0) is Int:
-                t = _LANES.get(s0) or _lane_tables(s0)
-    if t is None:
+                t = _LANES.get(s0)
+                if t is None:
+                    t = _lane_tables(s0)
+    if not t:  # not the lane's form, or sizes it does not take
         return parse_bases_general(bases, out_dims, surjective=surjective)
     R0, R1, Y, U0, U1, H, HF, k0, k1, O = t
+    key = (n0, n1) if nout == 2 else n0
+    outs = O.get(key)
+    if outs is None:
+        outs = ((n0, k0), (n1, k1)) if nout == 2 else ((n0, k0),)
+        if len(O) < _LANE_NAMES:
+            O[key] = outs
+    if R0 is None:  # a size past 256
+        packed = _wide_columns(bases, s0, s1 if nout == 2 else 0)
+        if packed is None:
+            return parse_bases_general(bases, out_dims, surjective=surjective)
+        if surjective:
+            check_surjective(outs, packed[1])
+        return packed[0], outs, packed[1]
     h = [*H]  # h[i] = 1 once some column has its highest bit at output bit i (the last entry: zero columns)
     ins = []
     cols = []
     ok = False
     try:
         if nout == 2:
-            outs = O.get((n0, n1))
-            if outs is None:
-                outs = ((n0, k0), (n1, k1))
-                if len(O) < _LANE_NAMES:
-                    O[n0, n1] = outs
             for name, blist in bases.items():
                 if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
                     break
@@ -261,11 +275,6 @@ def parse_bases(bases: Any, out_dims: Any = None, *, surjective: bool = False) -
             else:
                 ok = True
         else:
-            outs = O.get(n0)
-            if outs is None:
-                outs = ((n0, k0),)
-                if len(O) < _LANE_NAMES:
-                    O[n0] = outs
             for name, blist in bases.items():
                 if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
                     break
@@ -304,8 +313,8 @@ _LANES: dict[Any, tuple[Any, ...]] = {}
 """The tables of the fast lane per output sizes (``size`` or ``(size0, size1)``), built by :func:`_lane_tables`."""
 
 
-def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
-    """The fast lane's tables for output sizes ``s0`` (and ``s1``), or None for sizes it does not take.
+def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...]:
+    """The fast lane's tables for output sizes ``s0`` (and ``s1``), or ``()`` for sizes it does not take.
 
     ``(R0, R1, Y, U0, U1, H, HF, k0, k1, O)``: ``R0 = (0, 1, ..., s0 - 1)``
     (likewise ``R1``); ``Y[y] = y * s0``, the packed ``(0, y)``; ``U0[x]``
@@ -314,14 +323,23 @@ def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
     once every output bit is marked; ``k0``, ``k1`` the log2 sizes; ``O`` the
     output dimensions built so far, by names (up to :data:`_LANE_NAMES`): the
     layouts of one shape share them, so a fresh layout's output dimensions
-    are usually in the cache already.  Only exact ints are keys, so that a
-    float or bool size cannot find another size's tables.
+    are usually in the cache already.  Both are kept in :data:`_LANES` (the
+    ``()`` only while it has fewer than 1024 entries), by exact int sizes, so
+    that a float or bool size cannot find another size's tables.
     """
+    key = s0 if s1 is None else (s0, s1)
     sizes = (s0,) if s1 is None else (s0, s1)
-    if any(type(s) is not int or not 0 < s <= _LANE_MAX or s & (s - 1) for s in sizes):
-        return None
+    if any(type(s) is not int or s <= 0 or s & (s - 1) for s in sizes):
+        if len(_LANES) < 1024:
+            _LANES[key] = ()
+        return ()
     k = [s.bit_length() - 1 for s in sizes]
     n = sum(k)
+    if max(sizes) > _LANE_MAX:  # see _wide_columns
+        t: tuple[Any, ...] = (None, None, None, None, None, (), [], k[0], k[-1] if s1 else 0, {})
+        if len(_LANES) < 1024:
+            _LANES[key] = t
+        return t
     R = [tuple(range(s)) for s in sizes]
 
     def top_bits(s: int, first: int) -> tuple[int, ...]:
@@ -332,8 +350,45 @@ def _lane_tables(s0: int, s1: int | None = None) -> tuple[Any, ...] | None:
     else:
         t = (R[0], R[1], tuple(y * s0 for y in range(s1)), top_bits(s0, 0), top_bits(s1, k[0]), (0,) * n + (1,),
              [1] * (n + 1), k[0], k[1], {})
-    _LANES[s0 if s1 is None else (s0, s1)] = t
+    _LANES[key] = t
     return t
+
+
+def _wide_columns(bases: dict[Any, Any], s0: int, s1: int) -> tuple[DimSpec, Columns] | None:
+    """The fast lane of :func:`parse_bases` for sizes past 256 (``s1 = 0``: one output dimension).
+
+    Entries are checked by type (``type(x) is int``) and range, and packed as
+    ``x + y * s0``; the input dimensions and columns, or None for anything
+    else (then the general route reports the problem or packs the odd entry).
+    """
+    kind, Int, Str, List, Tuple = type, int, str, list, tuple
+    ins = []
+    cols = []
+    try:
+        for name, blist in bases.items():
+            if kind(name) is not Str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
+                return None
+            flat: list[int] = []
+            if s1:
+                for b in blist:
+                    if kind(b) is not List and kind(b) is not Tuple:
+                        return None
+                    x, y = b  # ValueError unless two entries
+                    if kind(x) is not Int or kind(y) is not Int or not 0 <= x < s0 or not 0 <= y < s1:
+                        return None
+                    flat.append(x + y * s0)
+            else:
+                for b in blist:
+                    if kind(b) is List or kind(b) is Tuple:
+                        (b,) = b  # ValueError unless one entry
+                    if kind(b) is not Int or not 0 <= b < s0:
+                        return None
+                    flat.append(b)
+            ins.append((name, len(flat)))
+            cols.append(tuple(flat))
+    except ValueError:
+        return None
+    return tuple(ins), tuple(cols)
 
 
 def parse_bases_general(bases: Any, out_dims: Any = None, *, surjective: bool = False
@@ -346,53 +401,6 @@ def parse_bases_general(bases: Any, out_dims: Any = None, *, surjective: bool = 
     >>> parse_bases_general({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 4})
     ((('lane', 2),), (('dim0', 1), ('dim1', 2)), ((2, 1),))
     """
-    ins, outs, cols = _parse_general(bases, out_dims)
-    if surjective:
-        check_surjective(outs, cols)
-    return ins, outs, cols
-
-
-def _parse_general(bases: Any, out_dims: Any) -> tuple[DimSpec, DimSpec, Columns]:
-    """The general route of :func:`parse_bases` (no surjectivity check)."""
-    if type(bases) is dict and type(out_dims) is dict and len(out_dims) == 2:
-        # The common form, packed here: two output dimensions with non-empty string names and
-        # power-of-two int sizes; per input dimension (a non-empty string name) a list or tuple of bases,
-        # each a list or tuple of two ints inside their sizes.  Basis [x, y] packs to x | y << log2(size
-        # of the first), as below.  Anything else leaves this lane (ValueError, raised here or by the
-        # unpacking of a basis of another length) before anything is reported; the lane iterates only
-        # dicts, lists and tuples (it consumes no iterator), so the general route below sees the same
-        # input and reports the first problem.
-        kind, Int, List, Tuple = type, int, list, tuple  # local names: the loop below runs once per basis
-        try:
-            (n0, s0), (n1, s1) = out_dims.items()
-            if (kind(n0) is not str or kind(n1) is not str or not n0 or not n1 or kind(s0) is not Int
-                    or kind(s1) is not Int or s0 <= 0 or s1 <= 0 or s0 & (s0 - 1) or s1 & (s1 - 1)):
-                raise ValueError
-            o1 = s0.bit_length() - 1
-            ins = []
-            cols = []
-            ox = oy = 0  # the ORs of the entries of each output: inside [0, size) exactly when every entry is
-            for name, blist in bases.items():
-                if kind(name) is not str or not name or (kind(blist) is not List and kind(blist) is not Tuple):
-                    raise ValueError
-                flat: list[int] = []
-                for b in blist:
-                    if kind(b) is not List and kind(b) is not Tuple:
-                        raise ValueError
-                    x, y = b
-                    if kind(x) is not Int or kind(y) is not Int:
-                        raise ValueError
-                    ox |= x
-                    oy |= y
-                    flat.append(x + y * s0)  # x | y << o1 once x is inside [0, s0), as checked below
-                ins.append((name, len(flat)))
-                cols.append(tuple(flat))
-            if ox < 0 or oy < 0 or ox >= s0 or oy >= s1:
-                raise ValueError
-        except ValueError:
-            pass
-        else:
-            return tuple(ins), ((n0, o1), (n1, s1.bit_length() - 1)), tuple(cols)
     # The input dimensions: names checked (a dict cannot repeat one).
     if type(bases) is dict:
         entries = bases.items()
@@ -510,7 +518,10 @@ def _parse_general(bases: Any, out_dims: Any) -> tuple[DimSpec, DimSpec, Columns
             f"basis {k} of {name!r} has {n} = {x}, outside the output size "
             f"{size}; enlarge {n!r} to {1 << x.bit_length()} or fix the basis"
         )
-    return tuple(ins), tuple(outs), tuple(cols)  # type: ignore[arg-type]
+    outs, cols = tuple(outs), tuple(cols)  # type: ignore[assignment]
+    if surjective:
+        check_surjective(outs, cols)  # type: ignore[arg-type]
+    return tuple(ins), outs, cols  # type: ignore[return-value]
 
 
 def check_surjective(outs: DimSpec, cols: Columns) -> None:
