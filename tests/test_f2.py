@@ -257,3 +257,16 @@ def test_transpose_involution(m):
     t = f2.transpose(cols, nrows)
     assert f2.transpose(t, len(cols)) == cols
     assert f2.rank(t) == f2.rank(cols)
+
+
+@pytest.mark.parametrize("vectors", [[14, 8, -3, -10], [-3, 11, -15, -2], [-1], [5, -4]])
+def test_negative_vectors_are_refused_not_looped_on(vectors):
+    """A negative int has infinitely many set bits; rank and basis used to eliminate forever on some."""
+    from linlayout.errors import BasisError
+
+    with pytest.raises(BasisError, match="negative"):
+        f2.rank(vectors)
+    with pytest.raises(BasisError, match="negative"):
+        f2.basis(vectors)
+    with pytest.raises(BasisError, match="negative"):
+        f2.Span([1]).reduce(-2)

@@ -234,6 +234,8 @@ class Span:
 
     def reduce(self, v: int) -> int:
         """The residue of ``v`` after elimination: 0 exactly when ``v`` is in the span."""
+        if v < 0:
+            raise BasisError(f"{v} is negative; F2 vectors are non-negative ints")
         lead = self.lead
         while v:
             b = lead.get(v.bit_length() - 1)
@@ -244,6 +246,8 @@ class Span:
 
     def add(self, v: int) -> bool:
         """Add ``v``; True when the span grew (``v`` was not in it)."""
+        if v < 0:  # a negative int has infinitely many set bits: elimination would never end
+            raise BasisError(f"{v} is negative; F2 vectors are non-negative ints")
         lead = self.lead
         while v:
             h = v.bit_length() - 1
@@ -352,6 +356,8 @@ def rank(vectors: Iterable[int]) -> int:
     """
     vs = set(vectors)
     vs.discard(0)
+    if vs and min(vs) < 0:  # a negative int has infinitely many set bits: elimination would never end
+        raise BasisError(f"{min(vs)} is negative; F2 vectors are non-negative ints")
     if sum(map(int.bit_count, vs)) == len(vs):
         return len(vs)  # distinct single-bit vectors (a distributed layout's bases) are independent
     lead: dict[int, int] = {}
