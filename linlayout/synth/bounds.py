@@ -252,11 +252,6 @@ def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tu
     looked up in a table of those (like the access plan's shapes).
     """
     sw, sr = sides["write"], sides["read"]
-    if sw.distributed and sr.distributed:  # vector_limit and common_limit of distributed sides, without the calls
-        cap = geo.cap
-        wl, rl = len(sw.reg_set), len(sr.reg_set)
-        return _floor(w_opts, r_opts, geo.eb, hw, fixed, objective, wl if wl < cap else cap, sw.nregs, sw.broadcast,
-                      rl if rl < cap else cap, sr.nregs, sr.broadcast, len(common))
     return _floor(w_opts, r_opts, geo.eb, hw, fixed, objective,
                   vector_limit(sw, geo.d, geo.cap), sw.nregs, sw.broadcast,
                   vector_limit(sr, geo.d, geo.cap), sr.nregs, sr.broadcast,

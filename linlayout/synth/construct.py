@@ -18,10 +18,10 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from ..core import f2
-from ..count.plan import access_shape, matrix_tile
+from ..count.plan import matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side
+from .sides import Cost, Geometry, Side, side_shape
 
 __all__ = ["Plan", "prefix_len", "pair_sides", "plans", "complete", "analytic_is_exact", "tile_columns", "low_blocks"]
 
@@ -81,10 +81,7 @@ _SHAPES: dict[tuple, tuple] = {}  # pair_sides' shape maps by (instruction, elem
 def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple | None:
     """The plan's (instructions, passes, (within-pass generators, lane getter)) of a side with a ``2^k``-element
     vector, or None (see :func:`_pass_mask`)."""
-    try:
-        shape = access_shape(i, geo.eb, hw, k, sd.nregs, sd.broadcast)
-    except LoweringError:
-        return None
+    shape = side_shape(sd, i, k, geo, hw)
     if shape is None:
         return None
     within = shape.within_pass
@@ -139,14 +136,8 @@ def plans(D: list[int], per_side, geo: Geometry, hw: SharedMemory, fixed_vector:
     if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
         return None
     dm = sum(D)  # distinct unit vectors: the sum is the mask
-    # Pass lanes (_pass_mask), through _shape's lane getter when every generator is a lane.
-    tw = tr = 0
-    if sw is not None:
-        g = sw[2][1]
-        tw = (sum(g(sdw.lanes)) if g is not None else _pass_mask(sdw, sw[2][0])) & ~dm
-    if sr is not None:
-        g = sr[2][1]
-        tr = (sum(g(sdr.lanes)) if g is not None else _pass_mask(sdr, sr[2][0])) & ~dm
+    tw = 0 if sw is None else _pass_mask(sdw, sw[2]) & ~dm
+    tr = 0 if sr is None else _pass_mask(sdr, sr[2]) & ~dm
     taus = {nw: tw, nr: tr}
     sw = None if sw is None else (sw[0], sw[1], kw, tw)
     sr = None if sr is None else (sr[0], sr[1], kr, tr)
@@ -195,20 +186,20 @@ def _vector_width(D: Sequence[int], sd: Side, k: int, cap: int, fixed_vector: in
     the side's registers (at most ``cap``), or ``fixed_vector`` when the prefix allows it (-1 when it does not)."""
     if k >= 0:
         return k
-    regs = sd.reg_set
-    p = 0
-    n = len(D) if len(D) < cap else cap
-    while p < n and D[p] in regs:
-        p += 1
+    p = prefix_len(D, sd.reg_set, cap)
     if fixed_vector is None:
         return p
     return fixed_vector if p >= fixed_vector else -1
 
 
-def _pass_mask(sd: Side, generators) -> int:
+def _pass_mask(sd: Side, within) -> int:
     """The mask of a side's pass lanes: the images of the plan's within-pass generators (a matrix instruction's
-    row generators may be registers).  When they are all lanes, :func:`plans` sums them through the getter
-    :func:`_shape` keeps (distinct unit vectors or zero on a distributed side: the sum is the mask)."""
+    row generators may be registers).  ``within`` is :func:`_shape`'s (generators, lane getter); when every
+    generator is a lane, the getter picks their images, distinct unit vectors or zero on a distributed side,
+    so their sum is the mask."""
+    generators, lane_getter = within
+    if lane_getter is not None:
+        return sum(lane_getter(sd.lanes))
     regs, lanes = sd.regs, sd.lanes
     m = 0
     for dim, x in generators:
@@ -246,7 +237,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     spanned = fm | _lowest(cm, s, S)  # the unit directions in F + S, as a mask
     paired = 0  # the read lanes f of the pairs e ^ f in S: spanned once e is a bank column
     if len(S) < s:
-        E, Fr = _UNITS.get(em) or _units(em), _UNITS.get(rm) or _units(rm)
+        E, Fr = _units(em), _units(rm)
         npair = min(len(E), len(Fr), s - len(S))
         for e, f in zip(E, Fr[:npair]):
             S.append(e ^ f)
@@ -264,7 +255,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
     skip = spanned | paired
     for m in (im & ~skip, em & ~skip, rm & ~skip, cm & ~skip):
         if m:
-            B += _UNITS.get(m) or _units(m)
+            B += _units(m)
     if len(B) != plan.b:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(B)} columns, expected {plan.b}")
     return B, S
