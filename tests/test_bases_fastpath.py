@@ -232,18 +232,23 @@ SHARED = {"offset": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], [
 BROADCAST = {"register": [(0, 1), (0, 0)], "lane": [(1, 0), (2, 0), (0, 2)], "warp": [(0, 0)]}
 
 
-@pytest.fixture
-def rank_checks(monkeypatch):
-    """Counts the calls of ``check_surjective`` (the rank) made by the lane."""
+def _spy(monkeypatch, name: str) -> list:
+    """Replace ``bases_module.<name>`` (looked up as a module global) by a wrapper recording each call's arguments."""
     calls = []
-    real = bases_module.check_surjective
+    real = getattr(bases_module, name)
 
     def spy(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bases_module, "check_surjective", spy)
+    monkeypatch.setattr(bases_module, name, spy)
     return calls
+
+
+@pytest.fixture
+def rank_checks(monkeypatch):
+    """Counts the calls of ``check_surjective`` (the rank) made by the lane."""
+    return _spy(monkeypatch, "check_surjective")
 
 
 @pytest.mark.parametrize("bases, out_dims", [
@@ -260,15 +265,7 @@ def test_lane_settles_surjectivity_without_the_rank(rank_checks, bases, out_dims
 @pytest.fixture
 def general_calls(monkeypatch):
     """Counts the calls of the general route (``parse_bases`` looks it up as a module global)."""
-    calls = []
-    real = bases_module.parse_bases_general
-
-    def spy(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(bases_module, "parse_bases_general", spy)
-    return calls
+    return _spy(monkeypatch, "parse_bases_general")
 
 
 @pytest.mark.parametrize("bases, out_dims", [
