@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "linlayout"
 MAX_LINES = 800
 
-LAYERS = ("errors", "core", "hw", "count", "catalog", "synth", "convert", "check", "io", "top")
+LAYERS = ("errors", "core", "hw", "count", "catalog", "synth", "convert", "lower", "check", "io", "top")
 """Layer names, lowest first."""
 
 CORE_LAYOUT_PRIVATE = ("_make", "_ins", "_outs", "_cols", "_cached")

@@ -5,7 +5,8 @@ layouts print: integers, booleans, strings, lists ``[...]``, dictionaries
 ``{key = value, ...}``, references ``#name`` (resolved through the module's
 ``#name = ...`` aliases) and dialect attributes ``#ttg.kind<...>`` whose body
 is a dictionary, ``key = value`` pairs, or (``padded_shared``) interval pairs
-``[32:+4]``.  :func:`parse_attribute` returns an :class:`Attr` value;
+``[32:+4]``.  :func:`parse_attribute` returns an :class:`~linlayout.lower.ir.Attr` value
+(the IR's plain values live in :mod:`linlayout.lower.ir`);
 :mod:`linlayout.io.ttgir.encodings` turns it into a layout.
 
 >>> a = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], order = [1, 0]}>")
@@ -20,64 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import TTGIRError
+from ...lower.ir import Attr, TensorType, element_bits
 
 __all__ = ["Attr", "TTGIRError", "TensorType", "element_bits", "parse_attribute", "parse_type", "split_top"]
-
-
-@dataclass(frozen=True)
-class Attr:
-    """A dialect attribute ``#kind<...>``: its kind (``ttg.blocked``), named fields, and positional items."""
-
-    kind: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
-    items: tuple = ()
-    text: str = ""
-
-    def __hash__(self) -> int:
-        return hash(self.text or self.kind)
-
-
-@dataclass(frozen=True)
-class TensorType:
-    """``tensor<SHAPExELEM, #enc>`` (``memdesc=False``) or ``!ttg.memdesc<SHAPExELEM, #enc, #space[, mutable][, ALLOC]>``."""
-
-    shape: tuple[int, ...]
-    element: str
-    encoding: Attr | None
-    memdesc: bool = False
-    mutable: bool = False
-    alloc_shape: tuple[int, ...] = ()
-    text: str = ""
-
-    @property
-    def element_bits(self) -> int:
-        """Bits per element (``f16`` → 16, pointers → 64)."""
-        return element_bits(self.element)
-
-
-_ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "i1": 8, "i8": 8, "i16": 16, "i32": 32,
-                 "i64": 64, "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8, "f8E4M3B11FNUZ": 8,
-                 "f4E2M1FN": 4, "index": 64}
-
-
-def element_bits(name: str) -> int:
-    """Bits of an MLIR element type as stored in shared memory (``i1`` is a byte, pointers 64 bits).
-
-    >>> element_bits("f8E4M3FN"), element_bits("!tt.ptr<f16>")
-    (8, 64)
-    """
-    if name.startswith("!tt.ptr"):
-        return 64
-    if name in _ELEMENT_BITS:
-        return _ELEMENT_BITS[name]
-    m = re.fullmatch(r"[iuf](\d+)", name)
-    if m:
-        return int(m.group(1))
-    raise TTGIRError(f"unknown element type {name!r}")
 
 
 _TOKEN = re.compile(r"""\s*(?:

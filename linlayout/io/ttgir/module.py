@@ -22,10 +22,10 @@ enclose it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.validate import check_str
+from ...lower.ir import Loop, Module, Op, UnreadType
 from .attributes import (
     Attr,
     TTGIRError,
@@ -35,51 +35,6 @@ from .attributes import (
 )
 
 __all__ = ["Loop", "Module", "Op", "UnreadType", "is_ttgir_text", "parse_module"]
-
-
-@dataclass(frozen=True)
-class Loop:
-    """An ``scf.for`` (or other looping op) and its location; ``index`` numbers loops in the module."""
-
-    index: int
-    name: str
-    location: str
-
-
-@dataclass
-class Op:
-    """One operation line: name, results, operands, types, location, enclosing loops."""
-
-    name: str
-    results: list[str]
-    operands: list[str]
-    operand_types: list[Any]
-    result_types: list[Any]
-    location: str
-    line: int
-    text: str
-    loops: list[int] = field(default_factory=list)
-
-
-@dataclass
-class Module:
-    """A read TTGIR module: aliases, module attributes, operations and loops."""
-
-    aliases: dict[str, Any]
-    attributes: dict[str, Any]
-    ops: list[Op]
-    loops: list[Loop]
-
-    @property
-    def num_warps(self) -> int | None:
-        """``ttg.num-warps`` of the module, if printed."""
-        v = self.attributes.get("ttg.num-warps")
-        return int(v) if v is not None else None
-
-    @property
-    def num_ctas(self) -> int:
-        v = self.attributes.get("ttg.num-ctas")
-        return int(v) if v is not None else 1
 
 
 def is_ttgir_text(text: str) -> bool:
@@ -159,14 +114,6 @@ def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
                 out.append(t)
         return out
     return one(ins), one(outs)
-
-
-@dataclass(frozen=True)
-class UnreadType:
-    """A tensor or memdesc type the reader could not read, with why."""
-
-    text: str
-    error: str
 
 
 _OPNAME = re.compile(r'^(?:"([\w.]+)"|([a-z_][\w]*\.[\w.]+))')

@@ -1,0 +1,1 @@
+"""The compiler's lowering model (filled below)."""
