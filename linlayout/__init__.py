@@ -68,7 +68,7 @@ from .catalog.triton_encodings import (
 )
 from .errors import ExecutionError, TTGIRError, UnsupportedConversion
 from .io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
-from .io.ttgir.lint import ConvertPlan, ConvertPlanner, LintReport, lint_text, render_lint, shared_round_trip
+from .io.ttgir.lint import ConvertPlanner, LintReport, LoweredConversion, lint_json, lint_text, render_lint, shared_round_trip
 from .io.ttgir.module import parse_module
 from .synth.compare import SwizzleScore, compare_swizzles, standard_candidates
 from .synth.standard import StandardScore, StandardSwizzle, score_standards, standard_swizzles
@@ -211,7 +211,8 @@ __all__ = [
     "lint_text",
     "render_lint",
     "LintReport",
-    "ConvertPlan",
+    "LoweredConversion",
+    "lint_json",
     "ConvertPlanner",
     "shared_round_trip",
     "TTGIRError",

@@ -25,7 +25,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .errors import LinLayoutError
+from .errors import LinLayoutError, ConstructorArgumentError
 
 __all__ = ["main"]
 
@@ -58,7 +58,7 @@ CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute
 
 def _need(value, flag: str, name: str):
     if value is None:
-        raise _EmitError(f"linlayout show {name} needs {flag}")
+        raise ConstructorArgumentError(f"linlayout show {name} needs {flag}")
     return value
 
 
@@ -74,7 +74,7 @@ def _layout_by_name(args: argparse.Namespace):
     if name == "mma":
         instr = args.instr or {16: "m16n8k16", 8: "m16n8k32", 32: "m16n8k8"}.get(args.bits or 16)
         if instr is None:
-            raise _EmitError(f"mma takes --bits 16, 8 or 32 (tf32), not {args.bits}")
+            raise ConstructorArgumentError(f"mma takes --bits 16, 8 or 32 (tf32), not {args.bits}")
         return c.mma(args.operand or "A", _need(args.shape, "--shape", name), instr, args.warps_per_cta or (1, 1))
     if name == "wgmma":
         return c.wgmma(args.operand or "C", _need(args.shape, "--shape", name), n=args.n or 8, element_bits=args.bits or 16,
@@ -91,7 +91,7 @@ def _layout_by_name(args: argparse.Namespace):
         if not (isinstance(tv, list) and len(tv) == 2):
             raise _UsageError(f"linlayout show cute: {form} takes a JSON list of two entries, got {args.tv!r}")
         return c.cute_tv_layout(tv[0], tv[1], _need(args.shape, "--shape", name))
-    raise _EmitError(f"unknown layout {name!r}")  # pragma: no cover
+    raise ConstructorArgumentError(f"unknown layout {name!r}")  # pragma: no cover
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -294,10 +294,6 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     return 0
 
 
-class _EmitError(LinLayoutError):
-    pass
-
-
 def _cute_units_note(text: str, element_bits: int) -> str:
     """Say which unit the emitted Swizzle<B,M,S> counts in, and its byte-level spelling (CUTLASS's SW atoms)."""
     import re
@@ -386,7 +382,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from .errors import InputError
-    from .io.ttgir.lint import lint_text, render_lint
+    from .io.ttgir.lint import lint_json, lint_text, render_lint
 
     try:
         text = sys.stdin.read() if args.kernel == "-" else open(args.kernel, encoding="utf-8").read()
@@ -401,7 +397,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips)
     if args.json:
-        print(json.dumps(report.to_dict()))
+        print(json.dumps(lint_json(report)))
     else:
         print(render_lint(report))
     return 0

@@ -47,6 +47,7 @@ __all__ = [
     "DrawError",
     "UnsupportedConversion",
     "ExecutionError",
+    "ConstructorArgumentError",
 ]
 
 
@@ -148,3 +149,7 @@ class UnsupportedConversion(InputError):
 
 class ExecutionError(InputError):
     """A conversion program left a destination slot holding the wrong element (a planner bug if it happens)."""
+
+
+class ConstructorArgumentError(InputError):
+    """A layout built by name (``linlayout show blocked|mma|...``) lacks a parameter it needs or got one it does not take."""

@@ -23,8 +23,9 @@ from linlayout.io.ttgir.encodings import (
     to_ttgir_linear,
     to_ttgir_shared,
 )
-from linlayout.io.ttgir.lint import conversion_scope, gluon_text, lint_text
+from linlayout.io.ttgir.lint import gluon_text, lint_json, lint_text
 from linlayout.io.ttgir.module import parse_module
+from linlayout.lower.triton_3_6 import conversion_scope
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -195,7 +196,7 @@ def test_conversion_scope():
 @pytest.mark.parametrize("path", CORPUS + GPU, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_lint_every_corpus_kernel(path):
     rep = lint_text(path.read_text(), grid=(2, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16})
-    d = rep.to_dict()
+    d = lint_json(rep)
     assert d["num_warps"] == 4
     for op in d["ops"]:
         assert op["counted"] or op["reason"], op
@@ -207,14 +208,14 @@ def test_lint_every_corpus_kernel(path):
 
 def test_lint_reports_the_planner_for_every_convert_layout():
     """Every convert_layout of the corpus gets linlayout's plan; it never costs more than the counted round trip."""
-    from linlayout.io.ttgir.lint import shared_round_trip
+    from linlayout.lower.triton_3_6 import shared_round_trip
 
     seen = 0
     for path in CORPUS + GPU:
         text = path.read_text()
-        d = lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}).to_dict()
-        old = lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16},
-                        convert_planner=shared_round_trip).to_dict()
+        d = lint_json(lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}))
+        old = lint_json(lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16},
+                                  convert_planner=shared_round_trip))
         assert d["total"] == old["total"]  # the suggestion never changes what is counted (Triton's lowering)
         for op in d["ops"]:
             if op["op"] != "ttg.convert_layout":
@@ -240,8 +241,8 @@ def test_lint_totals_equal_the_gpu_measurement():
     grids.update({k: (4, 4, 1) for k in measured if k.startswith("matmul")})
     exact = explained = 0
     for name, m in measured.items():
-        rep = lint_text((DATA / "ttgir_gpu" / f"{name}.ttgir").read_text(), grid=grids[name],
-                        trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}).to_dict()
+        rep = lint_json(lint_text((DATA / "ttgir_gpu" / f"{name}.ttgir").read_text(), grid=grids[name],
+                                  trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}))
         t = rep["total"]
         got = {k: t[k] for k in ("ld", "ldsm", "st", "stsm")}
         if any("tt.reduce" in n and "across warps" in n for n in t["not_counted"]):
@@ -316,7 +317,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 #loc1 = loc("k.py":3:4)
 #loc2 = loc("k.py":4:4)
 """
-    ops = lint_text(text).to_dict()["ops"]
+    ops = lint_json(lint_text(text))["ops"]
     assert [o["op"] for o in ops] == ["ttg.local_alloc", "ttg.local_store", "ttng.shiny_new_op"]
     assert ops[0]["counted"] and ops[0]["location"] == "k.py:3:4"
     assert not ops[1]["counted"] and "unknown encoding #ttg.future_layout" in ops[1]["reason"]

@@ -31,12 +31,12 @@ from functools import cached_property
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from ..count.closed_form import wavefronts
+from ..count.closed_form import WavefrontReport, wavefronts
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import cost_of, merge, packing
 from .solve import aligned, conversion_map, hardware_of
 
-__all__ = ["RoundTrip", "round_trip", "warp_private", "MAX_REP_CHOICES"]
+__all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "MAX_REP_CHOICES"]
 
 MAX_REP_CHOICES = 24
 """At most this many slicings are synthesized per scratch size."""
@@ -267,3 +267,26 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 best = (key, rt)
     assert best is not None
     return best[1]
+
+
+def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
+                       load: WavefrontReport) -> RoundTrip:
+    """A one-slice round trip whose two sides were counted elsewhere, priced by this package's cost model.
+
+    ``store`` and ``load`` are the counts of another lowering (a compiler's,
+    as :mod:`linlayout.lower` models it), so that :func:`~linlayout.convert.cost.cost_of`
+    prices it exactly as it prices the planner's own round trips: the
+    accesses, the barrier (``bar.warp.sync`` where each warp reads only what it
+    wrote, else ``bar.sync``) and the packing of narrow elements into words
+    (a side moves whole words when it uses a matrix instruction or vectors of
+    32 bits or more).  The memory is the row-major tile (the counts are given,
+    so the memory only fixes the slice's size).
+    """
+    memory = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
+                                    (tuple(1 << i for i in range(src.out_bits)),))
+    staging = Staging(memory=memory, write_instruction=store.instruction, read_instruction=load.instruction,
+                      write_wavefronts=store.wavefronts, read_wavefronts=load.wavefronts,
+                      write_instructions=store.instructions, read_instructions=load.instructions, synthesized=True,
+                      write_word_access="matrix" in store.instruction or store.vector_bits >= 32,
+                      read_word_access="matrix" in load.instruction or load.vector_bits >= 32)
+    return RoundTrip(staging, element_bits, (), 0, src, dst)

@@ -85,7 +85,7 @@ def run_ncu(out: Path) -> dict[str, dict[str, float]]:
 def predict(ttgir_dir: Path, dump: Path | None = None) -> dict[str, dict]:
     import kernels
 
-    from linlayout.io.ttgir.lint import lint_text, render_lint
+    from linlayout.io.ttgir.lint import lint_json, lint_text, render_lint
 
     out = {}
     for case in kernels.CASES:
@@ -98,10 +98,10 @@ def predict(ttgir_dir: Path, dump: Path | None = None) -> dict[str, dict]:
         except Exception as e:  # noqa: BLE001 - one unreadable file must not hide the others
             out[case["name"]] = {"error": f"{type(e).__name__}: {e}"}
             continue
-        out[case["name"]] = rep.to_dict()["total"]
+        out[case["name"]] = lint_json(rep)["total"]
         if dump is not None:
             dump.mkdir(parents=True, exist_ok=True)
-            (dump / f"{case['name']}.lint.json").write_text(json.dumps(rep.to_dict(), indent=1))
+            (dump / f"{case['name']}.lint.json").write_text(json.dumps(lint_json(rep), indent=1))
             (dump / f"{case['name']}.lint.txt").write_text(render_lint(rep) + "\n")
     return out
 

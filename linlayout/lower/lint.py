@@ -1,0 +1,382 @@
+"""Lint a kernel: the shared-memory traffic of every op a warp issues, per buffer the optimal swizzle, the totals.
+
+The analysis behind ``linlayout lint``.  It reads a parsed module
+(:mod:`linlayout.lower.ir`; :mod:`linlayout.io.ttgir` reads the text) and asks
+a compiler version's lowering model (:mod:`linlayout.lower.registry`) what
+each op costs.  What is counted, per op and for one execution by one warp
+(every warp of a linear layout sees the same bank pattern, shifted):
+
+* ``ttg.local_alloc`` with a source and ``ttg.local_store``: a store of the
+  source's register layout into the memdesc's layout;
+* ``ttg.local_load``: a load;
+* ``ttg.convert_layout`` whose data crosses warps: a shared-memory round
+  trip, priced by a *convert planner*
+  (:data:`~linlayout.lower.records.ConvertPlanner`).  The default, the
+  lowering's ``planned_conversion``, counts what the compiler's kernel does,
+  so the totals stay comparable with ncu, and adds linlayout's own plan as
+  the suggestion.  A conversion inside a warp uses shuffles or register
+  moves: no shared memory is counted, and the plan is still reported.
+
+Listed as not counted, with the reason: ops through the async proxy, scratch
+memory lowerings (``tt.reduce`` across warps, ``tt.scan``...), and ops of the
+``ttg``/``ttng`` dialects that the model does not know; encodings that cannot
+be read are reported, never guessed.
+
+Per buffer: when one writer layout and one reader layout use it, the optimal
+memory layout for the pair (:func:`~linlayout.synth.synthesis.optimal_swizzle`),
+counted as the lowering would access it.
+
+Totals (a grid, trip counts): each counted op's wavefronts per warp × warps ×
+CTAs × executions, where executions multiply the trip counts of the enclosing
+``scf.for`` loops.  A loop without a trip count makes the total unknown
+(``None``) rather than a guess.
+
+The result is a :class:`~linlayout.lower.records.LintReport` of immutable
+records; :mod:`linlayout.io.ttgir.lint` prints it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import NamedTuple
+
+from ..core.layout import LinearLayout
+from ..core.memory import PaddedLayout
+from ..core.validate import check_int
+from ..errors import InputError
+from ..hw import get_hardware
+from ..synth.synthesis import optimal_swizzle
+from .ir import Module, Op, TensorType, UnreadType
+from .model import Lowering
+from .records import (
+    TOTAL_CATEGORIES,
+    BufferLint,
+    BufferOptimum,
+    ConvertPlanner,
+    KernelTotal,
+    LintReport,
+    LoopTrip,
+    LoweredConversion,
+    OpLint,
+)
+from .registry import DEFAULT_TRITON, get_lowering
+
+__all__ = ["LayoutOf", "lint_module", "loop_matches"]
+
+LayoutOf = Callable[[TensorType], "LinearLayout | PaddedLayout"]
+"""Resolves a tensor type's encoding to its layout (the reader's job); raises an ``InputError`` it cannot read."""
+
+_LOCAL_OPS = ("ttg.local_alloc", "ttg.local_store", "ttg.local_load", "ttg.convert_layout")
+
+
+class _Use(NamedTuple):
+    """A counted or uncounted op of a buffer, with the register layout it accesses it with."""
+
+    record: OpLint
+    layout: LinearLayout | None
+    perm: list[int] | None
+
+
+# ----------------------------------------------------------------------------- buffers and views
+
+
+def _perm_of(op: Op) -> list[int] | None:
+    m = re.search(r"order\s*=\s*array<i32:\s*([\d,\s]+)>", op.text)
+    return [int(x) for x in m.group(1).split(",")] if m else None
+
+
+def _buffer_roots(module: Module, view_ops: frozenset[str]) -> tuple[dict[str, str], dict[str, object]]:
+    """SSA name → root buffer name, and the dim permutation of each view (``"opaque"`` when not followed)."""
+    root: dict[str, str] = {}
+    perm: dict[str, object] = {}
+    for op in module.ops:
+        if op.name == "ttg.local_alloc" and op.results:
+            root[op.results[0]] = op.results[0]
+            perm[op.results[0]] = None
+        elif op.name in view_ops and op.results and op.operands and op.operands[0] in root:
+            src = op.operands[0]
+            root[op.results[0]] = root[src]
+            p = perm.get(src)
+            if op.name == "ttg.memdesc_trans":
+                q = _perm_of(op)
+                p = None if q is None else [(p[i] if p else i) for i in q]  # type: ignore[index]
+            elif op.name not in ("ttg.memdesc_index", "ttg.memdesc_subslice", "ttg.memdesc_subview"):
+                p = "opaque"
+            perm[op.results[0]] = p
+        elif op.name in ("scf.for", "scf.while"):
+            for a, b in re.findall(r"(%[\w]+)\s*=\s*(%[\w]+)", op.text.split("iter_args", 1)[-1]):
+                if b in root:
+                    root[a] = root[b]
+                    perm[a] = perm.get(b)
+    return root, perm
+
+
+# ----------------------------------------------------------------------------- one op
+
+
+class _Ctx(NamedTuple):
+    lowering: Lowering
+    layout_of: LayoutOf
+    planner: ConvertPlanner
+    root: dict[str, str]
+    perm: dict[str, object]
+
+
+def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
+    return OpLint(op.name, op.location, op.line, element_bits, tuple(shape), kind, fields.pop("counted", False),
+                  **fields)
+
+
+def _local_access(ctx: _Ctx, op: Op, kind: str, reg_t: TensorType, mem_t: TensorType, buffer: str | None,
+                  perm: object) -> _Use:
+    """A ``local_alloc``/``local_store`` (``kind="store"``) or ``local_load`` (``"load"``) counted as the lowering issues it."""
+    bits, order = mem_t.element_bits, perm if isinstance(perm, list) else None
+    base = _record(op, kind, bits, mem_t.shape, buffer=buffer)
+    try:
+        L, M = ctx.layout_of(reg_t), ctx.layout_of(mem_t)
+        base = replace(base, layout_text=reg_t.encoding.text if reg_t.encoding else "",
+                       memory_text=mem_t.encoding.text if mem_t.encoding else "")
+        if isinstance(M, PaddedLayout):
+            return _Use(replace(base, reason="padded shared layout: not linear, count it with the simulator"), L, order)
+        if M.bases.get("block"):
+            return _Use(replace(base, reason="a shared layout split over several CTAs: counted per CTA only when "
+                                             "num-ctas is 1"), L, order)
+        M = LinearLayout({"offset": M.bases["offset"]}, M.out_sizes)
+        hw = get_hardware(ctx.lowering.hardware)
+        if "lane" in L.in_dims and L.in_sizes["lane"] != hw.lanes:
+            return _Use(replace(base, reason=f"{L.in_sizes['lane']}-lane layout: no bank model for it here "
+                                             f"({hw.name} has {hw.lanes} lanes)"), L, order)
+        report = ctx.lowering.count_local_access(L, M, bits, kind)
+        return _Use(replace(base, counted=True, access=report), L, order)
+    except InputError as e:
+        return _Use(replace(base, reason=f"not read: {e}"), None, order)
+
+
+def _conversion(ctx: _Ctx, op: Op, src_t: TensorType, dst_t: TensorType) -> OpLint:
+    """A ``convert_layout``: the planner's counted lowering (a round trip when it crosses warps) and suggestion."""
+    base = _record(op, "convert", src_t.element_bits, src_t.shape)
+    try:
+        S, D = ctx.layout_of(src_t), ctx.layout_of(dst_t)
+        base = replace(base, layout_text=f"{src_t.encoding.text} -> {dst_t.encoding.text}")  # type: ignore[union-attr]
+        scope = ctx.lowering.conversion_scope(S, D)
+        if scope != "warps" and ctx.planner is ctx.lowering.shared_round_trip:
+            plan = LoweredConversion("")
+        else:
+            plan = ctx.planner(S, D, src_t.element_bits)
+    except InputError as e:
+        return replace(base, reason=f"not read: {e}")
+    if plan.uses_shared_memory:
+        return replace(base, counted=True, conversion=plan)
+    reason = ("register permutation, no shared memory" if scope == "registers"
+              else "warp shuffles inside each warp, no shared memory")
+    return replace(base, reason=reason, conversion=plan)
+
+
+def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
+    """A ``tt.reduce`` across warps (scratch memory, not modelled); ``None`` for one that stays inside warps."""
+    t = next((x for x in op.operand_types if isinstance(x, TensorType)), None)
+    m = re.search(r"axis\s*=\s*(\d+)", op.text)
+    why = "its operand type was not found"
+    cross: bool | None = None
+    try:
+        if m and t is not None:
+            cross = ctx.lowering.reduce_crosses_warps(ctx.layout_of(t), int(m.group(1)))  # type: ignore[arg-type]
+    except InputError as e:
+        cross, why = None, str(e)
+    if cross is False:
+        return None
+    reason = ("reduction across warps: Triton exchanges partial results through scratch shared memory "
+              "(its lowering is not modelled here)" if cross else f"reduction: layout not read ({why})")
+    return _record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=reason)
+
+
+def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
+    """The lint of one op, or ``None`` for an op that touches no shared memory."""
+    n, low = op.name, ctx.lowering
+    tens = [t for t in op.operand_types + op.result_types if isinstance(t, TensorType)]
+    unread = [t for t in op.operand_types + op.result_types if isinstance(t, UnreadType)]
+    if unread and n in _LOCAL_OPS:
+        return _Use(_record(op, reason=f"type not read: {unread[0].error}"), None, None)
+    if n == "ttg.local_alloc" and not op.operands:  # an empty buffer: its users are counted
+        return None
+    if n == "ttg.local_alloc" and op.operands and len(tens) >= 2:
+        reg_t = next(t for t in op.operand_types if isinstance(t, TensorType) and not t.memdesc)
+        mem_t = next(t for t in op.result_types if isinstance(t, TensorType) and t.memdesc)
+        return _local_access(ctx, op, "store", reg_t, mem_t, ctx.root.get(op.results[0]), None)
+    if n in ("ttg.local_store", "ttg.local_load") and len(tens) >= 2:
+        reg_t = next(t for t in tens if not t.memdesc)
+        mem_t = next(t for t in tens if t.memdesc)
+        store = n == "ttg.local_store"
+        buf = (op.operands[1] if len(op.operands) > 1 else None) if store else (op.operands[0] if op.operands else None)
+        return _local_access(ctx, op, "store" if store else "load", reg_t, mem_t, ctx.root.get(buf),  # type: ignore[arg-type]
+                             ctx.perm.get(buf))  # type: ignore[arg-type]
+    if n == "ttg.convert_layout" and len(tens) >= 2:
+        return _Use(_conversion(ctx, op, tens[0], tens[-1]), None, None)
+    if n in low.async_ops:
+        t = next((x for x in op.result_types + op.operand_types if isinstance(x, TensorType) and x.memdesc), None)
+        bufs = sorted({ctx.root[v] for v in op.operands if v in ctx.root})
+        return _Use(_record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=low.async_ops[n],
+                            memory_text=t.encoding.text if t and t.encoding else "", buffer=",".join(bufs) or None),
+                    None, None)
+    if n == "tt.reduce":
+        rec = _reduction(ctx, op)
+        return None if rec is None else _Use(rec, None, None)
+    if n in low.scratch_ops:
+        return _Use(_record(op, reason=low.scratch_ops[n]), None, None)
+    if n.startswith(("ttg.", "ttng.", "amdg")) and n not in low.quiet_ops:
+        return _Use(_record(op, reason="unknown op: its shared-memory traffic is not modelled"), None, None)
+    return None
+
+
+# ----------------------------------------------------------------------------- buffers
+
+
+def _in_buffer_dims(layout: LinearLayout, perm: list[int] | None) -> LinearLayout:
+    """A register layout seen through a transposed view, in the buffer's own dims."""
+    if not perm:
+        return layout
+    L = layout.rename(None, {f"dim{i}": f"v{p}" for i, p in enumerate(perm)})
+    L = L.rename(None, {f"v{p}": f"dim{p}" for p in perm})
+    return L.transpose_outs([f"dim{i}" for i in range(len(perm))])
+
+
+def _buffer_lint(lowering: Lowering, name: str, uses: list[_Use], allocated_at: str) -> BufferLint:
+    """A buffer's current wavefronts per warp and, for one writer and one reader layout, its optimum."""
+    counted = [u for u in uses if u.record.counted and u.record.access is not None]
+    fixed = [u.record for u in uses if not u.record.counted]
+    w = sum(u.record.access.wavefronts for u in counted if u.record.kind == "store")  # type: ignore[union-attr]
+    r = sum(u.record.access.wavefronts for u in counted if u.record.kind == "load")  # type: ignore[union-attr]
+    enc = next((u.record.memory_text for u in uses if u.record.memory_text), "")
+    current = BufferLint(name, allocated_at, enc, w, r)
+    if fixed:
+        return replace(current, reason=f"also used by {fixed[0].op} ({fixed[0].reason}); its layout is fixed by that "
+                                       f"user")
+    if any(u.perm is None and u.record.buffer is None for u in counted):
+        return replace(current, reason="a view of the buffer was not followed")
+    writers = {_in_buffer_dims(u.layout, u.perm) for u in counted if u.record.kind == "store"}  # type: ignore[arg-type]
+    readers = {_in_buffer_dims(u.layout, u.perm) for u in counted if u.record.kind == "load"}  # type: ignore[arg-type]
+    if len(writers) != 1 or len(readers) != 1:
+        return replace(current, reason=f"{len(writers)} distinct writer and {len(readers)} reader layouts; the "
+                                       f"optimum is computed for exactly one of each")
+    W, R = writers.pop(), readers.pop()
+    bits = counted[0].record.element_bits
+    try:
+        res = optimal_swizzle(W, R, bits)
+    except InputError as e:
+        return replace(current, reason=f"no optimum: {e}")
+    ws = sum(lowering.count_local_access(W, res.memory, bits, "store").wavefronts
+             for u in counted if u.record.kind == "store")
+    rs = sum(lowering.count_local_access(R, res.memory, bits, "load").wavefronts
+             for u in counted if u.record.kind == "load")
+    return replace(current, optimal=BufferOptimum(res.memory, bits, ws, rs))
+
+
+def _buffers(lowering: Lowering, module: Module, uses: list[_Use]) -> tuple[BufferLint, ...]:
+    by_buf: dict[str, list[_Use]] = {}
+    for u in uses:
+        for b in (u.record.buffer or "").split(","):
+            if b:
+                by_buf.setdefault(b, []).append(u)
+    allocs = {op.results[0]: op for op in module.ops if op.name == "ttg.local_alloc" and op.results}
+    return tuple(_buffer_lint(lowering, name, lst, allocs[name].location if name in allocs else "")
+                 for name, lst in by_buf.items())
+
+
+# ----------------------------------------------------------------------------- loops and totals
+
+
+def loop_matches(location: str, key: str) -> bool:
+    """Whether a trip-count key names the loop at ``location``: its ``file:line:col``, ``file:line`` or ``line``.
+
+    >>> loop_matches("kernels.py:69:8", "kernels.py:69"), loop_matches("kernels.py:69:8", "69"), loop_matches("a.py:7:1", "8")
+    (True, True, False)
+    """
+    if location == key or location.endswith(key):
+        return True
+    base = location.rsplit(":", 1)[0]  # file:line without the column
+    return base == key or base.endswith(key) or base.endswith("/" + key) or base.split(":")[-1] == key
+
+
+def _placed(record: OpLint, op_loops: Sequence[int], module: Module, trips: Mapping[int, int | None]) -> OpLint:
+    """The record with its loops' locations and its executions per warp (``None`` when a trip count is missing)."""
+    execs: int | None = 1
+    for li in op_loops:
+        t = trips.get(li)
+        execs = None if t is None or execs is None else execs * t
+    return replace(record, loops=tuple(module.loops[li].location for li in op_loops), executions_per_warp=execs)
+
+
+def _category(kind: str, instruction: str) -> str:
+    if instruction.startswith("ldmatrix"):
+        return "ldsm"
+    if instruction.startswith("stmatrix"):
+        return "stsm"
+    return "ld" if kind == "load" else "st"
+
+
+def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: Sequence[str]) -> KernelTotal:
+    """The kernel's wavefronts over ``grid`` (see the module docstring)."""
+    ctas = 1
+    for g in grid:
+        ctas *= int(g)
+    not_counted = tuple(sorted({f"{o.op} at {o.location}: {o.reason}" for o in ops
+                                if not o.counted and "no shared memory" not in o.reason}))
+    grid_t = tuple(int(g) for g in grid)
+    if missing:
+        return KernelTotal(grid_t, ctas, num_warps, None, None, (), tuple(sorted(missing)), not_counted)
+    sums = {"load": 0, "store": 0, **dict.fromkeys(TOTAL_CATEGORIES, 0)}
+    for o in ops:
+        if o.executions_per_warp is None:
+            continue
+        for kind, rep in o.counted_accesses:
+            n = rep.wavefronts * num_warps * ctas * o.executions_per_warp
+            sums["load" if kind == "load" else "store"] += n
+            sums[_category(kind, rep.instruction)] += n
+    return KernelTotal(grid_t, ctas, num_warps, sums["load"], sums["store"],
+                       tuple((c, sums[c]) for c in TOTAL_CATEGORIES), (), not_counted)
+
+
+# ----------------------------------------------------------------------------- the kernel
+
+
+def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
+                grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
+                convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON) -> LintReport:
+    """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
+
+    ``layout_of`` resolves a tensor type's encoding to its layout (the
+    reader's :func:`linlayout.io.ttgir.lint.tensor_layout`).  ``num_warps``
+    overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z) and
+    ``trip_counts`` (loop location → iterations, matched by
+    :func:`loop_matches`) multiply out the kernel's totals.
+    ``convert_planner`` replaces the lowering's ``planned_conversion``.
+    """
+    lowering = get_lowering(triton)
+    if num_warps is not None:
+        check_int(num_warps, "num_warps", minimum=1)
+    nw = num_warps or module.num_warps
+    if not nw:
+        raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
+    root, perm = _buffer_roots(module, lowering.view_ops)
+    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm)
+    trips = dict(trip_counts or {})
+    loop_trip = {lp.index: next((v for k, v in trips.items() if loop_matches(lp.location, k)), None)
+                 for lp in module.loops}
+    uses: list[_Use] = []
+    missing: set[str] = set()
+    for op in module.ops:
+        use = _op_lint(ctx, op)
+        if use is None:
+            continue
+        uses.append(use._replace(record=_placed(use.record, op.loops, module, loop_trip)))
+        missing.update(module.loops[li].location for li in op.loops if loop_trip.get(li) is None)
+    for k, v in module.aliases.items():
+        if getattr(v, "kind", "") == "unreadable":
+            rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
+            uses.append(_Use(rec, None, None))
+    ops = tuple(u.record for u in uses)
+    total = None if grid is None else _total(ops, grid, nw, sorted(missing))
+    loops = tuple(LoopTrip(lp.location, loop_trip[lp.index]) for lp in module.loops)
+    return LintReport(nw, ops, _buffers(lowering, module, uses), total, loops, lowering.version)

@@ -1,0 +1,222 @@
+"""What the lint of a kernel finds, as immutable records: per conversion, per op, per buffer, per kernel.
+
+The lowering model (:mod:`linlayout.lower.lint`) returns these values and
+:mod:`linlayout.io.ttgir.lint` prints them as text and JSON; nothing reads
+them back by string keys.  Every record is a frozen dataclass, and its
+collections are tuples, so a report cannot change once it is made.
+
+* :class:`LoweredConversion`: how the compiler lowers one
+  ``ttg.convert_layout`` (the counted store and load of a shared-memory round
+  trip, or no shared memory at all) and, as :class:`ConversionSuggestion`,
+  what linlayout's own planner would do instead;
+* :class:`OpLint`: one op that touches shared memory, counted (its
+  :class:`~linlayout.count.closed_form.WavefrontReport`) or not (with the
+  reason);
+* :class:`BufferLint`: one shared-memory buffer, its accesses summed, and the
+  optimal memory layout for its writer and reader (:class:`BufferOptimum`)
+  or why none was computed;
+* :class:`KernelTotal` and :class:`LoopTrip`: the kernel's totals over a grid;
+* :class:`LintReport`: the whole kernel.
+
+>>> from linlayout.lower.records import LoopTrip
+>>> t = LoopTrip("k.py:69", 8)
+>>> t.trip_count = 9
+Traceback (most recent call last):
+  ...
+dataclasses.FrozenInstanceError: cannot assign to field 'trip_count'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..core.layout import LinearLayout
+from ..count.closed_form import WavefrontReport
+
+__all__ = [
+    "BufferLint",
+    "BufferOptimum",
+    "ConversionSuggestion",
+    "ConvertPlanner",
+    "KernelTotal",
+    "LintReport",
+    "LoopTrip",
+    "LoweredConversion",
+    "OpLint",
+    "TOTAL_CATEGORIES",
+]
+
+TOTAL_CATEGORIES = ("ld", "ldsm", "st", "stsm")
+"""The instruction families a kernel total is split into (ncu's per-instruction counters)."""
+
+
+@dataclass(frozen=True)
+class ConversionSuggestion:
+    """linlayout's own plan for a conversion (:func:`~linlayout.convert.plan.plan_conversion`), summarised.
+
+    ``path`` (``"none"``, ``"registers"``, ``"shuffles"``, ``"shared_memory"``),
+    ``instructions`` per thread and ``cost`` under
+    :func:`~linlayout.convert.cost.cost_of`; for the shared-memory path also
+    ``wavefronts`` per warp (``write``, ``read``), ``reps`` and
+    ``scratch_bytes``.  ``counted_cost`` is the counted lowering's cost under
+    the same model, when that lowering goes through shared memory.  When the
+    planner has no plan, ``error`` says why and the rest is empty.
+    """
+
+    path: str = ""
+    instructions: tuple[tuple[str, int], ...] = ()
+    cost: int | None = None
+    wavefronts: tuple[tuple[str, int], ...] | None = None
+    reps: int | None = None
+    scratch_bytes: int | None = None
+    counted_cost: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class LoweredConversion:
+    """How the compiler lowers one ``convert_layout``, counted per warp (was ``ConvertPlan``).
+
+    ``method`` says what the lowering does; ``store`` and ``load`` are the
+    wavefronts per warp of its shared-memory round trip through ``memory``
+    (all three ``None`` when it uses no shared memory); ``suggestion`` is a
+    cheaper plan's summary, if the planner has one.
+    """
+
+    method: str
+    store: WavefrontReport | None = None
+    load: WavefrontReport | None = None
+    memory: LinearLayout | None = None
+    suggestion: ConversionSuggestion | None = None
+
+    @property
+    def uses_shared_memory(self) -> bool:
+        """Whether the counted lowering makes a shared-memory round trip."""
+        return self.store is not None and self.load is not None
+
+
+ConvertPlanner = Callable[[LinearLayout, LinearLayout, int], LoweredConversion]
+"""The seam for a conversion planner: ``planner(src, dst, element_bits) -> LoweredConversion``.
+
+Called for every ``convert_layout`` that is read.  The default is the
+lowering's ``planned_conversion`` (Triton's expected lowering counted,
+linlayout's plan suggested); its ``shared_round_trip`` (the round trip alone,
+only for conversions that cross warps) or another planner plugs in through
+``lint_text(..., convert_planner=...)``.
+"""
+
+
+@dataclass(frozen=True)
+class OpLint:
+    """One op that touches shared memory, for one execution by one warp.
+
+    ``op``, ``location`` (``file:line:col``), ``line`` (in the TTGIR text),
+    ``element_bits`` and ``shape`` say which op; ``layout_text`` and
+    ``memory_text`` are its register and shared encodings as printed in the
+    module (a conversion: ``SRC -> DST``).  ``kind`` is ``"store"``,
+    ``"load"``, ``"convert"`` or ``""``.  A counted local load or store has
+    its ``access``; a counted conversion its ``conversion`` (whose store and
+    load are counted).  ``reason`` says why an op is not counted.
+    ``loops`` are the locations of the enclosing loops and
+    ``executions_per_warp`` the product of their trip counts (``None`` when
+    one is unknown).  ``buffer`` names the shared buffer(s) the op uses.
+    """
+
+    op: str
+    location: str
+    line: int
+    element_bits: int
+    shape: tuple[int, ...]
+    kind: str
+    counted: bool
+    reason: str = ""
+    layout_text: str = ""
+    memory_text: str = ""
+    buffer: str | None = None
+    access: WavefrontReport | None = None
+    conversion: LoweredConversion | None = None
+    loops: tuple[str, ...] = ()
+    executions_per_warp: int | None = 1
+
+    @property
+    def counted_accesses(self) -> tuple[tuple[str, WavefrontReport], ...]:
+        """The counted accesses as ``(kind, report)``: one for a local load/store, store and load for a conversion."""
+        if not self.counted:
+            return ()
+        if self.access is not None:
+            return ((self.kind, self.access),)
+        if self.conversion is not None and self.conversion.uses_shared_memory:
+            return (("store", self.conversion.store), ("load", self.conversion.load))  # type: ignore[return-value]
+        return ()
+
+
+@dataclass(frozen=True)
+class BufferOptimum:
+    """The optimal memory layout of a buffer for its one writer and one reader, counted as the lowering accesses it."""
+
+    memory: LinearLayout
+    element_bits: int
+    write_wavefronts: int
+    read_wavefronts: int
+
+
+@dataclass(frozen=True)
+class BufferLint:
+    """One shared-memory buffer: its current encoding and wavefronts per warp, and its optimum (or why not)."""
+
+    name: str
+    allocated_at: str
+    encoding_text: str
+    write_wavefronts: int
+    read_wavefronts: int
+    optimal: BufferOptimum | None = None
+    reason: str | None = None
+
+    @property
+    def saving(self) -> int:
+        """Wavefronts per warp saved by the optimum (0 without one)."""
+        if self.optimal is None:
+            return 0
+        return (self.write_wavefronts + self.read_wavefronts) - (self.optimal.write_wavefronts
+                                                                  + self.optimal.read_wavefronts)
+
+
+@dataclass(frozen=True)
+class KernelTotal:
+    """The kernel's wavefronts over a grid: per warp × warps × CTAs × executions.
+
+    ``by_instruction`` splits them into :data:`TOTAL_CATEGORIES`.  When a
+    loop has no trip count, ``missing_trip_counts`` names it and the totals
+    are ``None``.  ``not_counted`` lists the ops that touch shared memory but
+    are not counted, with the reason.
+    """
+
+    grid: tuple[int, ...]
+    ctas: int
+    warps_per_cta: int
+    load_wavefronts: int | None
+    store_wavefronts: int | None
+    by_instruction: tuple[tuple[str, int], ...] = ()
+    missing_trip_counts: tuple[str, ...] = ()
+    not_counted: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoopTrip:
+    """A loop of the module (its location) and the trip count given for it (``None`` if none was)."""
+
+    location: str
+    trip_count: int | None
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """The lint of one kernel: its ops, its buffers, the totals (given a grid) and the loops' trip counts."""
+
+    num_warps: int
+    ops: tuple[OpLint, ...]
+    buffers: tuple[BufferLint, ...]
+    total: KernelTotal | None
+    loops: tuple[LoopTrip, ...]
+    lowering: str = ""
