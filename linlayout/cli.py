@@ -360,12 +360,16 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify_gpu(args: argparse.Namespace) -> int:
-    from .io.gpu_queries import verify_files
+    from .check.gpu.batch import verify_batch
+    from .io.gpu_queries import read_queries
 
     if args.repeat < 1 or args.timeout <= 0:
         raise _UsageError("linlayout verify-gpu: --repeat and --timeout must be positive")
-    return verify_files(args.queries, as_json=args.json, keep=args.keep, timeout=args.timeout,
-                        arch=args.arch, repeat=args.repeat, nvcc=args.nvcc, ncu=args.ncu)
+    res = verify_batch(read_queries(args.queries), keep=args.keep, timeout=args.timeout, arch=args.arch,
+                       repeat=args.repeat, nvcc=args.nvcc, ncu=args.ncu,
+                       command="linlayout verify-gpu " + " ".join(args.queries))
+    print(json.dumps(res.to_dict()) if args.json else res.text())
+    return 0 if res.ok else 1
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:

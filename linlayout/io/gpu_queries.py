@@ -1,4 +1,4 @@
-"""Query files for GPU verification: JSON queries and batch files in, plans and the ``verify-gpu`` report out.
+"""Query files for GPU verification: JSON queries and batch files in, parsed queries out.
 
 Concepts
 ========
@@ -23,20 +23,26 @@ Ids are the entry's ``"id"``, else ``FILE`` for a single query and
 ``FILE#k`` for entry ``k`` of a batch; they must be unique.  Errors name
 the file, the entry or the query.
 
-This module only reads and decodes; the planning and the run are the check
-layer's (:mod:`linlayout.check.gpu.verify`), which works on parsed queries.
+This module reads and decodes (:func:`read_queries`, :func:`read_query`):
+each entry becomes a :class:`~linlayout.check.gpu.batch.ParsedQuery`.  What
+runs and what is compared is the check layer's command
+(:mod:`linlayout.check.gpu.batch`: expanding swizzle queries, planning,
+measuring).  The front doors :func:`plan_query`, :func:`swizzle_sides`,
+:func:`load_queries` and :func:`verify_files` read and hand what they read to
+that command, one call each.
 
-Worked example: a batch of one address-level query, planned
+Worked example: a batch of one address-level query, read and then planned
 
 >>> import json, tempfile, os
 >>> q = {"instruction": "ld.shared", "op": "load", "access_bytes": 4, "lane_byte_offsets": [4 * l for l in range(32)]}
 >>> with tempfile.TemporaryDirectory() as d:
 ...     path = os.path.join(d, "batch.json")
 ...     _ = open(path, "w").write(json.dumps({"queries": [{"id": "rows", "query": q}]}))
-...     [(p.id, p.simulated_total) for p in load_queries([path])]
-[('rows', 1)]
+...     [(e.id, e.kind) for e in read_queries([path])], [(p.id, p.simulated_total) for p in load_queries([path])]
+([('rows', 'conflicts')], [('rows', 1)])
 
-API: :func:`plan_query`, :func:`swizzle_sides`, :func:`load_queries`,
+API: :func:`read_queries`, :func:`read_query`, and the front doors
+:func:`plan_query`, :func:`swizzle_sides`, :func:`load_queries`,
 :func:`verify_files`.
 """
 
@@ -47,15 +53,34 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..check.gpu.tools import find_tools
-from ..check.gpu.verify import QueryPlan, plan_probes, swizzle_side_queries, verify
+from ..check.gpu.batch import ParsedQuery, expand_swizzle, plan_batch, verify_batch
+from ..check.gpu.verify import QueryProbes, plan_probes
 from ..errors import LayoutJSONError, LinLayoutError
 from .jsonio import conflicts_query_from_json, load_file, swizzle_query_from_json
 
-__all__ = ["plan_query", "swizzle_sides", "load_queries", "verify_files"]
+__all__ = ["read_query", "read_queries", "plan_query", "swizzle_sides", "load_queries", "verify_files"]
 
 
-def plan_query(obj: Any, qid: str = "query") -> QueryPlan:
+def _is_swizzle_query(obj: Any) -> bool:
+    return isinstance(obj, Mapping) and "write" in obj and "read" in obj
+
+
+def read_query(obj: Any, qid: str = "query") -> ParsedQuery:
+    """Decode one query (decoded JSON or text): a ``linlayout swizzle`` query (``"write"`` and ``"read"``) or a conflicts query.
+
+    >>> e = read_query({"instruction": "ld.shared", "op": "load", "access_bytes": 4,
+    ...                 "lane_byte_offsets": [128 * l for l in range(32)]}, "column")
+    >>> e.id, e.kind, e.query["kind"]
+    ('column', 'conflicts', 'access')
+    """
+    if _is_swizzle_query(obj):
+        return ParsedQuery(qid, swizzle_query_from_json(obj), dict(obj), "swizzle")
+    query = conflicts_query_from_json(obj)
+    raw = obj if isinstance(obj, Mapping) else json.loads(obj)
+    return ParsedQuery(qid, query, dict(raw), "conflicts")
+
+
+def plan_query(obj: Any, qid: str = "query") -> QueryProbes:
     """Expand one ``linlayout conflicts`` query (decoded JSON or text) into its instructions and predictions.
 
     Decodes with :func:`~linlayout.io.jsonio.conflicts_query_from_json` and
@@ -77,24 +102,13 @@ def plan_query(obj: Any, qid: str = "query") -> QueryPlan:
     return plan_probes(q, qid, dict(raw))
 
 
-def _side_to_json(q: Mapping[str, Any]) -> dict[str, Any]:
-    """A parsed layout-level conflicts query of :func:`swizzle_side_queries` as its JSON query."""
-    cq: dict[str, Any] = {"layout": q["layout"].to_dict(), "memory": q["memory"].to_dict(),
-                          "element_bits": q["element_bits"], "op": q["op"], "instruction": q["instruction"]}
-    if q["hardware"] != "sm90":
-        cq["hardware"] = q["hardware"]
-    if q["vector_bits"] is not None:
-        cq["vector_bits"] = q["vector_bits"]
-    return cq
-
-
 def swizzle_sides(obj: Any) -> list[tuple[str, dict[str, Any]]]:
     """Turn a ``linlayout swizzle`` query into the two conflicts queries (JSON) that check its answer.
 
     Synthesizes the memory layout with :func:`linlayout.synth.synthesis.optimal_swizzle`
     and returns ``[("write", store query), ("read", load query)]`` on that
     memory, each with the instruction (and vector width for ``ld/st.shared``)
-    the synthesis chose (:func:`~linlayout.check.gpu.verify.swizzle_side_queries`).
+    the synthesis chose (:func:`~linlayout.check.gpu.batch.expand_swizzle`).
 
     >>> import json
     >>> sides = swizzle_sides(json.load(open("examples/transpose_16x32.json")))
@@ -103,11 +117,8 @@ def swizzle_sides(obj: Any) -> list[tuple[str, dict[str, Any]]]:
     >>> [plan_query(q).simulated_total for _, q in sides]
     [16, 16]
     """
-    return [(side, _side_to_json(q)) for side, q in swizzle_side_queries(swizzle_query_from_json(obj))]
-
-
-def _is_swizzle_query(obj: Any) -> bool:
-    return isinstance(obj, Mapping) and "write" in obj and "read" in obj
+    entry = ParsedQuery("", swizzle_query_from_json(obj), {}, "swizzle")
+    return [(side.id.split(" ")[-1], dict(side.source)) for side in expand_swizzle(entry)]
 
 
 def _entries(path: str | Path, obj: Any) -> list[tuple[str, Any]]:
@@ -132,36 +143,33 @@ def _entries(path: str | Path, obj: Any) -> list[tuple[str, Any]]:
     return entries
 
 
-def load_queries(paths: Sequence[str | Path]) -> list[QueryPlan]:
-    """Read query files (a single query, or a batch ``{"queries": [...]}``) and plan every query.
+def read_queries(paths: Sequence[str | Path]) -> list[ParsedQuery]:
+    """Read query files (a single query, or a batch ``{"queries": [...]}``) and decode every query.
 
     Ids are the entry's ``"id"``, else ``FILE`` for a single query and
-    ``FILE#k`` in a batch; they must be unique.  Errors name the file and entry.
-    A ``linlayout swizzle`` query (``"write"`` and ``"read"``) stands for the
-    two sides of its synthesized memory (:func:`swizzle_sides`), with ids
-    ``ID write`` and ``ID read``.  See the module example.
+    ``FILE#k`` in a batch.  Errors name the file and entry, or the query.
+    A swizzle query stays one entry here; planning expands it into its two
+    sides (:func:`~linlayout.check.gpu.batch.plan_batch`), which also checks
+    that ids are unique.
     """
-    plans: list[QueryPlan] = []
-    seen: set[str] = set()
+    out: list[ParsedQuery] = []
     for path in paths:
-        expanded: list[tuple[str, Any]] = []
         for qid, q in _entries(path, load_file(path, "query file")):
-            if _is_swizzle_query(q):
-                try:
-                    expanded.extend((f"{qid} {side}", cq) for side, cq in swizzle_sides(q))
-                except LinLayoutError as e:
-                    raise type(e)(f"query {qid}: {e}") from None
-            else:
-                expanded.append((qid, q))
-        for qid, q in expanded:
-            if qid in seen:
-                raise LayoutJSONError(f"query id {qid!r} appears twice; ids must be unique")
-            seen.add(qid)
             try:
-                plans.append(plan_query(q, qid))
+                out.append(read_query(q, qid))
             except LinLayoutError as e:
                 raise type(e)(f"query {qid}: {e}") from None
-    return plans
+    return out
+
+
+def load_queries(paths: Sequence[str | Path]) -> list[QueryProbes]:
+    """Read query files and plan every query (:func:`read_queries`, then :func:`~linlayout.check.gpu.batch.plan_batch`).
+
+    A ``linlayout swizzle`` query (``"write"`` and ``"read"``) stands for the
+    two sides of its synthesized memory (:func:`swizzle_sides`), with ids
+    ``ID write`` and ``ID read``; ids must be unique.  See the module example.
+    """
+    return plan_batch(read_queries(paths))
 
 
 def verify_files(
@@ -175,23 +183,16 @@ def verify_files(
     ncu: str | None = None,
     out=None,
 ) -> int:
-    """The ``linlayout verify-gpu`` command: plan, measure, print; return 0 when everything matches, 1 otherwise.
+    """The ``linlayout verify-gpu`` command: read, then :func:`~linlayout.check.gpu.batch.verify_batch`, then print.
 
-    Plans every query of ``paths`` (:func:`load_queries`) before looking for
-    the tools, so that a bad query is reported even without a GPU; then
-    measures them (:func:`~linlayout.check.gpu.verify.verify`) and writes the
-    text report, or the JSON report with ``as_json``, to ``out`` (standard
-    output by default).
+    Writes the text report, or the JSON report with ``as_json``, to ``out``
+    (standard output by default) and returns 0 when everything matches, 1
+    otherwise (the result's ``ok``).
     """
     import sys
 
     out = out or sys.stdout
-    plans = load_queries(paths)
-    tools = find_tools(nvcc, ncu, arch)
-    res = verify(plans, keep=keep, timeout=timeout, repeat=repeat, tools=tools,
-                 command="linlayout verify-gpu " + " ".join(paths))
-    if as_json:
-        out.write(json.dumps(res.to_dict()) + "\n")
-    else:
-        out.write(res.text() + "\n")
+    res = verify_batch(read_queries(paths), keep=keep, timeout=timeout, arch=arch, repeat=repeat, nvcc=nvcc, ncu=ncu,
+                       command="linlayout verify-gpu " + " ".join(paths))
+    out.write((json.dumps(res.to_dict()) if as_json else res.text()) + "\n")
     return 0 if res.ok else 1

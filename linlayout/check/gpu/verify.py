@@ -16,7 +16,7 @@ the counters); reading files and decoding JSON is the I/O layer's job
    counted by :func:`~linlayout.count.simulate.simulate_access` and, when its
    offsets are XOR-affine in the lane, by
    :func:`~linlayout.count.closed_form.access_wavefronts`.  The result is a
-   :class:`QueryPlan` of :class:`~linlayout.check.gpu.codegen.ProbeInstruction`.
+   :class:`QueryProbes` of :class:`~linlayout.check.gpu.codegen.ProbeInstruction`.
    A ``linlayout swizzle`` query stands for two conflicts queries on the
    memory it synthesizes (:func:`swizzle_side_queries`).
 2. **Run** (:func:`verify`).  Distinct instructions become the kernels of one
@@ -44,7 +44,7 @@ apart, so every pass costs 8 wavefronts: 32, by both counters
 >>> [(i.instruction, i.access_bytes, i.closed_form, i.simulated) for i in p.instructions]
 [('st.shared', 16, 32, 32)]
 
-API: :class:`QueryPlan`, :func:`plan_probes`, :func:`swizzle_side_queries`,
+API: :class:`QueryProbes`, :func:`plan_probes`, :func:`swizzle_side_queries`,
 :class:`VerifyResult`, :func:`verify`.
 """
 
@@ -67,7 +67,7 @@ from .counts import count_layout_query
 from .ncu import METRIC_LOAD, METRIC_STORE, Measured, collect_measurements, parse_ncu_csv
 from .tools import Tools, arch_number, find_tools
 
-__all__ = ["QueryPlan", "plan_probes", "swizzle_side_queries", "VerifyResult", "verify"]
+__all__ = ["QueryProbes", "plan_probes", "swizzle_side_queries", "VerifyResult", "verify"]
 
 
 # ---------------------------------------------------------------------------
@@ -76,7 +76,7 @@ __all__ = ["QueryPlan", "plan_probes", "swizzle_side_queries", "VerifyResult", "
 
 
 @dataclass
-class QueryPlan:
+class QueryProbes:
     """A query expanded into its instructions (warp 0), with predictions.
 
     ``kind`` is ``"layout"`` or ``"access"``, ``note`` says why a closed form
@@ -101,7 +101,11 @@ class QueryPlan:
         return sum(i.simulated for i in self.instructions)
 
 
-def plan_probes(query: Mapping[str, Any], qid: str = "query", source: Mapping[str, Any] | None = None) -> QueryPlan:
+QueryPlan = QueryProbes
+"""The previous name of :class:`QueryProbes` (kept for one release; not exported)."""
+
+
+def plan_probes(query: Mapping[str, Any], qid: str = "query", source: Mapping[str, Any] | None = None) -> QueryProbes:
     """Expand one parsed ``linlayout conflicts`` query into its instructions and predictions.
 
     ``query`` is what :func:`linlayout.io.jsonio.conflicts_query_from_json`
@@ -134,12 +138,12 @@ def plan_probes(query: Mapping[str, Any], qid: str = "query", source: Mapping[st
             closed, note = None, "offsets not XOR-affine in the lane: simulator only"
         offs = tuple(int(o) for o in args["lane_byte_offsets"])
         ins = ProbeInstruction(qid, 0, res.instruction, res.op, res.access_bytes, offs, closed, res.wavefronts)
-        return QueryPlan(qid, "access", [ins], note, src)
+        return QueryProbes(qid, "access", [ins], note, src)
     c = count_layout_query(**args)
     note = "" if c.closed_form is not None else "padded memory: simulator only"
     out = [ProbeInstruction(qid, k, c.instruction, c.op, c.access_bytes, o, c.closed_form, s)
            for k, (o, s) in enumerate(zip(c.lane_byte_offsets, c.simulated))]
-    return QueryPlan(qid, "layout", out, note, src)
+    return QueryProbes(qid, "layout", out, note, src)
 
 
 def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -180,7 +184,7 @@ class VerifyResult:
     kernel, ``skipped`` names the instructions this GPU cannot run and why.
     """
 
-    plans: list[QueryPlan]
+    plans: list[QueryProbes]
     kernels: list[ProbeInstruction]
     measured: dict[int, Measured]
     index: dict[tuple, int]
@@ -217,7 +221,7 @@ class VerifyResult:
         }
 
     @property
-    def rows(self) -> list[tuple[QueryPlan, dict[str, Any]]]:
+    def rows(self) -> list[tuple[QueryProbes, dict[str, Any]]]:
         """Every instruction's row, with its query."""
         return [(pl, self.row(p)) for pl in self.plans for p in pl.instructions]
 
@@ -317,7 +321,7 @@ def _tail(text: str, n: int = 3) -> str:
     return " | ".join(lines[-n:]) if lines else "(no output)"
 
 
-def _select_kernels(plans: Sequence[QueryPlan], tools: Tools):
+def _select_kernels(plans: Sequence[QueryProbes], tools: Tools):
     """Distinct runnable probes, their index by key, and the skipped keys with the reason."""
     sm = arch_number(tools.arch)
     kernels: list[ProbeInstruction] = []
@@ -377,7 +381,7 @@ def _compile_and_profile(plans, kernels, tools: Tools, work: Path, timeout: floa
 
 
 def verify(
-    plans: Sequence[QueryPlan],
+    plans: Sequence[QueryProbes],
     keep: str | Path | None = None,
     timeout: float = 600,
     arch: str | None = None,
