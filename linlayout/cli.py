@@ -218,10 +218,8 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
-    from .io.emit import to_c, to_cute, to_triton
     from .io.jsonio import load_file, swizzle_query_from_json
     from .core.text import grid_text
-    from .core.layout import LinearLayout
     from .synth.synthesis import optimal_swizzle
 
     q = swizzle_query_from_json(load_file(args.query, "query file"))
@@ -233,43 +231,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"],
                                 q.get("vector_bits"), q.get("instructions"))
     if args.emit:
-        # Among memories of equal cost a standard swizzle is preferred (issue 12 §4): the first tying one
-        # that the requested form can spell, else the synthesized memory.
-        ties = [(t.swizzle.name, LinearLayout.from_flat((("offset", res.memory.in_bits),), res.memory.out_dim_bits,
-                                                        (t.swizzle.columns,))) for t in res.standard_ties]
-        choices = ties + [(None, res.memory)]
-        note = "standard swizzle {} (the same cost as the synthesized optimum)"
-        if args.emit == "json":
-            print(choices[0][1].to_json())
-        elif args.emit == "c":
-            name, mem = choices[0]
-            if name:
-                print("// " + note.format(name))
-            print(to_c(mem), end="")
-        elif args.emit == "cute":
-            reasons = []
-            for name, mem in choices:
-                form = to_cute(mem)
-                if form.text is not None:
-                    if name:
-                        print("// " + note.format(name))
-                    print("// " + _cute_units_note(form.text, q["element_bits"]))
-                    print(form.text)
-                    return 0
-                reasons.append(form.reason)
-            # A valid result that CuTe cannot spell is not an input error: the reason, exit 1 (issue 15).
-            reason = " ".join(str(reasons[-1]).split()) + ("" if ties else "; no standard swizzle ties")
-            print("linlayout: cannot emit CuTe for the optimal layout (a valid result): " + reason, file=sys.stderr)
-            return 1
-        else:
-            for name, mem in choices:
-                form = to_triton(mem, q["element_bits"])
-                if form.swizzled or form.nvmma or name is None:
-                    if name:
-                        print("# " + note.format(name))
-                    print(form.text())
-                    return 0
-        return 0
+        return _emit(res, args.emit, q["element_bits"])
     if args.json:
         d = res.to_dict()
         if rows is not None:
@@ -291,6 +253,38 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
 
         print()
         print(comparison_text(rows))
+    return 0
+
+
+def _emit(res, form: str, element_bits: int) -> int:
+    """Print ``--emit FORM`` of the memory the result chooses (:meth:`~linlayout.synth.synthesis.SwizzleResult.emitted_memory`)."""
+    from .io.emit import to_c, to_cute, to_triton
+
+    if form == "json":
+        print(res.emitted_memory()[0].to_json())
+    elif form == "c":
+        memory, note = res.emitted_memory()
+        print(("// " + note + "\n" if note else "") + to_c(memory), end="")
+    elif form == "cute":
+        memory, note = res.emitted_memory(lambda m: to_cute(m).text is not None)
+        cute = to_cute(memory)
+        if cute.text is None:
+            # A valid result that CuTe cannot spell is not an input error: the reason, exit 1 (issue 15).
+            reason = " ".join(str(cute.reason).split()) + ("" if res.standard_ties else "; no standard swizzle ties")
+            print("linlayout: cannot emit CuTe for the optimal layout (a valid result): " + reason, file=sys.stderr)
+            return 1
+        for line in ([note] if note else []) + [_cute_units_note(cute.text, element_bits)]:
+            print("// " + line)
+        print(cute.text)
+    else:
+        def gluon_spells(memory) -> bool:  # a Gluon shared layout, not only a shared_linear listing
+            form = to_triton(memory, element_bits)
+            return bool(form.swizzled or form.nvmma)
+
+        memory, note = res.emitted_memory(gluon_spells)
+        if note:
+            print("# " + note)
+        print(to_triton(memory, element_bits).text())
     return 0
 
 

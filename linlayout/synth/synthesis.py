@@ -68,7 +68,7 @@ the result meets the relaxation's optimum, no memory layout can beat it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from itertools import count
@@ -299,6 +299,22 @@ class SwizzleResult:
     def preferred_memory(self) -> LinearLayout:
         """:attr:`standard_memory` when a standard swizzle ties, else :attr:`memory` (what ``--emit`` writes)."""
         return self.standard_memory or self.memory
+
+    def emitted_memory(self, spells: Callable[[LinearLayout], bool] | None = None) -> tuple[LinearLayout, str]:
+        """The memory ``--emit`` writes, and a note saying why when it is not :attr:`memory`.
+
+        Among memories of equal cost a standard swizzle is preferred (issue 12 §4): the first of
+        :attr:`standard_ties`, in preference order, that ``spells`` accepts (a form such as CuTe's
+        ``Swizzle<B,M,S>`` cannot spell every layout; ``None`` accepts all), with the note
+        ``"standard swizzle NAME (the same cost as the synthesized optimum)"``.  Otherwise the synthesized
+        :attr:`memory` and an empty note (the form may still fail to spell it: the caller says so).
+        """
+        for tie in self.standard_ties:
+            memory = LinearLayout.from_flat((("offset", self.memory.in_bits),), self.memory.out_dim_bits,
+                                            (tie.swizzle.columns,))
+            if spells is None or spells(memory):
+                return memory, f"standard swizzle {tie.swizzle.name} (the same cost as the synthesized optimum)"
+        return self.memory, ""
 
     @property
     def best_standard(self):
