@@ -3,7 +3,7 @@
 The rules (``docs/architecture.md``):
 
 * **Layers.**  ``errors`` < ``core`` < ``hw`` < ``count`` < ``catalog`` <
-  ``synth`` < ``convert`` < ``check`` < ``io`` < top (``cli.py``, ``__main__.py``,
+  ``synth`` < ``convert`` < ``lower`` < ``check`` < ``io`` < top (``cli.py``, ``__main__.py``,
   ``__init__.py`` and the compatibility modules at the top of the package,
   which may import anything).  A module imports only from its own layer or
   lower ones -- function-level imports included, imports under ``if
@@ -12,6 +12,9 @@ The rules (``docs/architecture.md``):
 * **No private names across modules**: no ``from .x import _name``, no
   ``module._name`` on an imported linlayout module, and no private attribute
   of another module's objects (``layout._cols`` outside ``core/layout.py``).
+* **No analysis in io/**: an ``io/`` module parses and prints; it does not
+  call the analysis layers' functions except the presentation calls listed
+  in :data:`IO_MAY_CALL` (:func:`find_analysis_in_io` defines the rule).
 * **Small modules**: none over :data:`MAX_LINES` lines.
 
 Every failure names the file and the line.  The whole file runs in well under
@@ -488,7 +491,151 @@ def test_the_checks_catch_each_kind_of_violation(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# (d) module size
+# (d) no analysis in io/
+# ---------------------------------------------------------------------------
+
+ANALYSIS_LAYERS = ("count", "synth", "convert", "lower", "check")
+"""The layers that compute: counting, synthesis, conversion planning, the compiler's lowering model, checking."""
+
+ANALYSIS_MODULES = ("linlayout.core.f2",)
+"""Modules outside those layers whose functions are analysis too: the F2 kernel (rank, reduction, inverse)."""
+
+IO_MAY_CALL: dict[str, dict[str, str]] = {
+    "linlayout.io.ttgir.lint": {
+        "lint_module": "lint_text, the parse entry point, hands the parsed module to the analysis (lower/lint.py)"},
+    "linlayout.io.gpu_queries": {
+        "plan_probes": "plan_query, a front door: one decoded query handed to check/gpu/verify.py",
+        "expand_swizzle": "swizzle_sides, a front door: one decoded query handed to check/gpu/batch.py",
+        "plan_batch": "load_queries, a front door: the queries read handed to check/gpu/batch.py",
+        "verify_batch": "verify_files, a front door: the queries read handed to the verify-gpu command"},
+    "linlayout.io.convert_io": {
+        "f2": "the CUDA emitter evaluates the plan's F2 maps (f2.apply) to print their constants",
+        "plan_access": "the CUDA emitter asks the access plan which registers one ldmatrix/stmatrix moves",
+        "aligned": "the CUDA emitter prints the vectors the plan's access rule found",
+        "hardware_of": "the CUDA emitter prints each register's element (the layout's hardware columns)"},
+    "linlayout.io.draw.access": {
+        "lane_byte_offsets": "a picture of an access shows each lane's address",
+        "simulate_wavefronts": "a picture of an access shows the simulator's wavefronts",
+        "simulate_access": "a picture of an access shows the simulator's passes",
+        "wavefronts": "a picture of an access shows the closed form's wavefronts"},
+    "linlayout.io.draw.swizzle": {
+        "optimal_swizzle": "a picture of a swizzle query draws the memory the synthesis chose",
+        "wavefronts": "a picture of a swizzle shows each side's wavefronts"},
+    "linlayout.io.draw.layouts": {
+        "check_element_bits": "validates the element width of the picture's input (the counters' rule)"},
+}
+"""Calls from ``io/`` into the analysis that are presentation, each with why (see :func:`find_analysis_in_io`)."""
+
+
+def _analysis_names(mod: Module, mods: dict[str, Module]) -> dict[str, str]:
+    """Local names of ``mod`` bound to analysis: functions imported from an analysis module, and those modules."""
+    out: dict[str, str] = {}
+    for imp in mod.imports:
+        target_mod = mods[imp.target]
+        analysis = layer_of(imp.target) in ANALYSIS_LAYERS or imp.target in ANALYSIS_MODULES
+        if not analysis:
+            continue
+        if not imp.names:  # the module itself: ``from ..core import f2``, ``import linlayout.count.plan as p``
+            node = next(n for n, _ in mod.nodes if getattr(n, "lineno", None) == imp.line
+                        and isinstance(n, (ast.Import, ast.ImportFrom)))
+            for alias in node.names:
+                out[alias.asname or alias.name.split(".")[-1]] = imp.target
+            continue
+        node = next(n for n, _ in mod.nodes if isinstance(n, ast.ImportFrom) and n.lineno == imp.line)
+        for alias in node.names:
+            if alias.name in imp.names and alias.name[:1].islower():  # functions; classes and CONSTANTS are data
+                out[alias.asname or alias.name] = target_mod.name
+    return out
+
+
+def find_analysis_in_io(mods: dict[str, Module]) -> list[str]:
+    """One message per call from an ``io/`` module into the analysis that :data:`IO_MAY_CALL` does not list.
+
+    ``io/`` is the outside world: it parses text into the library's values and
+    prints results.  An *analysis module under io/* is one that computes what
+    the analysis layers (:data:`ANALYSIS_LAYERS`: count, synth, convert, lower,
+    check) or the F2 kernel compute.  The test sees that as a **call**: an io
+    module calls a function it imported from one of those modules (``f(...)``)
+    or a function of such a module (``f2.rank(...)``).  Importing their
+    classes and constants (result types, records, query types) is reading and
+    printing them, and importing a function without calling it (a
+    re-export) computes nothing; both are allowed.  The calls that are
+    presentation (an emitter or a picture that shows what a counter says)
+    or a front door (a reader that hands what it read to one analysis entry
+    point) are listed, with the reason, in :data:`IO_MAY_CALL`; anything else
+    belongs in the analysis layers, with io calling it from the CLI's side.
+    """
+    problems: list[tuple[str, int, str]] = []
+    for mod in mods.values():
+        if layer_of(mod.name) != "io":
+            continue
+        names = _analysis_names(mod, mods)
+        allowed = IO_MAY_CALL.get(mod.name, {})
+        for node, _ in mod.nodes:
+            if not isinstance(node, ast.Call):
+                continue
+            parts = _dotted(node.func)
+            if not parts or parts[0] not in names:
+                continue
+            if parts[0] in allowed:
+                continue
+            problems.append((mod.rel, node.lineno,
+                             f"{_where(mod, node.lineno)}: calls {'.'.join(parts)} ({names[parts[0]]}), analysis in "
+                             f"io/; move the computation below io/ (or list it in IO_MAY_CALL with why it is "
+                             f"presentation)"))
+    return [msg for _, _, msg in sorted(problems)]
+
+
+def test_io_holds_no_analysis():
+    problems = find_analysis_in_io(package())
+    assert not problems, "analysis under io/:\n" + "\n".join(problems)
+
+
+def test_the_io_analysis_check_catches_a_fake_analysis_module(tmp_path):
+    """A synthetic io module that counts is caught; one that reads results, re-exports or is listed is not."""
+    files = {
+        "__init__.py": "",
+        "errors.py": "",
+        "core/__init__.py": "",
+        "core/f2.py": "def rank(cols):\n    return len(cols)\n",
+        "count/__init__.py": "",
+        "count/closed_form.py": "class WavefrontReport:\n    pass\nLIMIT = 1\ndef wavefronts(x):\n    return x\n",
+        "io/__init__.py": "",
+        "io/analysis.py": (
+            "from ..count.closed_form import wavefronts as wf\n"
+            "from ..core import f2\n"
+            "def lint(x):\n"
+            "    return wf(x)\n"  # line 4: a counter called from io
+            "def scope(a):\n"
+            "    return f2.rank(a)\n"  # line 6: the F2 kernel called from io
+        ),
+        "io/printer.py": (
+            "from ..count.closed_form import LIMIT, WavefrontReport, wavefronts\n"
+            "__all__ = ['wavefronts']\n"  # a re-export: imported, never called
+            "def render(r: WavefrontReport) -> str:\n"
+            "    return str(LIMIT) + repr(r)\n"
+        ),
+        "io/draw.py": "from ..count.closed_form import wavefronts\ndef picture(x):\n    return wavefronts(x)\n",
+    }
+    for rel, text in files.items():
+        path = tmp_path / "linlayout" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    mods = read_package(tmp_path / "linlayout")
+    found = find_analysis_in_io(mods)
+    assert [p.split(": ")[0] for p in found] == ["linlayout/io/analysis.py:4", "linlayout/io/analysis.py:6",
+                                                "linlayout/io/draw.py:3"], found
+    assert "calls wf (linlayout.count.closed_form)" in found[0] and "calls f2.rank" in found[1]
+    IO_MAY_CALL["linlayout.io.draw"] = {"wavefronts": "a picture shows the count"}
+    try:
+        assert [p.split(": ")[0] for p in find_analysis_in_io(mods)] == ["linlayout/io/analysis.py:4",
+                                                                        "linlayout/io/analysis.py:6"]
+    finally:
+        del IO_MAY_CALL["linlayout.io.draw"]
+
+
+# ---------------------------------------------------------------------------
+# (e) module size
 # ---------------------------------------------------------------------------
 
 
