@@ -25,7 +25,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .errors import LinLayoutError, ConstructorArgumentError
+from .errors import ConstructorArgumentError, LinLayoutError
 
 __all__ = ["main"]
 

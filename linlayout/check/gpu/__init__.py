@@ -10,7 +10,10 @@ One concept per module, lowest first:
 * :mod:`.counts`: a layout-level query planned once and counted by the
   library's counters (closed form, simulator, lane offsets);
 * :mod:`.verify`: queries (already parsed) planned into probe instructions
-  with predictions, the compile-and-profile run, and its result.
+  with predictions, the compile-and-profile run, and its result;
+* :mod:`.batch`: the ``verify-gpu`` command on a batch of parsed queries
+  (swizzle queries expanded into their two sides, ids checked, planned,
+  measured, compared).
 
 Reading query files and decoding JSON queries is the I/O layer's job
 (:mod:`linlayout.io.gpu_queries`); nothing here reads files or JSON.
