@@ -125,8 +125,8 @@ class _Ctx(NamedTuple):
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
-    return OpLint(op.name, op.location, op.line, element_bits, tuple(shape), kind, fields.pop("counted", False),
-                  **fields)
+    """An uncounted record of ``op`` (``fields``: the rest of :class:`OpLint`); counting replaces it."""
+    return OpLint(op.name, op.location, op.line, element_bits, tuple(shape), kind, False, **fields)
 
 
 def _local_access(ctx: _Ctx, op: Op, kind: str, reg_t: TensorType, mem_t: TensorType, buffer: str | None,
