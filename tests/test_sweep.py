@@ -199,9 +199,9 @@ def test_engine_equals_library_on_random_families(fam):
     rows = evaluate(fam, range(fam.size))["a"]
     for row in rows:
         mem = fam.memory_at(row["config"])
-        kw = a.query(mem)
+        q = a.query(mem)
         try:
-            rep = wavefronts(**kw)
+            rep = wavefronts(q)
         except NotInvertibleError:
             assert row["status"] == "singular"
             event("singular")
@@ -215,9 +215,9 @@ def test_engine_equals_library_on_random_families(fam):
         assert row["wavefronts_per_instruction"] == rep.wavefronts_per_instruction
         assert row["instructions"] == rep.instructions
         assert row["access_bytes"] == rep.access_bytes
-        sim = simulate_wavefronts(**kw)
+        sim = simulate_wavefronts(q)
         assert row["simulated"] == list(sim.per_instruction)
-        assert row["lane_byte_offsets"] == lane_byte_offsets(**kw)
+        assert row["lane_byte_offsets"] == lane_byte_offsets(q)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

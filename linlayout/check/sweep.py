@@ -461,7 +461,7 @@ def _library_check(family: Family, res: SweepResult, pool, k: int, seed: int) ->
             c = row["config"]
             mem = family.memory_at(c)
             try:
-                rep = wavefronts(**a.query(mem))
+                rep = wavefronts(a.query(mem))
             except NotInvertibleError:
                 if row["status"] != "singular":
                     res.library_mismatches.append(f"{a.name} config {c}: the library finds the memory singular, the engine does not")
@@ -481,5 +481,5 @@ def _library_check(family: Family, res: SweepResult, pool, k: int, seed: int) ->
                     f"instructions ({rep.access_bytes} B), engine {row['wavefronts_per_instruction']} x "
                     f"{row['instructions']} ({row['access_bytes']} B)"
                 )
-            elif lane_byte_offsets(**a.query(mem)) != row["lane_byte_offsets"]:
+            elif lane_byte_offsets(a.query(mem)) != row["lane_byte_offsets"]:
                 res.library_mismatches.append(f"{a.name} config {c}: lane byte offsets differ from the library's")

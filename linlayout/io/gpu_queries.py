@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..check.gpu.tools import find_tools
+from ..count.query import AccessQuery
 from ..check.gpu.verify import QueryPlan, plan_probes, swizzle_side_queries, verify
 from ..errors import LayoutJSONError, LinLayoutError
 from .jsonio import conflicts_query_from_json, load_file, swizzle_query_from_json
@@ -77,14 +78,14 @@ def plan_query(obj: Any, qid: str = "query") -> QueryPlan:
     return plan_probes(q, qid, dict(raw))
 
 
-def _side_to_json(q: Mapping[str, Any]) -> dict[str, Any]:
-    """A parsed layout-level conflicts query of :func:`swizzle_side_queries` as its JSON query."""
-    cq: dict[str, Any] = {"layout": q["layout"].to_dict(), "memory": q["memory"].to_dict(),
-                          "element_bits": q["element_bits"], "op": q["op"], "instruction": q["instruction"]}
-    if q["hardware"] != "sm90":
-        cq["hardware"] = q["hardware"]
-    if q["vector_bits"] is not None:
-        cq["vector_bits"] = q["vector_bits"]
+def _side_to_json(q: AccessQuery) -> dict[str, Any]:
+    """A layout-level query of :func:`swizzle_side_queries` as its JSON query."""
+    cq: dict[str, Any] = {"layout": q.layout.to_dict(), "memory": q.memory.to_dict(),
+                          "element_bits": q.element_bits, "op": q.op, "instruction": q.instruction}
+    if q.hardware != "sm90":
+        cq["hardware"] = q.hardware
+    if q.vector_bits is not None:
+        cq["vector_bits"] = q.vector_bits
     return cq
 
 
