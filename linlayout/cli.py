@@ -317,9 +317,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from .io.jsonio import load_file
 
     q = convert_query_from_json(load_file(args.query, "query file"))
-    plan = plan_conversion(**q)
+    plan = plan_conversion(q)
     if args.emit == "cuda":
-        print(to_cuda(plan, q["src"], q["dst"]), end="")
+        print(to_cuda(plan, q.src, q.dst, hardware=q.hardware), end="")
         return 0
     if args.json:
         print(json.dumps(plan.to_dict()))

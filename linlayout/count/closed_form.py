@@ -57,7 +57,7 @@ from ..core.memory import PaddedLayout
 from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
-from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access, plan_query
+from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
 from .query import AccessQuery, AddressQuery, check_access, no_extra_arguments
 
 __all__ = [
@@ -379,11 +379,9 @@ def wavefronts(
     True
     """
     if type(layout) is AccessQuery:
-        no_extra_arguments(layout, memory, element_bits, op, instruction, vector_bits,
-                           None if hardware == "sm90" else hardware)
-        query = layout
-        _refuse_padded(query.memory)
-        return count_plan(plan_query(query), query.layout)
+        _refuse_padded(layout.memory)
+        return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware),
+                          layout.layout)
     _refuse_padded(memory)
     return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware), layout)
 

@@ -114,7 +114,6 @@ __all__ = [
     "access_shape",
     "plan_from_offsets",
     "plan_access",
-    "plan_query",
 ]
 
 # ---------------------------------------------------------------------------
@@ -579,7 +578,7 @@ def plan_access(
     """Validate a layout-level query and plan it (the arguments of :func:`linlayout.wavefronts`).
 
     Takes the query's fields, or one :class:`~linlayout.count.query.AccessQuery`
-    (already checked: :func:`plan_query`).
+    (already checked).
 
     >>> from linlayout.catalog.swizzles import unswizzled
     >>> L = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]},
@@ -593,7 +592,7 @@ def plan_access(
     if type(layout) is AccessQuery:
         no_extra_arguments(layout, memory, element_bits, op, instruction, vector_bits,
                            None if hardware == "sm90" else hardware)
-        return plan_query(layout)
+        return _plan_query(layout)
     if type(layout) is LinearLayout:
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
@@ -611,14 +610,9 @@ def plan_access(
     return _plan_checked(layout, memory, element_bits, ins, hw, matrix, vector_bits, facts)
 
 
-def plan_query(query: AccessQuery) -> AccessPlan:
-    """The plan of a checked :class:`~linlayout.count.query.AccessQuery` (its model and instruction resolved).
-
-    >>> from linlayout.catalog.swizzles import unswizzled
-    >>> L = LinearLayout({"lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, {"dim0": 1, "dim1": 32})
-    >>> plan_query(AccessQuery(L, unswizzled([1, 32]), 32, "load")).access_bytes
-    4
-    """
+def _plan_query(query: AccessQuery) -> AccessPlan:
+    """The plan of a checked :class:`~linlayout.count.query.AccessQuery`: its model and instruction are resolved
+    and its input checked, so only the layout's plan facts are looked up."""
     layout, hw = query.layout, query.hw
     lmemo = layout.memo()
     facts = lmemo.get(_CHECKED_KEY)
