@@ -13,7 +13,7 @@ from linlayout import InputError, LinearLayout
 from linlayout.catalog.constructors import blocked, mma
 from linlayout.convert.execute import ExecutionError, execute
 from linlayout.convert.plan import UnsupportedConversion, cost_of, plan_conversion
-from linlayout.convert.samples import catalog_pairs, random_pair
+from tests.convert_samples import catalog_pairs, random_pair
 from linlayout.core.quotient import is_trivial_over, quotient
 
 LANES = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
