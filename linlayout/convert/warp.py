@@ -116,10 +116,6 @@ class RegisterProgram:
         """The source register read by destination register ``reg`` of thread (lane, ω)."""
         return f2.apply(self.Qr, reg) ^ f2.apply(self.Ql, lane) ^ f2.apply(self.Qo, omega)
 
-    @property
-    def thread_rank(self) -> int:
-        return f2.rank(list(self.Ql) + list(self.Qo))
-
     @cached_property
     def counts(self) -> dict[str, int]:
         """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one."""

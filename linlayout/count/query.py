@@ -250,11 +250,6 @@ class AccessQuery:
         object.__setattr__(self, "hw", hw)
         object.__setattr__(self, "ins", ins)
 
-    def with_memory(self, memory: Memory) -> AccessQuery:
-        """The same access on another memory layout (checked again: the capacity depends on it)."""
-        return AccessQuery(self.layout, memory, self.element_bits, self.op, self.instruction, self.vector_bits,
-                           self.hardware)
-
 
 @dataclass(frozen=True)
 class AddressQuery:

@@ -82,7 +82,7 @@ class AccessResult:
         }
 
 
-def merged_load(offsets: Sequence[int], hw: SharedMemory | None = None) -> bool:
+def merged_load(offsets: Sequence[int]) -> bool:
     """Whether lane bit 0 or lane bit 1 broadcasts (lane ``l`` and ``l ^ 1`` or ``l ^ 2`` always agree).
 
     Observed on the addresses, independently of any plan; whether the

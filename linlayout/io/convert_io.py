@@ -122,7 +122,7 @@ def _omega(hw) -> str:
     return f"(warp | (blockIdx.x << {hw.warp}))" if hw.block else "warp"
 
 
-def _registers(plan, sh, dh, T) -> list[str]:
+def _registers(plan, dh) -> list[str]:
     prog = plan.registers
     lines = [f"  const unsigned om = {_omega(dh)}; (void)om;",
              f"  const unsigned t = {_lin(prog.Ql, 'lane')} ^ {_lin(prog.Qo, 'om')}; (void)t;"]
@@ -134,7 +134,7 @@ def _registers(plan, sh, dh, T) -> list[str]:
     return lines
 
 
-def _shuffles(plan, sh, dh, T, eb, model: SharedMemory) -> list[str]:
+def _shuffles(plan, dh, T, eb, model: SharedMemory) -> list[str]:
     prog = plan.shuffles
     W = "unsigned long long" if eb == 64 else "unsigned int"
     n = 1 << prog.pack_bits
@@ -249,7 +249,7 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
     vregs = ap.shape.hardware.register_bytes * 8 // eb
     lane_off = throff[:hw.lane]
     warp_off = throff[hw.lane:]
-    used = (hw_rows := ap.hardware.matrix_rows) * nmat
+    used = ap.hardware.matrix_rows * nmat
 
     def off(slot):
         r, ll = slot
@@ -323,7 +323,7 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
              f"  const unsigned so = {_lin(sthr, 'tid')};",
              f"  const unsigned doff = {_lin(dthr, 'tid')};"]
 
-    def width(cols_thr, regoffs, hw):
+    def width(cols_thr):
         lowmask = 0
         for c in cols_thr:
             lowmask |= c
@@ -333,7 +333,7 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
             w *= 2
         return w
 
-    ws, wd = width(sthr, sreg, sh), width(dthr, dreg, dh)
+    ws, wd = width(sthr), width(dthr)
     matrix_w = rt.swizzle.write_instruction if "matrix" in rt.swizzle.write_instruction and rt.reps == 1 else None
     matrix_r = rt.swizzle.read_instruction if "matrix" in rt.swizzle.read_instruction and rt.reps == 1 else None
     sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
@@ -414,9 +414,9 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     if plan.path == "none":
         lines += [f"  dst[{r}] = src[{r}];" for r in range(1 << dh.reg)]
     elif plan.path == "registers":
-        lines += _registers(plan, sh, dh, T)
+        lines += _registers(plan, dh)
     elif plan.path == "shuffles":
-        lines += _shuffles(plan, sh, dh, T, plan.element_bits, model)
+        lines += _shuffles(plan, dh, T, plan.element_bits, model)
     else:
         lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model)
     lines.append("}")
