@@ -80,7 +80,8 @@ __version__ = "0.1.0"
 _LAZY = {
     **dict.fromkeys(("Family", "Access", "Toggle", "transpose_16x32_family"), ".check.family"),
     "SweepResult": ".check.sweep_result",
-    "evaluate": ".check.sweep",
+    "evaluate_family": ".check.sweep",
+    "evaluate": ".check.sweep",  # deprecated name of evaluate_family: importing it warns
     "batch_rank": ".count.batched",
     "family_from_json": ".io.families",
     **dict.fromkeys(("draw_layout", "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"), ".io.draw"),

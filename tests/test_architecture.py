@@ -512,7 +512,7 @@ IO_MAY_CALL: dict[str, dict[str, str]] = {
         "f2": "the CUDA emitter evaluates the plan's F2 maps (f2.apply) to print their constants",
         "plan_access": "the CUDA emitter asks the access plan which registers one ldmatrix/stmatrix moves",
         "aligned": "the CUDA emitter prints the vectors the plan's access rule found",
-        "hardware_of": "the CUDA emitter prints each register's element (the layout's hardware columns)"},
+        "index_bits": "the CUDA emitter prints each register's element (the layout's hardware columns)"},
     "linlayout.io.draw.access": {
         "lane_byte_offsets": "a picture of an access shows each lane's address",
         "simulate_wavefronts": "a picture of an access shows the simulator's wavefronts",

@@ -517,3 +517,106 @@ def test_a_layout_counted_again_with_other_arguments_counts_as_a_fresh_one():
         fresh = LinearLayout({d: [list(b) for b in bs] for d, bs in L.bases.items()}, L.out_sizes)
         assert wavefronts(L, M, eb, op, vector_bits=vb, hardware=hw).to_dict() == \
             wavefronts(fresh, M, eb, op, vector_bits=vb, hardware=hw).to_dict()
+
+
+# --------------------------------------------------------------------------- query values
+
+
+def _rows_query_args():
+    L = LinearLayout({"register": [[0, 1], [0, 2], [1, 0]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
+                     {"dim0": 8, "dim1": 32})
+    return L, unswizzled([8, 32]), 32
+
+
+def test_access_query_is_a_frozen_value():
+    import dataclasses
+
+    from linlayout.count.query import AccessQuery
+
+    L, M, eb = _rows_query_args()
+    q = AccessQuery(L, M, eb, "load")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        q.element_bits = 16  # type: ignore[misc]
+    assert q == AccessQuery(L, M, eb, "load") and q != AccessQuery(L, M, eb, "store")
+    assert q.hw is sm90 and q.ins.name == "ld.shared" and q.kind == "layout"
+
+
+@pytest.mark.parametrize("op, instruction, vector_bits, memory", [
+    ("load", None, None, None), ("store", None, 64, None), ("load", "ld.shared", 32, None),
+    ("load", None, None, padded([8, 32], 4)),
+])
+def test_access_query_gives_the_keyword_answers(op, instruction, vector_bits, memory):
+    from linlayout.count.plan import plan_access
+    from linlayout.count.query import AccessQuery
+
+    L, M, eb = _rows_query_args()
+    M = M if memory is None else memory
+    q = AccessQuery(L, M, eb, op, instruction, vector_bits)
+    kw = dict(layout=L, memory=M, element_bits=eb, op=op, instruction=instruction, vector_bits=vector_bits)
+    assert simulate_wavefronts(q) == simulate_wavefronts(**kw)
+    assert lane_byte_offsets(q) == lane_byte_offsets(**kw)
+    assert lane_byte_offsets(q, limit=1) == lane_byte_offsets(**kw, limit=1)
+    if memory is None:
+        assert wavefronts(q) == wavefronts(**kw)
+        assert plan_access(q) == plan_access(**kw)
+    else:
+        with pytest.raises(NotLinearError):
+            wavefronts(q)
+
+
+def test_address_query_gives_the_keyword_answers():
+    from linlayout.count.query import AddressQuery
+
+    offs = [512 * (lane % 8) + 16 * (lane // 8) for lane in range(32)]
+    q = AddressQuery("st.shared", "store", 16, offs)
+    assert q.lane_byte_offsets == tuple(offs) and q.kind == "access"
+    assert access_wavefronts(q) == access_wavefronts("st.shared", "store", 16, offs)
+    assert simulate_access(q) == simulate_access("st.shared", "store", 16, offs)
+    assert access_wavefronts(q).wavefronts == 32
+
+
+def test_queries_check_their_input_once_when_built(monkeypatch):
+    """Bad input fails at construction with the library's InputError; a built query is not checked again."""
+    from linlayout.count import plan as plan_module
+    from linlayout.count.query import AccessQuery, AddressQuery
+    from linlayout.errors import DimensionError, HardwareError, InputError
+
+    L, M, eb = _rows_query_args()
+    for bad, err in [(dict(element_bits=12), SizeError), (dict(op="read"), InstructionError),
+                     (dict(instruction="ldmatrix.x8"), InstructionError), (dict(vector_bits=48), SizeError),
+                     (dict(hardware="sm42"), HardwareError), (dict(layout=unswizzled([8, 32])), DimensionError),
+                     (dict(memory="rows"), InputError)]:
+        args = dict(layout=L, memory=M, element_bits=eb, op="load") | bad
+        with pytest.raises(err) as e:
+            AccessQuery(**args)
+        assert isinstance(e.value, InputError)
+    with pytest.raises(AccessError):
+        AddressQuery("ld.shared", "load", 4, [3] * 32)
+    with pytest.raises(AccessError):
+        AddressQuery("ld.shared", "load", 4, [0] * 31)
+    q = AccessQuery(L, M, eb, "load")
+    calls = []
+    for name in ("check_element_bits", "check_capacity", "check_distributed_dims"):
+        real = getattr(plan_module, name)
+        monkeypatch.setattr(plan_module, name, lambda *a, _real=real, _n=name: calls.append(_n) or _real(*a))
+    monkeypatch.setattr(plan_module, "get_hardware", lambda *a: calls.append("get_hardware"))
+    monkeypatch.setattr(plan_module, "parse_instruction", lambda *a: calls.append("parse_instruction"))
+    L.memo().clear()  # the layout's own memo of checks: forget it, so only the query's checks are left
+    assert wavefronts(q).wavefronts == 8
+    assert calls == ["check_distributed_dims"]  # the layout's plan facts (kept per layout), not an input check
+    calls.clear()
+    assert wavefronts(q).wavefronts == 8 and calls == []
+
+
+def test_a_query_and_its_fields_cannot_be_mixed():
+    from linlayout.count.query import AccessQuery, AddressQuery
+    from linlayout.errors import InputTypeError
+
+    L, M, eb = _rows_query_args()
+    q = AccessQuery(L, M, eb, "load")
+    with pytest.raises(InputTypeError, match="not both"):
+        wavefronts(q, M)
+    with pytest.raises(InputTypeError, match="not both"):
+        simulate_wavefronts(q, element_bits=16)
+    with pytest.raises(InputTypeError, match="not both"):
+        access_wavefronts(AddressQuery("ld.shared", "load", 4, [0] * 32), "load")

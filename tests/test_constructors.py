@@ -251,3 +251,23 @@ def test_constructors_match_ptx_formula_tables():
 def test_constructors_match_h100_tables():
     """Tables recorded on an H100 by tools/hw_probes/run_probes.py."""
     assert check_fragment_tables(json.loads(HW.read_text())) > 10000
+
+
+def test_constructors_take_the_lanes_of_a_warp_with_the_models_default():
+    from linlayout.catalog.constructors import blocked, cute_tv_layout
+    from linlayout.errors import SizeError
+    from linlayout.hw import get_hardware
+
+    assert blocked([8, 32], [1, 1], [4, 8], [1, 1], [1, 0]).in_sizes["lane"] == get_hardware().lanes == 32
+    wide = blocked([8, 64], [1, 1], [4, 16], [1, 1], [1, 0], lanes=64)
+    assert wide.in_sizes["lane"] == 64 and wide.in_sizes.get("register", 1) == 8
+    with pytest.raises(SizeError, match="multiply to 64 lanes"):
+        blocked([8, 64], [1, 1], [4, 8], [1, 1], [1, 0], lanes=64)
+    with pytest.raises(SizeError, match="lanes"):
+        blocked([8, 64], [1, 1], [4, 8], [1, 1], [1, 0], lanes=48)
+    # CuTe: 64 threads are two warps of the default model and one warp of a 64-lane one
+    default = cute_tv_layout(((8, 8), 1), ((1, 8), 0), (8, 8))
+    assert (default.in_sizes["lane"], default.in_sizes["warp"]) == (32, 2)
+    one_warp = cute_tv_layout(((8, 8), 1), ((1, 8), 0), (8, 8), lanes=64)
+    assert (one_warp.in_sizes["lane"], one_warp.in_sizes.get("warp", 1)) == (64, 1)
+    assert one_warp.apply(lane=9) == default.apply(lane=9) == {"dim0": 1, "dim1": 1}

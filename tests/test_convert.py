@@ -13,7 +13,7 @@ from linlayout import InputError, LinearLayout
 from linlayout.catalog.constructors import blocked, mma
 from linlayout.convert.execute import ExecutionError, execute
 from linlayout.convert.plan import UnsupportedConversion, cost_of, plan_conversion
-from linlayout.convert.samples import catalog_pairs, random_pair
+from tests.convert_samples import catalog_pairs, random_pair
 from linlayout.core.quotient import is_trivial_over, quotient
 
 LANES = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
@@ -314,8 +314,8 @@ def test_convert_query_takes_multistep():
     from linlayout.io.convert_io import convert_query_from_json
 
     q = '{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16'
-    assert "multistep" not in convert_query_from_json(q + "}")
-    assert convert_query_from_json(q + ', "multistep": true}')["multistep"] is True
+    assert convert_query_from_json(q + "}").multistep is False
+    assert convert_query_from_json(q + ', "multistep": true}').multistep is True
     with pytest.raises(InputError, match="multistep"):
         convert_query_from_json(q + ', "multistep": 1}')
 
@@ -386,3 +386,70 @@ def test_extra_shuffle_round_beyond_the_destination_registers():
     bad = dataclasses.replace(p, shuffles=dataclasses.replace(p.shuffles, A=(A[0] ^ 1,)))
     with pytest.raises(ExecutionError):
         execute(bad, src, dst)
+
+
+# ---------------------------------------------------------------------------
+# The conversion query, the model's lanes in emitted code, renamed names
+# ---------------------------------------------------------------------------
+
+
+def _wide_warp():
+    """A 64-lane model (no matrix instructions: their 8x16-byte tile fills 32 lanes) and a 64x2 transpose on it."""
+    from linlayout.hw import SharedMemory
+
+    hw = SharedMemory("wide64", lanes=64, matrix_rows=0)
+    lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0]]
+    rows = LinearLayout({"register": [[0, 1]], "lane": lanes}, {"dim0": 64, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + lanes[1:]}, {"dim0": 64, "dim1": 2})
+    return hw, rows, cols
+
+
+def test_conversion_query_is_checked_once_and_plans_like_the_keywords():
+    from linlayout.convert.query import ConversionQuery
+    from linlayout.errors import InputTypeError
+
+    rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    q = ConversionQuery(rows, cols, 32, paths=["shared_memory"])
+    assert q.paths == ("shared_memory",) and q.hw.name == "sm90"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        q.element_bits = 16  # type: ignore[misc]
+    assert plan_conversion(q) == plan_conversion(rows, cols, 32, paths=["shared_memory"])
+    assert plan_conversion(ConversionQuery(rows, cols, 16)) == plan_conversion(rows, cols, 16)
+    for bad in (dict(element_bits=4), dict(paths="registers"), dict(paths=["teleport"]), dict(multistep=1),
+                dict(hardware="sm42"), dict(src="rows")):
+        with pytest.raises(InputError):
+            ConversionQuery(**(dict(src=rows, dst=cols, element_bits=32) | bad))
+    with pytest.raises(InputTypeError, match="not both"):
+        plan_conversion(q, cols)
+
+
+def test_emitted_cuda_takes_its_lanes_from_the_hardware_model():
+    from linlayout.io.convert_io import to_cuda
+
+    hw, rows, cols = _wide_warp()
+    for paths in (["shuffles"], ["shared_memory"]):
+        code = to_cuda(plan_conversion(rows, cols, 32, hw, paths=paths), rows, cols, hardware=hw)
+        assert "threadIdx.x % 64u" in code and "threadIdx.x / 64u" in code
+        assert "% 32u" not in code and "/ 32u" not in code
+    shuffles = to_cuda(plan_conversion(rows, cols, 32, hw, paths=["shuffles"]), rows, cols, hardware=hw)
+    assert "__shfl_sync(0xffffffffffffffffu," in shuffles
+    smem = to_cuda(plan_conversion(rows, cols, 32, hw, paths=["shared_memory"]), rows, cols, hardware=hw)
+    assert "tid = lane | (warp << 6)" in smem
+    sm90_rows = LinearLayout({"register": [[0, 1]], "lane": LANES}, {"dim0": 32, "dim1": 2})
+    sm90_cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:]}, {"dim0": 32, "dim1": 2})
+    code = to_cuda(plan_conversion(sm90_rows, sm90_cols, 32), sm90_rows, sm90_cols)
+    assert "threadIdx.x % 32u" in code and "__shfl_sync(0xffffffffu," in code
+    with pytest.raises(InputError, match="64 lanes"):  # a 32-lane layout is not a full warp of this model
+        to_cuda(plan_conversion(sm90_rows, sm90_cols, 32), sm90_rows, sm90_cols, hardware=hw)
+
+
+def test_index_bits_replaces_the_name_hardware():
+    import linlayout.convert.solve as solve
+
+    with pytest.warns(DeprecationWarning, match="IndexBits"):
+        assert solve.Hardware is solve.IndexBits
+    with pytest.warns(DeprecationWarning, match="index_bits"):
+        assert solve.hardware_of is solve.index_bits
+    bits, cols = solve.index_bits(LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8}), "src")
+    assert (bits.reg, bits.lane, bits.warp, bits.block, cols) == (1, 2, 0, 0, [1, 2, 4])

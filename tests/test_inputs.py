@@ -304,7 +304,7 @@ def test_show_json_is_read_by_show_and_draw(tmp_path, capsys):
 def test_queries_name_constructors_and_swizzles():
     q = ll_conflicts({"layout": {"mma": {"operand": "A", "shape": [16, 16]}}, "memory": {"swizzle": "tma32B"},
                       "element_bits": 16, "op": "load", "instruction": "ldmatrix.x4"})
-    assert q["layout"] == mma("A", [16, 16]) and q["memory"] == nvmma_layout([16, 16], 16, 32)
+    assert q.layout == mma("A", [16, 16]) and q.memory == nvmma_layout([16, 16], 16, 32)
     assert layout_from_json({"row_major": [64, 64]}) == unswizzled([64, 64])
     assert layout_from_json({"col_major": [4, 8]}) == unswizzled([4, 8], [0, 1])
     with pytest.raises(LinLayoutError, match="needs the tensor's shape"):
@@ -387,9 +387,7 @@ def test_huge_queries_and_families_are_refused_at_once():
 
 
 def ll_conflicts_run(doc):
-    q = ll_conflicts(doc)
-    q.pop("kind")
-    return wavefronts(**q)
+    return wavefronts(ll_conflicts(doc))
 
 
 def test_draw_of_a_huge_layout_is_bounded(tmp_path):

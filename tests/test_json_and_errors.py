@@ -154,3 +154,26 @@ def test_non_iterable_out_dims_is_a_library_error():
     for bad in (False, 5, 1.5):
         with pytest.raises(DimensionError, match="out_dims must be"):
             LinearLayout({}, bad)
+
+
+def test_conflicts_and_convert_queries_become_query_values():
+    """The JSON readers return the frozen query values, checked once; bad values are the library's InputError."""
+    from linlayout.convert.query import ConversionQuery
+    from linlayout.count.query import AccessQuery, AddressQuery
+    from linlayout.errors import AccessError, InputError
+    from linlayout.io.convert_io import convert_query_from_json
+    from linlayout.io.jsonio import conflicts_query_from_json
+
+    rows = {"bases": {"lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, "out_dims": {"dim0": 1, "dim1": 32}}
+    q = conflicts_query_from_json({"layout": rows, "memory": {"row_major": [1, 32]}, "element_bits": 32, "op": "load"})
+    assert isinstance(q, AccessQuery) and q.kind == "layout" and q.hardware == "sm90" and q.vector_bits is None
+    a = conflicts_query_from_json({"op": "store", "access_bytes": 4, "lane_byte_offsets": [4 * l for l in range(32)]})
+    assert isinstance(a, AddressQuery) and a.kind == "access" and a.ins.name == "st.shared"
+    c = convert_query_from_json({"src": rows, "dst": rows, "element_bits": 16, "scratch_bytes": 512})
+    assert isinstance(c, ConversionQuery) and c.scratch_bytes == 512 and c.multistep is False
+    with pytest.raises(SizeError):
+        conflicts_query_from_json({"layout": rows, "memory": {"row_major": [1, 32]}, "element_bits": 24})
+    with pytest.raises(AccessError):
+        conflicts_query_from_json({"op": "store", "access_bytes": 4, "lane_byte_offsets": [1] * 32})
+    with pytest.raises(InputError, match="8, 16, 32 or 64"):
+        convert_query_from_json({"src": rows, "dst": rows, "element_bits": 1})

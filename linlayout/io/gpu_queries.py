@@ -70,7 +70,7 @@ def read_query(obj: Any, qid: str = "query") -> ParsedQuery:
 
     >>> e = read_query({"instruction": "ld.shared", "op": "load", "access_bytes": 4,
     ...                 "lane_byte_offsets": [128 * l for l in range(32)]}, "column")
-    >>> e.id, e.kind, e.query["kind"]
+    >>> e.id, e.kind, e.query.kind
     ('column', 'conflicts', 'access')
     """
     if _is_swizzle_query(obj):

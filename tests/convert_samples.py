@@ -1,5 +1,8 @@
 """Layout pairs for testing conversions: random linear layouts and Triton's layouts from the catalog.
 
+Test fixtures, not library code: the conversion tests and the tools that check
+the planner (``tools/convert_*.py``) import them from here.
+
 ``random_pair(rng, ...)`` draws two distributed layouts of the same tensor,
 threads and warps: registers, lanes and warps with unit or mixed (XOR)
 bases and broadcast (zero) bases.  ``kind`` picks how ``dst`` relates to
@@ -19,9 +22,9 @@ from __future__ import annotations
 
 import random as _random
 
-from ..catalog.constructors import blocked, mma, sliced, wgmma
-from ..core import f2
-from ..core.layout import LinearLayout
+from linlayout.catalog.constructors import blocked, mma, sliced, wgmma
+from linlayout.core import f2
+from linlayout.core.layout import LinearLayout
 
 __all__ = ["random_pair", "random_layout", "catalog_pairs"]
 
