@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from .strategies import aligned_value, ints, samples
 from linlayout import LinearLayout, LinLayoutError, f2
-from linlayout.conflicts import access_wavefronts, fit_affine, lane_byte_offsets, simulate_wavefronts, wavefronts
+from linlayout.count.closed_form import access_wavefronts, fit_affine, wavefronts
+from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
 from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError
-from linlayout.hardware import SharedMemory, sm90
-from linlayout.simulate import simulate_access, simulate_batch
-from linlayout.swizzles import padded, unswizzled
+from linlayout.hw import SharedMemory, sm90
+from linlayout.count.simulate import simulate_access, simulate_batch
+from linlayout.core.memory import padded, unswizzled
 
 from .conftest import DATA
 

@@ -532,7 +532,7 @@ def test_tc2_one_d_transpose():
 
 
 def test_tc20_mma_swizzle_matrix():
-    from linlayout.swizzles import mma_swizzle
+    from linlayout.catalog.swizzles import mma_swizzle
 
     M = mma_swizzle(16, 32, vec=2, per_phase=1, max_phase=16)
     # Rows (dim0) bits are offset bits 5..8; their column images (the C block) are 2, 4, 8, 16.

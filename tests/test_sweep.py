@@ -1,4 +1,4 @@
-"""linlayout.sweep: the vectorised engine against the library, the built-in family, JSON families, the CLI."""
+"""linlayout.check.sweep: the vectorised engine against the library, the built-in family, JSON families, the CLI."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.cli import main
-from linlayout.conflicts import lane_byte_offsets, simulate_wavefronts, wavefronts
+from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
+from linlayout.count.closed_form import wavefronts
 from linlayout.errors import (
     BasisError,
     DimensionError,
@@ -25,15 +26,10 @@ from linlayout.errors import (
     NotInvertibleError,
     SweepError,
 )
-from linlayout.sweep import (
-    Family,
-    Toggle,
-    batch_rank,
-    evaluate,
-    family_from_json,
-    sweep,
-    transpose_16x32_family,
-)
+from linlayout.check.family import Family, Toggle, transpose_16x32_family
+from linlayout.check.sweep import evaluate, sweep
+from linlayout.count.batched import batch_rank
+from linlayout.io.families import family_from_json
 from tests.test_conflicts import access_cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -259,8 +255,6 @@ def test_not_lowerable_configurations_are_counted():
 
 def test_disagreements_are_reported(monkeypatch, capsys, tmp_path):
     """A broken closed form must be caught, with the failing configuration and its lanes."""
-    from linlayout import sweep as sw
-
     from linlayout.count import batched
 
     real = batched.colliding_word_dims

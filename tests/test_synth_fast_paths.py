@@ -5,7 +5,7 @@
 * :func:`linlayout.synth.sides.exact_cost` with and without a shared inverse,
   and on columns that are no basis (the elimination fallback);
 * the bank completion of :func:`linlayout.synth.construct.complete` (unit /
-  pair membership) against greedy elimination with :class:`linlayout.f2.Span`.
+  pair membership) against greedy elimination with :class:`linlayout.core.f2.Span`.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
     """Each side keeps memory-independent data per (instruction, element width, hardware) on its layout:
     one layout pair asked under many settings in turn answers exactly as fresh copies do."""
     from linlayout import optimal_swizzle
-    from linlayout.hardware import SharedMemory
+    from linlayout.hw import SharedMemory
 
     toy = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=8, merge_broadcast_loads=True, matrix_rows=0)
     toy2 = SharedMemory(name="toy", banks=8, bank_bytes=4, lanes=8, merge_broadcast_loads=False, matrix_rows=0)

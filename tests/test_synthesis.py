@@ -14,12 +14,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2, simulate_wavefronts, wavefronts
-from linlayout.compare import compare_swizzles
-from linlayout.emit import to_c, to_cute, to_triton
-from linlayout.errors import LinLayoutError, NotLinearError, SizeError
-from linlayout.hardware import SharedMemory
-from linlayout.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
-from linlayout.synthesis import SwizzleError, objective_key, optimal_swizzle
+from linlayout.synth.compare import compare_swizzles
+from linlayout.io.emit import to_c, to_cute, to_triton
+from linlayout.errors import LinLayoutError, NotLinearError, SizeError, SwizzleError
+from linlayout.hw import SharedMemory
+from linlayout.catalog.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
+from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
 from .conftest import DATA
 

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from linlayout import LinearLayout, f2, wavefronts
 from linlayout.errors import LinLayoutError
-from linlayout.hardware import SharedMemory
-from linlayout.synthesis import objective_key, optimal_swizzle
+from linlayout.hw import SharedMemory
+from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
 DEFAULT_PEER = "/work/shared/tools/triton_cpp_peer.py"
 OUT = ROOT / "tests" / "data" / "mixed_basis_vs_triton.json"

@@ -16,7 +16,7 @@ list and vector width.  Each result is written with its memory, costs, instructi
 import json, random, sys
 from linlayout import LinearLayout, optimal_swizzle
 from linlayout.errors import LinLayoutError
-from linlayout.hardware import SharedMemory
+from linlayout.hw import SharedMemory
 
 def dist_layout(rng, d, r0, lane_bits=5, zeros=True):
     outs = {"dim0": 1 << r0, "dim1": 1 << (d - r0)}

@@ -91,7 +91,7 @@ class Toggle:
 
 @dataclass(frozen=True)
 class Access:
-    """One access swept over the family: the arguments of :func:`linlayout.conflicts.wavefronts` but the memory."""
+    """One access swept over the family: the arguments of :func:`linlayout.count.closed_form.wavefronts` but the memory."""
 
     name: str
     layout: LinearLayout
@@ -107,7 +107,7 @@ class Access:
         return parse_instruction(self.instruction, self.op)
 
     def query(self, memory: LinearLayout) -> dict[str, Any]:
-        """Keyword arguments of :func:`linlayout.conflicts.wavefronts` for one memory layout."""
+        """Keyword arguments of :func:`linlayout.count.closed_form.wavefronts` for one memory layout."""
         return {
             "layout": self.layout,
             "memory": memory,
@@ -148,7 +148,7 @@ class Family:
         """Validate and build a family.
 
         ``accesses`` maps a name to the keyword arguments of
-        :func:`linlayout.conflicts.wavefronts` without ``memory`` (``layout``,
+        :func:`linlayout.count.closed_form.wavefronts` without ``memory`` (``layout``,
         ``element_bits``, ``op``, ``instruction``, ``vector_bits``,
         ``hardware``), or is a sequence of :class:`Access`.  A toggle is a
         :class:`Toggle`, a pair ``(basis, xor)`` or ``{"basis": k, "xor": x}``.

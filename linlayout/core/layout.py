@@ -30,7 +30,7 @@ the lowest bits when dimensions are flattened.  Order matters only for
 ``flatten_*`` methods, the matrix view and equality.
 
 A layout is immutable and hashable.  Composition is matrix multiplication,
-inversion is Gaussian elimination (:mod:`linlayout.f2`).
+inversion is Gaussian elimination (:mod:`linlayout.core.f2`).
 
 Argument order of composition
 -----------------------------
