@@ -1,4 +1,4 @@
-"""The long version of tests/test_convert.py: plan thousands of random pairs, run every path of each on the CPU executor.
+"""The long version of tests/convert/test_plan.py: plan thousands of random pairs, run every path of each on the CPU executor.
 
     python tools/convert_random_check.py --pairs 3000 --seed 0
 

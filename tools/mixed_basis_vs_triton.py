@@ -10,7 +10,7 @@ each side's widest vector) under the default objective: the worse side, then the
     python tools/mixed_basis_vs_triton.py                  # 300 pairs -> tests/data/mixed_basis_vs_triton.json
     python tools/mixed_basis_vs_triton.py --exhaustive 60  # d = 4 models: proven-optimal rate vs brute force
 
-The committed JSON is replayed without Triton by ``tests/test_synthesis_results.py``.
+The committed JSON is replayed without Triton by ``tests/synth/test_synthesis_results.py``.
 """
 
 from __future__ import annotations

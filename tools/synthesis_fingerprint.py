@@ -76,7 +76,7 @@ for n in range(N):
     if rng.random() < 0.2:
         kw["vector_bits"] = rng.choice([8, 16, 32, 64, 128])
     run(f"dist{n}", W, R, eb, **kw)
-from tests.test_synthesis_results import mixed_layout
+from tests.synth.test_synthesis_results import mixed_layout
 for n in range(N // 5):
     d = rng.randint(2, 10); r0 = rng.randint(0, d)
     W, R = mixed_layout(rng, d, r0), mixed_layout(rng, d, r0)

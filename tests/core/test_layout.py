@@ -22,7 +22,7 @@ from linlayout.errors import (
     SizeError,
 )
 
-from .strategies import dims, layouts
+from ..strategies import dims, layouts
 
 GF2 = galois.GF2
 

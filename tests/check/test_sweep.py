@@ -30,9 +30,9 @@ from linlayout.check.family import Family, Toggle, transpose_16x32_family
 from linlayout.check.sweep import evaluate, sweep
 from linlayout.count.batched import batch_rank
 from linlayout.io.families import family_from_json
-from tests.test_conflicts import access_cases
+from tests.count.test_closed_form import access_cases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _expected_read_histogram(mask_bits: int) -> Counter:

@@ -26,7 +26,7 @@ from linlayout.io.ttgir.encodings import (
 from linlayout.io.ttgir.lint import conversion_scope, gluon_text, lint_text
 from linlayout.io.ttgir.module import parse_module
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 CASES = json.loads((DATA / "triton_encoding_cases.json").read_text())
 CORPUS = sorted((DATA / "ttgir").glob("*.ttgir"))

@@ -23,7 +23,7 @@ from linlayout.check.gpu.tools import find_tools
 from linlayout.io.gpu_queries import load_queries, plan_query, swizzle_sides
 from linlayout.check.gpu.verify import verify
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 EX = ROOT / "examples"
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from linlayout import f2
 from linlayout.errors import BasisError, LinLayoutError, NoSolutionError, NotInvertibleError
 
-from .strategies import invertible_matrices, matrices
+from ..strategies import invertible_matrices, matrices
 
 GF2 = galois.GF2
 

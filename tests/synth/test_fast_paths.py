@@ -27,7 +27,7 @@ from linlayout.synth.sides import (
     side_of,
 )
 
-from .strategies import invertible_matrices
+from ..strategies import invertible_matrices
 
 
 @settings(max_examples=60, deadline=None)

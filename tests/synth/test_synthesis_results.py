@@ -287,7 +287,7 @@ def test_never_worse_than_triton_on_the_committed_mixed_basis_set():
     from linlayout import wavefronts
     from linlayout.synth.synthesis import objective_key
 
-    from .conftest import DATA
+    from ..conftest import DATA
 
     data = json.loads((DATA / "mixed_basis_vs_triton.json").read_text())
     assert data["summary"]["pairs"] == len(data["cases"]) >= 300
@@ -377,7 +377,7 @@ def _example(name):
     import json
     from pathlib import Path
 
-    q = json.loads((Path(__file__).parents[1] / "examples" / f"{name}.json").read_text())
+    q = json.loads((Path(__file__).parents[2] / "examples" / f"{name}.json").read_text())
     kw = {k: q[k] for k in ("instructions", "vector_bits", "objective") if k in q}
     return LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"]), q["element_bits"], kw
 

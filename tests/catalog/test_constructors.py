@@ -14,9 +14,9 @@ from linlayout import LinearLayout, wavefronts
 from linlayout.catalog.constructors import blocked, cute_tv_layout, fit_to_shape, ldmatrix, mfma, mma, sliced, wgmma
 from linlayout.errors import DimensionError, LinLayoutError, NotLinearError, SizeError
 
-from .conftest import DATA
+from ..conftest import DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rand_blocked(rng):

@@ -12,7 +12,7 @@ from linlayout import LinearLayout, LinLayoutError
 from linlayout.errors import BasisError, DimensionError, LayoutJSONError, SizeError
 from linlayout.io.jsonio import layout_from_json
 
-from .strategies import layouts
+from ..strategies import layouts
 
 
 @given(layouts())

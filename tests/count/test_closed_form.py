@@ -12,7 +12,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from .strategies import aligned_value, ints, samples
+from ..strategies import aligned_value, ints, samples
 from linlayout import LinearLayout, LinLayoutError, f2
 from linlayout.count.closed_form import access_wavefronts, fit_affine, wavefronts
 from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
@@ -21,9 +21,9 @@ from linlayout.hw import SharedMemory, sm90
 from linlayout.count.simulate import simulate_access, simulate_batch
 from linlayout.core.memory import padded, unswizzled
 
-from .conftest import DATA
+from ..conftest import DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MEASURED = json.loads((DATA / "h100_smem_wavefronts.json").read_text())["cases"]
 
 

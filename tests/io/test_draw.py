@@ -20,7 +20,7 @@ from linlayout.errors import DrawError, LayoutJSONError, LinLayoutError, Missing
 from linlayout.catalog.swizzles import mma_swizzle
 from linlayout.core.memory import unswizzled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 LAYOUT_A = json.loads((EXAMPLES / "paper_layout_a.json").read_text())
 SKY, VERMILION, EMPTY = (86, 180, 233), (213, 94, 0), (242, 242, 242)

@@ -41,7 +41,7 @@ from linlayout.cli import main
 from linlayout.hw import PRESETS
 from linlayout.synth.synthesis import objective_key
 
-from .strategies import aligned_value, invertible_matrices
+from ..strategies import aligned_value, invertible_matrices
 
 WAVE64 = SharedMemory("wave64-test", banks=32, bank_bytes=4, lanes=64, merge_broadcast_loads=False, matrix_rows=0)
 WAVE64_MINI = SharedMemory("wave64-mini-test", banks=4, bank_bytes=4, lanes=64, merge_broadcast_loads=False,

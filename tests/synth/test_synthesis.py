@@ -21,7 +21,7 @@ from linlayout.hw import SharedMemory
 from linlayout.catalog.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
 from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
-from .conftest import DATA
+from ..conftest import DATA
 
 TRITON = json.loads((DATA / "triton_swizzle_cases.json").read_text())["cases"]
 
@@ -392,7 +392,7 @@ def test_exhaustive_all_layouts_with_a_word_to_share(seed):
 
 
 def test_instruction_choice_picks_the_best_pair():
-    ex = json.loads((__import__("pathlib").Path(__file__).parents[1] / "examples" / "gemm_fp16_operand_a.json").read_text())
+    ex = json.loads((__import__("pathlib").Path(__file__).parents[2] / "examples" / "gemm_fp16_operand_a.json").read_text())
     W = LinearLayout.from_json(ex["write"])
     R = LinearLayout.from_json(ex["read"])
     opts = ["st.shared", "stmatrix.x4", "ld.shared", "ldmatrix.x4", "ldmatrix.x2"]
@@ -539,7 +539,7 @@ def test_example_scripts():
     import runpy
     from pathlib import Path
 
-    ex = Path(__file__).resolve().parents[1] / "examples"
+    ex = Path(__file__).resolve().parents[2] / "examples"
     t = runpy.run_path(str(ex / "swizzle_transpose_16x32.py"))["results"]()
     assert t["32-bit accesses"].memory == mma_swizzle(16, 32, 2, 1, 16)
     assert (t["default"].write_wavefronts, t["default"].read_wavefronts, t["default"].write_instructions) == (16, 16, 4)
