@@ -62,13 +62,7 @@ from ..errors import LoweringError, NotInvertibleError, SweepError
 from .family import KNOWN_FACTS, Family, transpose_16x32_family  # noqa: F401 (the doctests use it)
 from .sweep_result import SideSummary, SweepResult
 
-__all__ = [
-    "SweepError",
-    "SideSummary",
-    "SweepResult",
-    "evaluate",
-    "sweep",
-]
+__all__ = ["evaluate"]
 
 
 # ---------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SideSummary", "SweepResult"]
+__all__ = ["SweepResult"]
 
 
 @dataclass

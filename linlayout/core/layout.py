@@ -66,7 +66,7 @@ from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
 from .validate import check_instance, check_mapping, check_names
 
-__all__ = ["LinearLayout", "DimSpec", "log2_size", "dim_offsets"]
+__all__ = ["LinearLayout"]
 
 
 class _Fields:

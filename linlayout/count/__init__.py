@@ -2,3 +2,13 @@
 
 Every counter evaluates the plan; the simulator is the independent oracle.
 """
+
+from . import batched, by_simulation, closed_form, plan, simulate
+from .batched import *
+from .by_simulation import *
+from .closed_form import *
+from .plan import *
+from .simulate import *
+
+__all__ = [*plan.__all__, *closed_form.__all__, *by_simulation.__all__, *simulate.__all__, *batched.__all__]
+"""The layer's public names: each gathered module's ``__all__``."""

@@ -84,28 +84,7 @@ from .matrix_tile import (
 )
 from .offsets import column_form, element_offsets, offsets_through_inverse
 
-__all__ = [
-    "DISTRIBUTED_DIMS",
-    "Memory",
-    "Generator",
-    "MatrixTile",
-    "AccessShape",
-    "AccessPlan",
-    "check_element_bits",
-    "check_capacity",
-    "check_tile_bytes",
-    "check_distributed_dims",
-    "element_offsets",
-    "widest_vector",
-    "widest_vector_batch",
-    "vector_cap",
-    "matrix_tile",
-    "check_matrix_tile",
-    "matrix_tile_ok_batch",
-    "access_shape",
-    "plan_from_offsets",
-    "plan_access",
-]
+__all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
 """Input dimensions of a distributed layout, in this order."""

@@ -43,7 +43,7 @@ from ..count.plan import plan_access
 from ..errors import DimensionError, LayoutJSONError
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
-__all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
+__all__ = ["convert_query_from_json", "to_cuda"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 

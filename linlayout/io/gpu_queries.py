@@ -52,7 +52,7 @@ from ..check.gpu.verify import QueryPlan, plan_probes, swizzle_side_queries, ver
 from ..errors import LayoutJSONError, LinLayoutError
 from .jsonio import conflicts_query_from_json, load_file, swizzle_query_from_json
 
-__all__ = ["plan_query", "swizzle_sides", "load_queries", "verify_files"]
+__all__ = ["plan_query", "load_queries", "verify_files"]
 
 
 def plan_query(obj: Any, qid: str = "query") -> QueryPlan:

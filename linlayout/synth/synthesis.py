@@ -87,7 +87,7 @@ from .explain import unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, exact_cost, geometry, memory_inverse, side_of
 
-__all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
+__all__ = ["SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 _new = tuple.__new__

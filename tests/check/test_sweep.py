@@ -31,6 +31,7 @@ from linlayout.check.sweep import evaluate, sweep
 from linlayout.count.batched import batch_rank
 from linlayout.io.families import family_from_json
 from tests.count.test_closed_form import access_cases
+from ..conftest import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -187,7 +188,7 @@ def families(draw):
     return Family.make(M, acc, toggles, "random")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(families())
 def test_engine_equals_library_on_random_families(fam):
     """The vectorised closed form, planning and address generation equal conflicts.* on every configuration."""
@@ -216,7 +217,7 @@ def test_engine_equals_library_on_random_families(fam):
         assert row["lane_byte_offsets"] == lane_byte_offsets(**kw)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(families())
 def test_sweep_of_random_families_agrees(fam):
     r = sweep(fam, jobs=1, library_check=8)

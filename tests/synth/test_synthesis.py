@@ -21,7 +21,7 @@ from linlayout.hw import SharedMemory
 from linlayout.catalog.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
 from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
-from ..conftest import DATA
+from ..conftest import DATA, examples
 
 TRITON = json.loads((DATA / "triton_swizzle_cases.json").read_text())["cases"]
 
@@ -144,7 +144,7 @@ def layout_pairs(draw, lane_bits=5, max_d=10):
     return side(), side(), eb
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(layout_pairs(), st.sampled_from(["balanced", "read", "write", "sum"]))
 def test_synthesis_properties(pair, objective):
     W, R, eb = pair

@@ -12,6 +12,7 @@ from linlayout.errors import LinLayoutError, SwizzleError
 from linlayout.synth.synthesis import optimal_swizzle
 
 from .test_synthesis import layout_pairs
+from ..conftest import examples
 
 INSTRUCTION_SETS = [
     None,
@@ -68,7 +69,7 @@ def mixed_pairs(draw):
     return mixed_layout(rng, d, r0), mixed_layout(rng, d, r0), draw(st.sampled_from([8, 16, 32, 64]))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.one_of(layout_pairs(), matrix_friendly_pairs(), mixed_pairs()), st.sampled_from(INSTRUCTION_SETS),
        st.sampled_from([None, 8, 16, 32, 64, 128]))
 def test_every_field_agrees_with_the_exact_reports(pair, instructions, vector_bits):
@@ -214,7 +215,7 @@ def mixed_layout(rng, d: int, r0: int, lane_bits: int = 5, nwarp_max: int = 2, r
                          "warp": cut(vecs[nreg + lane_bits:])}, outs)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 2**32), st.integers(2, 11), st.sampled_from([8, 16, 32, 64]),
        st.sampled_from(["balanced", "read", "write", "sum"]), st.sampled_from([None, None, 32, 64]))
 def test_mixed_basis_results_agree_and_respect_the_relaxation(seed, d, eb, objective, vector_bits):
@@ -425,7 +426,7 @@ def test_when_no_standard_ties_the_best_is_stated():
     _check_standard_scores(res, W, R, eb, limit=40)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.one_of(layout_pairs(max_d=8), matrix_friendly_pairs()), st.sampled_from(INSTRUCTION_SETS[:3]))
 def test_standard_scores_agree_with_the_closed_form(pair, instructions):
     W, R, eb = pair

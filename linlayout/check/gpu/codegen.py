@@ -56,16 +56,7 @@ from dataclasses import dataclass
 from ...errors import InputError, LoweringError
 from ...hw import parse_instruction
 
-__all__ = [
-    "MAX_SHARED_BYTES",
-    "ProbeInstruction",
-    "kernel_name",
-    "kernel_index",
-    "shared_bytes",
-    "ptx_statement",
-    "kernel_source",
-    "generate_cuda",
-]
+__all__ = ["ptx_statement", "generate_cuda"]
 
 MAX_SHARED_BYTES = 227 * 1024
 """Opt-in dynamic shared memory per block on sm_90: a probe needing more is skipped."""

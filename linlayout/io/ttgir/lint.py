@@ -59,19 +59,7 @@ from .attributes import TensorType, TTGIRError
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import Module, Op, UnreadType, parse_module
 
-__all__ = [
-    "ConvertPlan",
-    "ConvertPlanner",
-    "LintReport",
-    "conversion_scope",
-    "count_local_access",
-    "gluon_text",
-    "lint_module",
-    "lint_text",
-    "planned_conversion",
-    "render_lint",
-    "shared_round_trip",
-]
+__all__ = ["ConvertPlan", "ConvertPlanner", "LintReport", "lint_text", "render_lint", "shared_round_trip"]
 
 
 @dataclass(frozen=True)
