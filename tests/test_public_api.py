@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -78,7 +79,11 @@ def test_all_is_gathered_from_the_layers_lists():
     assert linlayout.__all__ == list(dict.fromkeys(expected))
     for module in layers + lazy:
         for name in module.__all__:
-            assert getattr(linlayout, name) is getattr(module, name), name
+            value, home_value = getattr(linlayout, name), getattr(module, name)
+            if isinstance(home_value, ModuleType):  # importing the deprecated linlayout.f2 rebinds that name
+                assert value is home_value or value.__name__ == f"linlayout.{name}", name
+            else:
+                assert value is home_value, name
 
 
 def package_modules() -> list[str]:
