@@ -465,7 +465,7 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--mask-bits", type=int, help="built-in family only: bits of each mask C_j, 1-5 "
                    "(2^(4 B) layouts; default 5)")
     v.add_argument("--library-check", type=int, default=64, metavar="N",
-                   help="also run linlayout.conflicts on N sampled layouts (default 64; 0: off)")
+                   help="also run linlayout.count.closed_form.wavefronts on N sampled layouts (default 64; 0: off)")
     v.add_argument("--examples", type=int, default=5, metavar="K", help="failing configurations to list (default 5)")
     v.set_defaults(func=_cmd_sweep)
 

@@ -17,5 +17,4 @@ from .check.sweep import __getattr__  # noqa: F401 (evaluate, the deprecated nam
 from .count.batched import batch_rank
 from .io.families import family_from_json
 
-__all__ = reexport(globals(), _m0, _m1)
-__all__ += ["family_from_json", "batch_rank"]
+__all__ = reexport(globals(), _m0, _m1, extra=(family_from_json, batch_rank))

@@ -39,6 +39,7 @@ from linlayout.cli import main
 from linlayout.io.emit import to_c as ll_to_c
 from linlayout.io.jsonio import conflicts_query_from_json as ll_conflicts
 from linlayout.errors import InputError, InputTypeError, SizeError
+from .conftest import examples
 
 A = LinearLayout({"register": [1, 16], "lane": [2, 4, 8, 32, 64], "warp": [128]}, {"flat": 256})
 
@@ -338,7 +339,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_custom_models_closed_form_equals_simulator(data):
     """Random (consistent) models and accesses: the closed form gives the simulator's answer or both refuse."""

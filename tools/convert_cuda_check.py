@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from linlayout.convert.plan import plan_conversion  # noqa: E402
-from tests.convert_samples import catalog_pairs, random_pair  # noqa: E402
+from tests.convert.samples import catalog_pairs, random_pair  # noqa: E402
 from linlayout.convert.solve import aligned, index_bits  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 from linlayout.io.convert_io import CUDA_TYPES, to_cuda  # noqa: E402

@@ -64,11 +64,7 @@ __all__ = [
     "cute_tv_layout",
     "mfma",
     "fit_to_shape",
-    "fit_tile",
-    "identity_nd",
-    "check_order",
     "MMA_INSTRUCTIONS",
-    "AMD_WAVE64_LANE_BITS",
 ]
 
 AMD_WAVE64_LANE_BITS = 6

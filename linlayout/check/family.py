@@ -60,15 +60,7 @@ from ..count.query import AccessQuery
 from ..errors import BasisError, DimensionError, LinLayoutError, LoweringError, SweepError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 
-__all__ = [
-    "MAX_TOGGLES",
-    "Toggle",
-    "Access",
-    "Family",
-    "KnownFact",
-    "KNOWN_FACTS",
-    "transpose_16x32_family",
-]
+__all__ = ["Toggle", "Access", "Family", "transpose_16x32_family"]
 
 MAX_TOGGLES = 32
 """Most toggles of a family (2^32 configurations); larger families need ``sample=``."""

@@ -21,8 +21,8 @@ the accesses to count.  For every configuration and access the sweep
    count, checks the family's known fact if it has one, and tallies how
    many configurations give 1, 2, 4, ... wavefronts per instruction.
 
-Finally the library itself (:func:`linlayout.conflicts.wavefronts` and
-:func:`~linlayout.conflicts.lane_byte_offsets`, on full layout objects) is
+Finally the library itself (:func:`linlayout.count.closed_form.wavefronts` and
+:func:`~linlayout.count.by_simulation.lane_byte_offsets`, on full layout objects) is
 run on a sample of configurations and must agree with the vectorised counts
 and with the generated addresses.  Work is split across processes, in
 chunks of configurations whose tallies merge.
@@ -62,13 +62,7 @@ from ..errors import LoweringError, NotInvertibleError, SweepError
 from .family import KNOWN_FACTS, Family, transpose_16x32_family  # noqa: F401 (the doctests use it)
 from .sweep_result import SideSummary, SweepResult
 
-__all__ = [
-    "SweepError",
-    "SideSummary",
-    "SweepResult",
-    "evaluate_family",
-    "sweep",
-]
+__all__ = ["evaluate_family"]
 
 
 # ---------------------------------------------------------------------------
@@ -318,8 +312,8 @@ def sweep(
         Sweep ``sample`` configurations drawn at random (without replacement)
         instead of all of them.
     library_check
-        Also run :func:`linlayout.conflicts.wavefronts` and
-        :func:`~linlayout.conflicts.lane_byte_offsets` on this many sampled
+        Also run :func:`linlayout.count.closed_form.wavefronts` and
+        :func:`~linlayout.count.by_simulation.lane_byte_offsets` on this many sampled
         configurations (configuration 0 included) and compare.
     examples
         How many failing configurations to keep per kind of failure.

@@ -50,8 +50,7 @@ from .smem import RoundTrip, round_trip
 from .solve import ConversionMap, aligned, conversion_map
 from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
 
-__all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "ConversionQuery", "plan_conversion", "cost_of",
-           "UnsupportedConversion"]
+__all__ = ["Alternative", "ConversionPlan", "plan_conversion"]
 
 OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
            "bar.warp.sync")

@@ -32,7 +32,7 @@ from ..count.query import check_element_bits
 from ..errors import InputError
 from ..hw import SharedMemory, get_hardware
 
-__all__ = ["PATHS", "ConversionQuery"]
+__all__ = ["ConversionQuery"]
 
 PATHS = ("registers", "shuffles", "shared_memory")
 """The conversion paths in their order of preference at equal cost."""

@@ -28,7 +28,7 @@ from .plan import AccessPlan, Memory, plan_access
 from .query import AccessQuery
 from .simulate import simulate_access, simulate_batch
 
-__all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan", "instruction_byte_offsets"]
+__all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan"]
 
 
 def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None,

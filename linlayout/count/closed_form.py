@@ -60,16 +60,7 @@ from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
 from .query import AccessQuery, AddressQuery, check_access, no_extra_arguments
 
-__all__ = [
-    "ConflictDirection",
-    "WavefrontReport",
-    "collisions",
-    "conflict_directions",
-    "wavefronts",
-    "count_plan",
-    "access_wavefronts",
-    "fit_affine",
-]
+__all__ = ["ConflictDirection", "WavefrontReport", "wavefronts", "count_plan", "access_wavefronts", "fit_affine"]
 
 
 # ---------------------------------------------------------------------------

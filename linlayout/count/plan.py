@@ -93,28 +93,7 @@ from .query import (
     no_extra_arguments,
 )
 
-__all__ = [
-    "DISTRIBUTED_DIMS",
-    "Memory",
-    "Generator",
-    "MatrixTile",
-    "AccessShape",
-    "AccessPlan",
-    "check_element_bits",
-    "check_capacity",
-    "check_tile_bytes",
-    "check_distributed_dims",
-    "element_offsets",
-    "widest_vector",
-    "widest_vector_batch",
-    "vector_cap",
-    "matrix_tile",
-    "check_matrix_tile",
-    "matrix_tile_ok_batch",
-    "access_shape",
-    "plan_from_offsets",
-    "plan_access",
-]
+__all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
 # ---------------------------------------------------------------------------
 # The vector rule

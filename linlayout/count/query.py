@@ -59,20 +59,7 @@ from ..core.validate import check_instance, check_int
 from ..errors import AccessError, DimensionError, InputTypeError, SizeError
 from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
 
-__all__ = [
-    "DISTRIBUTED_DIMS",
-    "Memory",
-    "AccessQuery",
-    "AddressQuery",
-    "check_element_bits",
-    "check_vector_bits",
-    "check_capacity",
-    "check_tile_bytes",
-    "check_distributed_dims",
-    "check_access",
-    "check_lane_offsets",
-    "no_extra_arguments",
-]
+__all__ = ["AccessQuery", "AddressQuery"]
 
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
 """Input dimensions of a distributed layout, in this order."""

@@ -30,17 +30,7 @@ from ..errors import AccessError
 from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
 from .query import AddressQuery, check_access, check_lane_offsets, no_extra_arguments
 
-__all__ = [
-    "AccessError",
-    "Pass",
-    "AccessResult",
-    "simulate_access",
-    "simulate_batch",
-    "merged_load",
-    "max_words_per_bank",
-    "check_lane_offsets",
-    "check_access",
-]
+__all__ = ["AccessResult", "simulate_access", "simulate_batch"]
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from ..errors import DimensionError, LayoutJSONError
 from ..hw import SharedMemory, get_hardware
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
-__all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
+__all__ = ["convert_query_from_json", "to_cuda"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 

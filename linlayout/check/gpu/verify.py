@@ -68,7 +68,7 @@ from .counts import count_layout_query
 from .ncu import METRIC_LOAD, METRIC_STORE, Measured, collect_measurements, parse_ncu_csv
 from .tools import Tools, arch_number, find_tools
 
-__all__ = ["QueryProbes", "plan_probes", "swizzle_side_queries", "VerifyResult", "verify"]
+__all__ = ["plan_probes", "VerifyResult", "verify"]
 
 
 # ---------------------------------------------------------------------------

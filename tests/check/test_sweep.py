@@ -1,4 +1,4 @@
-"""linlayout.sweep: the vectorised engine against the library, the built-in family, JSON families, the CLI."""
+"""linlayout.check.sweep: the vectorised engine against the library, the built-in family, JSON families, the CLI."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.cli import main
-from linlayout.conflicts import lane_byte_offsets, simulate_wavefronts, wavefronts
+from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
+from linlayout.count.closed_form import wavefronts
 from linlayout.errors import (
     BasisError,
     DimensionError,
@@ -25,18 +26,14 @@ from linlayout.errors import (
     NotInvertibleError,
     SweepError,
 )
-from linlayout.sweep import (
-    Family,
-    Toggle,
-    batch_rank,
-    family_from_json,
-    sweep,
-    transpose_16x32_family,
-)
-from linlayout.check.sweep import evaluate_family
-from tests.test_conflicts import access_cases
+from linlayout.check.family import Family, Toggle, transpose_16x32_family
+from linlayout.check.sweep import evaluate_family, sweep
+from linlayout.count.batched import batch_rank
+from linlayout.io.families import family_from_json
+from tests.count.test_closed_form import access_cases
+from ..conftest import examples
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _expected_read_histogram(mask_bits: int) -> Counter:
@@ -191,7 +188,7 @@ def families(draw):
     return Family.make(M, acc, toggles, "random")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(families())
 def test_engine_equals_library_on_random_families(fam):
     """The vectorised closed form, planning and address generation equal conflicts.* on every configuration."""
@@ -220,7 +217,7 @@ def test_engine_equals_library_on_random_families(fam):
         assert row["lane_byte_offsets"] == lane_byte_offsets(q)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(families())
 def test_sweep_of_random_families_agrees(fam):
     r = sweep(fam, jobs=1, library_check=8)
@@ -259,8 +256,6 @@ def test_not_lowerable_configurations_are_counted():
 
 def test_disagreements_are_reported(monkeypatch, capsys, tmp_path):
     """A broken closed form must be caught, with the failing configuration and its lanes."""
-    from linlayout import sweep as sw
-
     from linlayout.count import batched
 
     real = batched.colliding_word_dims

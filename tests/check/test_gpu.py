@@ -1,4 +1,4 @@
-"""linlayout.verify_gpu without a GPU: planning, code generation (compiled with nvcc when present),
+"""linlayout.check.gpu (with linlayout.io.gpu_queries) without a GPU: planning, code generation (compiled with nvcc when present),
 CSV parsing, the missing-tool errors, and the whole pipeline against stand-in nvcc/ncu/nvidia-smi."""
 
 from __future__ import annotations
@@ -16,22 +16,14 @@ import pytest
 
 from linlayout.cli import main
 from linlayout.errors import GPUToolError, LayoutJSONError, LoweringError
-from linlayout.simulate import simulate_access
-from linlayout.verify_gpu import (
-    METRIC_LOAD,
-    METRIC_STORE,
-    ProbeInstruction,
-    find_tools,
-    generate_cuda,
-    load_queries,
-    parse_ncu_csv,
-    plan_query,
-    ptx_statement,
-    swizzle_sides,
-    verify,
-)
+from linlayout.count.simulate import simulate_access
+from linlayout.check.gpu.ncu import METRIC_LOAD, METRIC_STORE, parse_ncu_csv
+from linlayout.check.gpu.codegen import ProbeInstruction, generate_cuda, ptx_statement
+from linlayout.check.gpu.tools import find_tools
+from linlayout.io.gpu_queries import load_queries, plan_query, swizzle_sides
+from linlayout.check.gpu.verify import verify
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 EX = ROOT / "examples"
 
@@ -382,8 +374,8 @@ def test_swizzle_query_measures_both_sides_of_the_synthesized_memory(fake_gpu, c
     path = str(EX / "gemm_fp16_operand_a.json")
     plans = load_queries([path])
     assert [p.id for p in plans] == [f"{path} write", f"{path} read"]
-    from linlayout.jsonio import swizzle_query_from_json
-    from linlayout.synthesis import optimal_swizzle
+    from linlayout.io.jsonio import swizzle_query_from_json
+    from linlayout.synth.synthesis import optimal_swizzle
 
     res = optimal_swizzle(**swizzle_query_from_json(json.loads((EX / "gemm_fp16_operand_a.json").read_text())))
     assert plans[0].source["memory"] == res.memory.to_dict() == plans[1].source["memory"]

@@ -6,7 +6,6 @@ import itertools
 import random
 import re
 
-import galois
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,9 +14,13 @@ from hypothesis import strategies as st
 from linlayout import f2
 from linlayout.errors import BasisError, LinLayoutError, NoSolutionError, NotInvertibleError
 
-from .strategies import invertible_matrices, matrices
+from ..strategies import invertible_matrices, matrices
+from ..conftest import examples
 
-GF2 = galois.GF2
+
+def GF2(array):
+    """galois' GF(2) array of ``array``, the oracle (a test that needs it is skipped without galois)."""
+    return pytest.importorskip("galois").GF2(array)
 
 
 def gal(cols, nrows):
@@ -70,7 +73,7 @@ def test_matmul_matches_galois(a, b):
     assert all(p < (1 << arows) for p in prod)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.integers(0, 80), st.integers(0, 80), st.integers(0, 80), st.randoms(use_true_random=False))
 def test_matmul_packed_path_equals_columnwise_and_galois(m, n, p, rnd):
     """From 12x12 on, matmul packs both factors into big integers; sparse, dense and short columns."""
@@ -122,7 +125,7 @@ def test_solve_raises_when_no_solution():
         f2.solve([0b01, 0b11], 0b100)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(1, 7).flatmap(lambda n: st.lists(st.integers(-2, (2 << n) - 1), min_size=n, max_size=n)))
 def test_inverse_of_any_square_matrix(cols):
     """The inverse, or the error of the first problem: a column that does not fit (the first one), else the
@@ -250,7 +253,7 @@ def test_to_from_numpy_round_trip_and_errors():
         f2.transpose([0b100], 2)
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(matrices(max_rows=10, max_cols=10))
 def test_transpose_involution(m):
     cols, nrows = m

@@ -26,8 +26,9 @@ from linlayout.io.ttgir.encodings import (
 from linlayout.io.ttgir.lint import gluon_text, lint_json, lint_text
 from linlayout.io.ttgir.module import parse_module
 from linlayout.lower.triton_3_6 import conversion_scope
+from ..conftest import examples
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 CASES = json.loads((DATA / "triton_encoding_cases.json").read_text())
 CORPUS = sorted((DATA / "ttgir").glob("*.ttgir"))
@@ -122,7 +123,7 @@ def test_shared_printer_is_most_specific():
     assert gluon_text(text).startswith("ttgl.SharedLinearLayout(offset_bases=[[0, 1], [1, 1]")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.data())
 def test_random_layouts_round_trip(data):
     rank = data.draw(st.integers(1, 2))

@@ -10,10 +10,13 @@ import pytest
 
 from linlayout.errors import InputError
 from linlayout.io.ttgir.lint import lint_json, lint_text, render_lint
-from linlayout.lower import LOWERINGS, LintReport, Lowering, LoweredConversion, OpLint, get_lowering
+from linlayout.lower import LintReport, LoweredConversion, get_lowering
+from linlayout.lower.model import Lowering
+from linlayout.lower.records import OpLint
+from linlayout.lower.registry import LOWERINGS
 from linlayout.lower.triton_3_6 import TRITON_3_6, planned_conversion, shared_round_trip
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 TRIPS = {"kernels.py:69": 8, "kernels.py:108": 16}
 GOLDEN = json.loads((DATA / "lint_golden.json").read_text())["cases"]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-_GEN = Path(__file__).parent / "golden" / "make_golden.py"
+_GEN = Path(__file__).parents[1] / "golden" / "make_golden.py"
 _spec = importlib.util.spec_from_file_location("linlayout_golden_cases", _GEN)
 golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(golden)

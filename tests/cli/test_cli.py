@@ -11,7 +11,7 @@ import pytest
 
 from linlayout.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = {"bases": {"register": [[0, 1], [8, 0]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp": [[0, 0]]}, "out_dims": {"dim0": 16, "dim1": 8}}
 
 

@@ -5,7 +5,7 @@
 * :func:`linlayout.synth.sides.exact_cost` with and without a shared inverse,
   and on columns that are no basis (the elimination fallback);
 * the bank completion of :func:`linlayout.synth.construct.complete` (unit /
-  pair membership) against greedy elimination with :class:`linlayout.f2.Span`.
+  pair membership) against greedy elimination with :class:`linlayout.core.f2.Span`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from linlayout.synth.sides import (
     side_of,
 )
 
-from .strategies import invertible_matrices
+from ..strategies import invertible_matrices
+from ..conftest import examples
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(invertible_matrices(max_n=12))
 def test_memory_inverse_solves_every_direction(cols):
     inv = memory_inverse(cols)
@@ -41,7 +42,7 @@ def test_memory_inverse_solves_every_direction(cols):
         assert inv[i] == ech.reduce(1 << i)[1]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(invertible_matrices(min_n=2, max_n=10), st.data())
 def test_memory_inverse_refuses_columns_that_are_no_basis(cols, data):
     i = data.draw(st.integers(0, len(cols) - 1))
@@ -65,7 +66,7 @@ def _distributed(rng: random.Random, d: int, lane_bits: int = 5) -> LinearLayout
     return LinearLayout(bases, {"dim0": 8, "dim1": 1 << (d - 3)})
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32), st.integers(5, 11), st.sampled_from([8, 16, 32]), st.sampled_from([None, 0, 1]),
        invertible_matrices(min_n=5, max_n=11))
 def test_exact_cost_with_a_shared_inverse_or_by_elimination_is_the_same(seed, d, eb, fixed, cols):
@@ -88,7 +89,7 @@ def _greedy_bank(plan, S, candidates):
     return [q for q in candidates if span.add(q)]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.integers(0, 2**32))
 def test_bank_completion_matches_greedy_elimination(seed):
     rng = random.Random(seed)
@@ -113,7 +114,7 @@ def test_bank_completion_matches_greedy_elimination(seed):
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32), st.integers(5, 12), st.sampled_from([4, 8, 16, 32, 64]))
 def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
     """The search passes each ld/st block's vector widths to ``plans`` (the extended side's is ``len(D)``, the
@@ -137,7 +138,7 @@ def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
     """Each side keeps memory-independent data per (instruction, element width, hardware) on its layout:
     one layout pair asked under many settings in turn answers exactly as fresh copies do."""
     from linlayout import optimal_swizzle
-    from linlayout.hardware import SharedMemory
+    from linlayout.hw import SharedMemory
 
     toy = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=8, merge_broadcast_loads=True, matrix_rows=0)
     toy2 = SharedMemory(name="toy", banks=8, bank_bytes=4, lanes=8, merge_broadcast_loads=False, matrix_rows=0)

@@ -12,17 +12,18 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from .strategies import aligned_value, ints, samples
+from ..strategies import aligned_value, ints, samples
 from linlayout import LinearLayout, LinLayoutError, f2
-from linlayout.conflicts import access_wavefronts, fit_affine, lane_byte_offsets, simulate_wavefronts, wavefronts
+from linlayout.count.closed_form import access_wavefronts, fit_affine, wavefronts
+from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
 from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError
-from linlayout.hardware import SharedMemory, sm90
-from linlayout.simulate import simulate_access, simulate_batch
-from linlayout.swizzles import padded, unswizzled
+from linlayout.hw import SharedMemory, sm90
+from linlayout.count.simulate import simulate_access, simulate_batch
+from linlayout.core.memory import padded, unswizzled
 
-from .conftest import DATA
+from ..conftest import DATA, examples
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MEASURED = json.loads((DATA / "h100_smem_wavefronts.json").read_text())["cases"]
 
 
@@ -322,7 +323,7 @@ def access_cases(draw):
     return L, M, eb, ins
 
 
-@settings(max_examples=2500)
+@settings(max_examples=examples(2500))
 @given(access_cases())
 def test_closed_form_equals_simulator(case):
     L, M, eb, ins = case
@@ -347,7 +348,7 @@ def test_closed_form_equals_simulator(case):
         assert d.byte_offset & sm90.bank_mask == 0 and d.byte_offset >> 2 != 0
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(access_cases())
 def test_vector_is_contiguous_and_maximal(case):
     """The chosen vector's registers address consecutive elements; one more register never would."""
@@ -454,7 +455,7 @@ def _widest_vector_by_definition(offsets, cap):
 _OFFSET = st.one_of(st.sampled_from([0, 1, 2, 4, 8, 16, 32]), st.integers(0, 127))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_OFFSET, max_size=7), st.lists(_OFFSET, max_size=5), st.lists(_OFFSET, max_size=2), st.integers(0, 6))
 def test_widest_vector_follows_its_definition_and_the_batch_form(regs, lanes, warps, cap):
     from linlayout.count.plan import widest_vector, widest_vector_batch
@@ -467,7 +468,7 @@ def test_widest_vector_follows_its_definition_and_the_batch_form(regs, lanes, wa
         assert int(n[0]) == len(got) and tuple(order[0, : len(got)].tolist()) == got
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.data())
 def test_closed_form_equals_simulator_for_every_element_width(data):
     """Lane offsets anywhere above the vector (bank bits of sub-byte and wide elements included)."""

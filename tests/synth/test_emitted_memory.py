@@ -8,7 +8,7 @@ from pathlib import Path
 from linlayout.io.jsonio import swizzle_query_from_json
 from linlayout.synth.synthesis import optimal_swizzle
 
-EX = Path(__file__).resolve().parents[1] / "examples"
+EX = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _result(name: str):

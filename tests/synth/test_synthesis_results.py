@@ -8,10 +8,11 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from linlayout import LinearLayout
-from linlayout.errors import LinLayoutError
-from linlayout.synthesis import SwizzleError, optimal_swizzle
+from linlayout.errors import LinLayoutError, SwizzleError
+from linlayout.synth.synthesis import optimal_swizzle
 
 from .test_synthesis import layout_pairs
+from ..conftest import examples
 
 INSTRUCTION_SETS = [
     None,
@@ -68,7 +69,7 @@ def mixed_pairs(draw):
     return mixed_layout(rng, d, r0), mixed_layout(rng, d, r0), draw(st.sampled_from([8, 16, 32, 64]))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.one_of(layout_pairs(), matrix_friendly_pairs(), mixed_pairs()), st.sampled_from(INSTRUCTION_SETS),
        st.sampled_from([None, 8, 16, 32, 64, 128]))
 def test_every_field_agrees_with_the_exact_reports(pair, instructions, vector_bits):
@@ -113,7 +114,7 @@ def test_results_taken_from_the_analytic_score_are_exact():
     objectives, element widths and a scaled-down model that merges broadcast loads."""
     import random
 
-    from linlayout.hardware import SharedMemory
+    from linlayout.hw import SharedMemory
 
     rng = random.Random(16)
     toy = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=8, merge_broadcast_loads=True, matrix_rows=0)
@@ -169,7 +170,7 @@ def brute_force(W, R, eb, hw, objectives, d=4):
 
     from linlayout.count.batched import COUNTED, count_batch, memory_batch
     from linlayout.hw import parse_instruction
-    from linlayout.synthesis import objective_key
+    from linlayout.synth.synthesis import objective_key
 
     from .test_synthesis import _all_invertible
 
@@ -214,14 +215,14 @@ def mixed_layout(rng, d: int, r0: int, lane_bits: int = 5, nwarp_max: int = 2, r
                          "warp": cut(vecs[nreg + lane_bits:])}, outs)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 2**32), st.integers(2, 11), st.sampled_from([8, 16, 32, 64]),
        st.sampled_from(["balanced", "read", "write", "sum"]), st.sampled_from([None, None, 32, 64]))
 def test_mixed_basis_results_agree_and_respect_the_relaxation(seed, d, eb, objective, vector_bits):
     import random
 
     from linlayout import simulate_wavefronts
-    from linlayout.synthesis import objective_key
+    from linlayout.synth.synthesis import objective_key
 
     rng = random.Random(seed)
     r0 = rng.randint(0, d)
@@ -245,7 +246,7 @@ def test_mixed_basis_results_agree_and_respect_the_relaxation(seed, d, eb, objec
 def _exhaustive_mixed(seed, hw, eb):
     import random
 
-    from linlayout.synthesis import objective_key
+    from linlayout.synth.synthesis import objective_key
 
     rng = random.Random(seed)
     d = 4
@@ -285,9 +286,9 @@ def test_never_worse_than_triton_on_the_committed_mixed_basis_set():
     import json
 
     from linlayout import wavefronts
-    from linlayout.synthesis import objective_key
+    from linlayout.synth.synthesis import objective_key
 
-    from .conftest import DATA
+    from ..conftest import DATA
 
     data = json.loads((DATA / "mixed_basis_vs_triton.json").read_text())
     assert data["summary"]["pairs"] == len(data["cases"]) >= 300
@@ -315,7 +316,7 @@ def test_never_worse_than_triton_on_the_committed_mixed_basis_set():
 def test_merged_broadcast_reproducer_finds_the_narrower_read():
     """The toy model of the issue: a read whose lane 1 broadcasts is served in merged passes; 64-bit reads
     (four instructions of one merged pass) beat 128-bit ones.  The synthesizer found (8, 8), not proven."""
-    from linlayout.hardware import SharedMemory
+    from linlayout.hw import SharedMemory
 
     hw = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=4, merge_broadcast_loads=True, matrix_rows=0)
     outs = {"dim0": 8, "dim1": 2}
@@ -355,8 +356,8 @@ def test_exhaustive_merged_broadcast_loads_d4(seed):
     brute-force optimum over every invertible memory (20,160) and proven so."""
     import random
 
-    from linlayout.hardware import SharedMemory
-    from linlayout.synthesis import objective_key
+    from linlayout.hw import SharedMemory
+    from linlayout.synth.synthesis import objective_key
 
     rng = random.Random(seed)
     hw = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=rng.choice([4, 8]), merge_broadcast_loads=True,
@@ -377,7 +378,7 @@ def _example(name):
     import json
     from pathlib import Path
 
-    q = json.loads((Path(__file__).parents[1] / "examples" / f"{name}.json").read_text())
+    q = json.loads((Path(__file__).parents[2] / "examples" / f"{name}.json").read_text())
     kw = {k: q[k] for k in ("instructions", "vector_bits", "objective") if k in q}
     return LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"]), q["element_bits"], kw
 
@@ -399,7 +400,7 @@ def _check_standard_scores(res, W, R, eb, limit=None):
 
 def test_gemm_prefers_tma128B_and_emits_it():
     """Issue 12 §4: the GEMM example's optimum ties with TMA 128B (CuTe Swizzle<3,3,3> in elements, NVMMA 128B)."""
-    from linlayout.emit import to_cute, to_triton
+    from linlayout.io.emit import to_cute, to_triton
 
     W, R, eb, kw = _example("gemm_fp16_operand_a")
     res = optimal_swizzle(W, R, eb, **kw)
@@ -418,14 +419,14 @@ def test_when_no_standard_ties_the_best_is_stated():
     assert res.standard is None and res.standard_memory is None and res.preferred_memory == res.memory
     b = res.best_standard
     assert b is not None and "none ties" in res.standard_text() and b.swizzle.name in res.standard_text()
-    from linlayout.synthesis import objective_key
+    from linlayout.synth.synthesis import objective_key
 
     assert objective_key("balanced", res.write_wavefronts, res.read_wavefronts) <= objective_key(
         "balanced", b.write_wavefronts, b.read_wavefronts)
     _check_standard_scores(res, W, R, eb, limit=40)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.one_of(layout_pairs(max_d=8), matrix_friendly_pairs()), st.sampled_from(INSTRUCTION_SETS[:3]))
 def test_standard_scores_agree_with_the_closed_form(pair, instructions):
     W, R, eb = pair
@@ -441,7 +442,7 @@ def test_standard_scores_agree_with_the_closed_form(pair, instructions):
 def test_compare_uses_the_synthesis_instructions_and_has_cute_rows():
     """Issue 15, newcomer's path 1 and 2: the comparison scored standard swizzles with ld/st.shared although
     the query chose ldmatrix; --compare promised CuTe rows."""
-    from linlayout.compare import compare_swizzles
+    from linlayout.synth.compare import compare_swizzles
 
     W, R, eb, kw = _example("gemm_fp16_operand_a")
     rows = compare_swizzles(W, R, eb, instructions=kw.get("instructions"), vector_bits=kw.get("vector_bits"))
@@ -458,7 +459,7 @@ def test_compare_uses_the_synthesis_instructions_and_has_cute_rows():
 def test_cute_swizzle_needs_a_unit_and_tma_accepts_mode_names():
     """Issue 15, newcomer's path 3: CUTLASS's SW128 is byte-level; element units must be asked for."""
     from linlayout.errors import SizeError
-    from linlayout.swizzles import cute_swizzle, nvmma_layout, tma_swizzle
+    from linlayout.catalog.swizzles import cute_swizzle, nvmma_layout, tma_swizzle
 
     with pytest.raises(SizeError, match="units='elements' or units='bytes'"):
         cute_swizzle(3, 4, 3, ((128, 64), (64, 1)))
@@ -476,7 +477,7 @@ def test_cute_swizzle_needs_a_unit_and_tma_accepts_mode_names():
 def test_from_fields_rebuilds_a_result_and_refuses_missing_or_extra_fields():
     from dataclasses import fields
 
-    from linlayout.synthesis import SwizzleResult
+    from linlayout.synth.synthesis import SwizzleResult
 
     W, R, eb, kw = _example("gemm_fp16_operand_a")
     res = optimal_swizzle(W, R, eb, **kw)

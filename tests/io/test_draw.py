@@ -1,4 +1,4 @@
-"""Pictures (linlayout.draw, ``linlayout draw``): pixels of known cells, zoom notes, determinism, errors.
+"""Pictures (linlayout.io.draw, ``linlayout draw``): pixels of known cells, zoom notes, determinism, errors.
 
 The drawing tests need matplotlib and are skipped cleanly without it; the
 missing-matplotlib error path runs either way.
@@ -15,11 +15,12 @@ import pytest
 
 from linlayout import LinearLayout
 from linlayout.cli import main
-from linlayout.draw import OKABE_ITO, picture_kind
+from linlayout.io.draw import OKABE_ITO, picture_kind
 from linlayout.errors import DrawError, LayoutJSONError, LinLayoutError, MissingDependencyError, SizeError
-from linlayout.swizzles import mma_swizzle, unswizzled
+from linlayout.catalog.swizzles import mma_swizzle
+from linlayout.core.memory import unswizzled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 LAYOUT_A = json.loads((EXAMPLES / "paper_layout_a.json").read_text())
 SKY, VERMILION, EMPTY = (86, 180, 233), (213, 94, 0), (242, 242, 242)
@@ -91,7 +92,7 @@ def texts(fig) -> str:
 
 
 def test_distributed_cells_coloured_by_lane(mpl, tmp_path):
-    from linlayout.draw import draw_distributed
+    from linlayout.io.draw import draw_distributed
 
     png = tmp_path / "a.png"
     fig = draw_distributed(LinearLayout.from_json(LAYOUT_A), png)
@@ -107,7 +108,7 @@ def test_distributed_cells_coloured_by_lane(mpl, tmp_path):
 
 
 def test_distributed_zoom_broadcast_and_unreached(mpl, tmp_path):
-    from linlayout.draw import draw_distributed
+    from linlayout.io.draw import draw_distributed
 
     big = LinearLayout({"register": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]],
                         "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], "warp": [[0, 0]]},
@@ -130,7 +131,7 @@ def test_distributed_zoom_broadcast_and_unreached(mpl, tmp_path):
 
 
 def test_memory_tensor_banks_and_physical_view(mpl, tmp_path):
-    from linlayout.draw import draw_memory
+    from linlayout.io.draw import draw_memory
 
     mem = mma_swizzle(16, 32, vec=4, per_phase=1, max_phase=8)  # offset of (1, 0) is 36: bank 4
     png = tmp_path / "m.png"
@@ -146,7 +147,7 @@ def test_memory_tensor_banks_and_physical_view(mpl, tmp_path):
 
 
 def test_memory_16_bit_elements_are_half_a_bank(mpl, tmp_path):
-    from linlayout.draw import draw_memory
+    from linlayout.io.draw import draw_memory
 
     png = tmp_path / "m16.png"
     fig = draw_memory(unswizzled([4, 64]), png, element_bits=16)
@@ -159,7 +160,7 @@ def test_memory_16_bit_elements_are_half_a_bank(mpl, tmp_path):
 
 
 def test_access_colliding_lanes_highlighted(mpl, tmp_path):
-    from linlayout.draw import draw
+    from linlayout.io.draw import draw
 
     png = tmp_path / "x.png"
     fig = draw((EXAMPLES / "transpose_16x32_read_xor_m.json").read_text(), png)
@@ -172,7 +173,7 @@ def test_access_colliding_lanes_highlighted(mpl, tmp_path):
 
 
 def test_access_conflict_free_and_address_query(mpl, tmp_path):
-    from linlayout.draw import draw, draw_access_offsets
+    from linlayout.io.draw import draw, draw_access_offsets
 
     png = tmp_path / "p.png"
     fig = draw((EXAMPLES / "transpose_32x32_padded_read.json").read_text(), png)
@@ -193,7 +194,7 @@ def test_access_conflict_free_and_address_query(mpl, tmp_path):
 
 
 def test_swizzle_before_and_after(mpl, tmp_path):
-    from linlayout.draw import draw
+    from linlayout.io.draw import draw
 
     png = tmp_path / "s.png"
     fig = draw((EXAMPLES / "transpose_16x32.json").read_text(), png)
@@ -213,7 +214,7 @@ def test_swizzle_before_and_after(mpl, tmp_path):
 
 
 def test_same_input_same_bytes(mpl, tmp_path):
-    from linlayout.draw import draw, save
+    from linlayout.io.draw import draw, save
 
     small = {"bases": {"register": [[0, 1]], "lane": [[0, 2], [1, 0], [2, 0]], "warp": [[0, 0]]},
              "out_dims": {"dim0": 4, "dim1": 4}}
@@ -235,7 +236,7 @@ def test_same_input_same_bytes(mpl, tmp_path):
 
 
 def test_bad_documents_and_options(mpl, tmp_path):
-    from linlayout.draw import draw
+    from linlayout.io.draw import draw
 
     with pytest.raises(LayoutJSONError, match="cannot tell what to draw"):
         draw({"nothing": 1})
@@ -262,7 +263,7 @@ def test_picture_kind():
 
 def test_missing_matplotlib(monkeypatch, tmp_path, capsys):
     """Without matplotlib: a MissingDependencyError naming the extra; the command exits 2 with one line."""
-    from linlayout.draw import draw
+    from linlayout.io.draw import draw
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(MissingDependencyError, match=r"pip install 'linlayout\[plot\]'") as e:
@@ -277,7 +278,7 @@ def test_missing_matplotlib(monkeypatch, tmp_path, capsys):
 
 
 def test_draw_module_import_is_light():
-    code = "import sys, linlayout.draw; print('matplotlib' in sys.modules)"
+    code = "import sys, linlayout.io.draw; print('matplotlib' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "False"
 

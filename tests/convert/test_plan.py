@@ -13,8 +13,9 @@ from linlayout import InputError, LinearLayout
 from linlayout.catalog.constructors import blocked, mma
 from linlayout.convert.execute import ExecutionError, execute
 from linlayout.convert.plan import UnsupportedConversion, cost_of, plan_conversion
-from tests.convert_samples import catalog_pairs, random_pair
+from tests.convert.samples import catalog_pairs, random_pair
 from linlayout.core.quotient import is_trivial_over, quotient
+from ..conftest import examples
 
 LANES = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
 
@@ -194,7 +195,7 @@ def test_catalog_pairs(name, src, dst):
         _check(plan_conversion(src, dst, eb), src, dst)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["any", "warp", "thread"]),
        warps=st.sampled_from([1, 2, 4, 8]), eb=st.sampled_from([8, 16, 32, 64]), mixed=st.booleans())
 def test_random_pairs(seed, kind, warps, eb, mixed):

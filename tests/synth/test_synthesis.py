@@ -14,14 +14,14 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2, simulate_wavefronts, wavefronts
-from linlayout.compare import compare_swizzles
-from linlayout.emit import to_c, to_cute, to_triton
-from linlayout.errors import LinLayoutError, NotLinearError, SizeError
-from linlayout.hardware import SharedMemory
-from linlayout.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
-from linlayout.synthesis import SwizzleError, objective_key, optimal_swizzle
+from linlayout.synth.compare import compare_swizzles
+from linlayout.io.emit import to_c, to_cute, to_triton
+from linlayout.errors import LinLayoutError, NotLinearError, SizeError, SwizzleError
+from linlayout.hw import SharedMemory
+from linlayout.catalog.swizzles import cute_swizzle, mma_swizzle, nvmma_layout, tma_swizzle
+from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
-from .conftest import DATA
+from ..conftest import DATA, examples
 
 TRITON = json.loads((DATA / "triton_swizzle_cases.json").read_text())["cases"]
 
@@ -144,7 +144,7 @@ def layout_pairs(draw, lane_bits=5, max_d=10):
     return side(), side(), eb
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(layout_pairs(), st.sampled_from(["balanced", "read", "write", "sum"]))
 def test_synthesis_properties(pair, objective):
     W, R, eb = pair
@@ -392,7 +392,7 @@ def test_exhaustive_all_layouts_with_a_word_to_share(seed):
 
 
 def test_instruction_choice_picks_the_best_pair():
-    ex = json.loads((__import__("pathlib").Path(__file__).parents[1] / "examples" / "gemm_fp16_operand_a.json").read_text())
+    ex = json.loads((__import__("pathlib").Path(__file__).parents[2] / "examples" / "gemm_fp16_operand_a.json").read_text())
     W = LinearLayout.from_json(ex["write"])
     R = LinearLayout.from_json(ex["read"])
     opts = ["st.shared", "stmatrix.x4", "ld.shared", "ldmatrix.x4", "ldmatrix.x2"]
@@ -539,7 +539,7 @@ def test_example_scripts():
     import runpy
     from pathlib import Path
 
-    ex = Path(__file__).resolve().parents[1] / "examples"
+    ex = Path(__file__).resolve().parents[2] / "examples"
     t = runpy.run_path(str(ex / "swizzle_transpose_16x32.py"))["results"]()
     assert t["32-bit accesses"].memory == mma_swizzle(16, 32, 2, 1, 16)
     assert (t["default"].write_wavefronts, t["default"].read_wavefronts, t["default"].write_instructions) == (16, 16, 4)

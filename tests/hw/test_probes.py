@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-HW = Path(__file__).resolve().parents[1] / "tools" / "hw_probes"
+HW = Path(__file__).resolve().parents[2] / "tools" / "hw_probes"
 sys.path.insert(0, str(HW))
 
 import expected as X  # noqa: E402
@@ -267,7 +267,7 @@ def test_swapped_descriptor_reading_is_diagnosed():
     assert _table(diag["A"]["entries"]) == _table(CAT[name]["operands"]["A"]["entries"])
 
 
-MEASURED = Path(__file__).parent / "data" / "hw_fragments_h100.json"
+MEASURED = Path(__file__).parents[1] / "data" / "hw_fragments_h100.json"
 
 
 @pytest.mark.skipif(not MEASURED.exists(), reason="no measured tables yet (run tools/hw_probes/run_probes.py on a GPU)")

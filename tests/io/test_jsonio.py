@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, LinLayoutError
 from linlayout.errors import BasisError, DimensionError, LayoutJSONError, SizeError
-from linlayout.jsonio import layout_from_json
+from linlayout.io.jsonio import layout_from_json
 
-from .strategies import layouts
+from ..strategies import layouts
 
 
 @given(layouts())

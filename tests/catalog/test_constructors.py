@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from linlayout import LinearLayout, wavefronts
-from linlayout.constructors import blocked, cute_tv_layout, fit_to_shape, ldmatrix, mfma, mma, sliced, wgmma
+from linlayout.catalog.constructors import blocked, cute_tv_layout, fit_to_shape, ldmatrix, mfma, mma, sliced, wgmma
 from linlayout.errors import DimensionError, LinLayoutError, NotLinearError, SizeError
 
-from .conftest import DATA
+from ..conftest import DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rand_blocked(rng):
@@ -81,7 +81,7 @@ def test_mma_and_wgmma_tiles():
 
 
 def test_ldmatrix_layouts_lower_to_ldmatrix():
-    from linlayout.swizzles import unswizzled
+    from linlayout.core.memory import unswizzled
 
     for x in (1, 2, 4):
         L = ldmatrix(x)
