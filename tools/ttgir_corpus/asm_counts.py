@@ -24,6 +24,8 @@ CONTEXT_FAMILIES = ("atom.global", "red.global", "cp.async.commit_group", "cp.as
 TYPE_BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16, "f16x2": 32,
              "bf16x2": 32, "b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64,
              "b128": 128}
+PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
+PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)(?:\s+\d+)?(?:,.*?inlined_at\s+(\d+)\s+(\d+))?")
 LABEL = re.compile(r"^(\$?[A-Za-z_][\w$]*):")
 TTGIR_OP = re.compile(r"^\s*(?:[%\w#:,\s]+=\s*)?\"?((?:tt|ttg|ttng|scf|gpu|nvvm)\.[a-z_][\w.]*)")
 
@@ -33,13 +35,27 @@ class Statement(NamedTuple):
 
     opcode: str
     operands: str
+    loc: str = ""
 
 
 def ptx_statements(ptx: str) -> list[Statement | str]:
-    """The instructions of a PTX text in order; a label is given as its name (a plain string)."""
+    """The instructions of a PTX text in order; a label is given as its name (a plain string).
+
+    Each instruction carries the kernel source line it was lowered from (``FILE:LINE``): the PTX ``.loc``
+    before it, or the ``inlined_at`` site of that ``.loc`` (or the kernel line in its comment) when the
+    ``.loc`` points into Triton's own library (``tl.sum`` is written in ``standard.py``), or else the last
+    kernel line seen."""
+    files = {m.group(1): m.group(2).rsplit("/", 1)[-1] for m in map(PTX_FILE.match, ptx.splitlines()) if m}
     out: list[Statement | str] = []
+    loc = ""
     for raw in ptx.splitlines():
         line = raw.split("//", 1)[0]
+        directive = PTX_LOC.match(line)
+        if directive:
+            loc = kernel_loc(directive, files) or comment_loc(raw) or loc
+            continue
+        if PTX_FILE.match(line):
+            continue
         for stmt in line.split(";"):
             stmt = stmt.strip().strip("{}").strip()
             label = LABEL.match(stmt)
@@ -52,8 +68,27 @@ def ptx_statements(ptx: str) -> list[Statement | str]:
                 stmt = stmt.split(None, 1)[1] if " " in stmt else ""
             parts = stmt.split(None, 1)
             if parts and re.match(r"^[a-z][\w.:]*$", parts[0]):
-                out.append(Statement(parts[0], parts[1] if len(parts) > 1 else ""))
+                out.append(Statement(parts[0], parts[1] if len(parts) > 1 else "", loc))
     return out
+
+
+def comment_loc(raw: str) -> str | None:
+    """The kernel line in a ``.loc`` comment's inlining chain (Triton 3.6 writes ``// standard.py:293:36 @[
+    kernels_smem.py:40:23 ]`` where 3.9 writes ``inlined_at``), or None."""
+    site = re.search(r"@\[\s*(kernels\w*\.py):(\d+)", raw)
+    return f"{site.group(1)}:{site.group(2)}" if site else None
+
+
+def kernel_loc(directive: re.Match, files: dict[str, str]) -> str | None:
+    """``FILE:LINE`` of a ``.loc`` in a corpus file (``kernels*.py``), itself or where it was inlined, or None."""
+    sites = [(directive.group(1), directive.group(2))]
+    if directive.group(3):
+        sites.append((directive.group(3), directive.group(4)))
+    for file, line in sites:
+        name = files.get(file, file)
+        if name.startswith("kernels"):
+            return f"{name}:{line}"
+    return None
 
 
 def family(opcode: str) -> str | None:
@@ -109,10 +144,12 @@ def loop_spans(stmts: list[Statement | str]) -> list[tuple[int, int]]:
 
 
 def count_ptx(ptx: str) -> dict:
-    """Per family: total, in_loop, by_opcode, by_bits (see the module docstring)."""
+    """Per family: total, in_loop, by_opcode, by_bits (see the module docstring); and ``by_loc``: per source
+    line (``FILE:LINE`` of the PTX ``.loc``, the op Triton lowered), the shared-memory families' counts."""
     stmts = ptx_statements(ptx)
     spans = loop_spans(stmts)
     table: dict[str, dict] = {}
+    by_loc: dict[str, Counter] = {}
     for i, s in enumerate(stmts):
         if not isinstance(s, Statement):
             continue
@@ -123,6 +160,8 @@ def count_ptx(ptx: str) -> dict:
         row["total"] += 1
         row["in_loop"] += any(a <= i <= b for a, b in spans)
         row["by_opcode"][s.opcode] += 1
+        if fam in SHARED_FAMILIES:
+            by_loc.setdefault(s.loc or "?", Counter())[fam] += 1
         bits = access_bits(s.opcode, s.operands)
         if bits and fam not in ("bar.sync", "shfl.sync", "ldmatrix", "stmatrix"):
             row["by_bits"][str(bits)] += 1
@@ -130,7 +169,13 @@ def count_ptx(ptx: str) -> dict:
         row["by_opcode"] = dict(sorted(row["by_opcode"].items()))
         row["by_bits"] = dict(sorted(row["by_bits"].items(), key=lambda kv: int(kv[0])))
     order = SHARED_FAMILIES + CONTEXT_FAMILIES
-    return {"loops": len(spans), "families": {f: table[f] for f in order if f in table}}
+    locs = {loc: dict(sorted(c.items())) for loc, c in sorted(by_loc.items(), key=lambda kv: loc_key(kv[0]))}
+    return {"loops": len(spans), "families": {f: table[f] for f in order if f in table}, "by_loc": locs}
+
+
+def loc_key(loc: str) -> tuple[str, int]:
+    file, _, line = loc.rpartition(":")
+    return (file, int(line) if line.isdigit() else 0)
 
 
 SASS_FAMILIES = ("LDS", "STS", "LDSM", "STSM", "SHFL", "BAR", "ATOMS", "LDGSTS", "LDGDEPBAR", "DEPBAR", "ATOMG",

@@ -1,4 +1,4 @@
-"""The TTGIR corpus: a dozen Triton and Gluon kernels, written as a user would write them.
+"""The corpus's first 14 Triton and Gluon kernels (corpus.py adds kernels_tutorials.py, kernels_smem.py).
 
 Used twice: ``tools/ttgir_corpus/compile_cpu.py`` compiles each one with the local
 Triton for ``cuda:90`` (no GPU) and writes ``tests/data/ttgir/NAME.ttgir``;

@@ -35,10 +35,13 @@ def reduce_kernel(x_ptr, out_ptr, idx_ptr, R: tl.constexpr, C: tl.constexpr, AXI
         offs = pid * C + cols
     else:
         offs = pid * R + rows
+    # Each op on a line of its own: the PTX's line information then tells the reduction from the stores.
     if OP == "sum":
-        tl.store(out_ptr + offs, tl.sum(x, axis=AXIS))
+        value = tl.sum(x, axis=AXIS)
+        tl.store(out_ptr + offs, value)
     elif OP == "max":
-        tl.store(out_ptr + offs, tl.max(x, axis=AXIS))
+        value = tl.max(x, axis=AXIS)
+        tl.store(out_ptr + offs, value)
     else:
         value, index = tl.max(x, axis=AXIS, return_indices=True)
         tl.store(out_ptr + offs, value)
@@ -52,7 +55,8 @@ def cumsum_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.con
     cols = tl.arange(0, C)
     offs = pid * R * C + rows[:, None] * C + cols[None, :]
     x = tl.load(x_ptr + offs)
-    tl.store(out_ptr + offs, tl.cumsum(x, axis=AXIS, reverse=REVERSE))
+    y = tl.cumsum(x, axis=AXIS, reverse=REVERSE)
+    tl.store(out_ptr + offs, y)
 
 
 @triton.jit
@@ -74,7 +78,8 @@ def linear_recurrence_kernel(a_ptr, b_ptr, out_ptr, C: tl.constexpr):
 def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
     pid = tl.program_id(0)
     x = tl.load(x_ptr + pid * N + tl.arange(0, N))
-    tl.store(out_ptr + pid * BINS + tl.arange(0, BINS), tl.histogram(x, BINS))
+    h = tl.histogram(x, BINS)
+    tl.store(out_ptr + pid * BINS + tl.arange(0, BINS), h)
 
 
 @triton.jit
@@ -110,7 +115,8 @@ def spin_lock_kernel(lock_ptr, acc_ptr, x_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + pid * BLOCK + offs)
     while tl.atomic_cas(lock_ptr, 0, 1) == 1:
         pass
-    tl.store(acc_ptr + offs, tl.load(acc_ptr + offs) + x)
+    acc = tl.load(acc_ptr + offs)
+    tl.store(acc_ptr + offs, acc + x)
     tl.debug_barrier()
     tl.atomic_xchg(lock_ptr, 0)
 
@@ -118,7 +124,8 @@ def spin_lock_kernel(lock_ptr, acc_ptr, x_ptr, BLOCK: tl.constexpr):
 @triton.jit
 def atomic_max_kernel(x_ptr, acc_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.atomic_max(acc_ptr + offs, tl.load(x_ptr + tl.program_id(0) * BLOCK + offs))
+    x = tl.load(x_ptr + tl.program_id(0) * BLOCK + offs)
+    tl.atomic_max(acc_ptr + offs, x)
 
 
 @triton.jit
@@ -129,7 +136,8 @@ def gather_kernel(src_ptr, idx_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, A
     offs = pid * R * C + rows[:, None] * C + cols[None, :]
     src = tl.load(src_ptr + offs)
     idx = tl.load(idx_ptr + offs)
-    tl.store(out_ptr + offs, tl.gather(src, idx, axis=AXIS))
+    y = tl.gather(src, idx, axis=AXIS)
+    tl.store(out_ptr + offs, y)
 
 
 PROGRAMS = 256
@@ -263,6 +271,7 @@ SMEM_OP_CASES = [
               (PROGRAMS, 1, 1), _args_recurrence(2048), num_warps=4),
     _histogram_case(1024, 16, 1),
     _histogram_case(4096, 64, 4),
+    _histogram_case(2048, 128, 4),
     _histogram_case(4096, 256, 4),
     _histogram_case(8192, 1024, 8),
     _atomic_add_case("fp32", 1024, False),

@@ -18,7 +18,8 @@ A static count is the number executed per thread only where the instruction runs
 says, per kernel, which TTGIR loops there are (``scf.for``, ``scf.while``) and, per family, how many of
 the instructions lie inside a PTX loop (between a backward branch and its target label).  A family
 whose ``in_loop`` is 0 executes exactly ``total`` times per thread (predicated-off instructions are
-still issued).  ``sass``: the same for the SASS that ptxas made of it (LDS, STS, LDSM, STSM, SHFL,
+still issued).  ``ptx_by_loc``: the shared-memory families' counts per source line (``FILE:LINE`` of
+the PTX ``.loc``), which says which op of the kernel emitted them.  ``sass``: the same for the SASS that ptxas made of it (LDS, STS, LDSM, STSM, SHFL,
 BAR, ATOMS, LDGSTS, ATOMG/RED...; the cuobjdump Triton ships disassembles it).  ``shared_bytes`` is the kernel's shared memory (Triton's allocation, scratch included).
 """
 
@@ -50,6 +51,7 @@ def measure_case(case, out: Path) -> dict:
             "shared_bytes": k.metadata.shared, "ttgir_loops": loops, "ptx_loops": ptx["loops"],
             "static_is_per_execution": not loops and ptx["loops"] == 0,
             "data_dependent": case.get("data_dependent", ""), "ttgir_ops": ops, "ptx": ptx["families"],
+            "ptx_by_loc": ptx["by_loc"],
             "sass": compiled_sass(k)}
 
 
@@ -90,11 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path,
                         default=HERE.parents[1] / "tests" / "data" / f"ttgir{version.replace('.', '')}")
-    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all); their rows "
+                                                   "replace those of an existing table")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(filter(None, args.only.split(",")))
     rows, failed = {}, {}
+    table_file = args.out / "ptx_counts.json"
+    if wanted and table_file.exists():
+        old = json.loads(table_file.read_text())
+        if old["triton"] == triton.__version__:
+            rows, failed = old["kernels"], {k: v for k, v in old["failed"].items() if k not in wanted}
     for case in corpus.CASES:
         if wanted and case["name"] not in wanted:
             continue
@@ -107,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
     table = {"triton": triton.__version__, "target": "cuda:90", "generator": "tools/ttgir_corpus/ptx_counts.py",
              "families": list(SHARED_FAMILIES), "context_families": list(CONTEXT_FAMILIES),
-             "kernels": rows, "failed": failed}
-    (args.out / "ptx_counts.json").write_text(json.dumps(table, indent=1) + "\n")
+             "kernels": {c["name"]: rows[c["name"]] for c in corpus.CASES if c["name"] in rows}, "failed": failed}
+    table_file.write_text(json.dumps(table, indent=1) + "\n")
     return 1 if failed else 0
 
 
