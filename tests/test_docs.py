@@ -60,13 +60,18 @@ LINKED_INPUTS = ("examples", "tests", "tools", "benchmarks", "paper_notes")
 
 # Blocks marked <!-- not-run: ... --> per page. Adding one is a visible change of this table.
 NOT_RUN = {
-    "README.md": 2,
-    "docs/counting.md": 3,
-    "docs/performance.md": 3,
-    "docs/lint.md": 1,
-    "docs/swizzle.md": 1,
-    "docs/convert.md": 2,
-    "docs/layouts.md": 1,
+    "README.md": 3,  # the virtual environment and the two set-up commands (checked against .ci/run)
+    "docs/counting.md": 2,  # the full 2^20 sweep; the GPU validation run
+    "docs/performance.md": 2,  # the benchmark script; the whole test suite
+    "docs/layouts.md": 1,  # the hardware probes (a GPU)
+    "docs/pictures.md": 1,  # the swizzle picture (2.5 s; tests/test_draw.py draws it)
+}
+
+# Pages written on another branch, not yet in this convention: their block test is expected to fail
+# (strict, so it fails loudly once the page conforms and this entry should go).
+PENDING = {
+    "docs/architecture.md": "owned by the architecture work; its diagram and file-content blocks need "
+                            "an info string or a not-run mark",
 }
 
 FENCE = re.compile(r"^```(\S*)\s*$")
@@ -327,7 +332,8 @@ def failures(page: str) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PENDING[p])) if p in PENDING else p for p in PAGES])
 def test_page_blocks_run_and_show_their_output(page):
     bad = failures(page)
     assert not bad, "\n\n".join(bad)
