@@ -181,7 +181,7 @@ def run_argv(argv):
             sys.argv = saved
     return {"output": buf.getvalue(), "code": code}
 
-def run_python(code, checks):
+def run_python(code):
     buf = io.StringIO()
     values, error = {}, None
     ns["__record__"] = lambda n, v: values.__setitem__(str(n), repr(v))
@@ -195,7 +195,7 @@ def run_python(code, checks):
 results = []
 for step in json.load(sys.stdin):
     if step["kind"] == "python":
-        results.append(run_python(step["code"], step["checks"]))
+        results.append(run_python(step["code"]))
     else:
         results.append(run_argv(step["argv"]))
 sys.stdout.write(json.dumps(results))
@@ -215,7 +215,7 @@ def python_step(block: Block) -> dict:
     return {"kind": "python", "code": "\n".join(code), "checks": checks}
 
 
-def steps_of(page: str, blocks: list[Block], scratch: Path) -> list[tuple[Block, int, dict]]:
+def steps_of(blocks: list[Block], scratch: Path) -> list[tuple[Block, int, dict]]:
     """Every step of a page: (block, index of the command in the block, driver step)."""
     steps = []
     for b in blocks:
@@ -251,7 +251,7 @@ def run_page(page: str) -> PageRun:
         for name in LINKED_INPUTS:
             (scratch / name).symlink_to(ROOT / name)
         (scratch / "docs").mkdir()
-        steps = steps_of(page, blocks, scratch)
+        steps = steps_of(blocks, scratch)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                "COLUMNS": "100"}
         proc = subprocess.run([sys.executable, "-c", DRIVER], input=json.dumps([s for _, _, s in steps]),
