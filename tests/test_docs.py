@@ -64,15 +64,10 @@ NOT_RUN = {
     "docs/counting.md": 2,  # the full 2^20 sweep; the GPU validation run
     "docs/performance.md": 2,  # the benchmark script; the whole test suite
     "docs/layouts.md": 1,  # the hardware probes (a GPU)
+    "docs/architecture.md": 1,  # the layer diagram
     "docs/pictures.md": 1,  # the swizzle picture (2.5 s; tests/test_draw.py draws it)
 }
 
-# Pages written on another branch, not yet in this convention: their block test is expected to fail
-# (strict, so it fails loudly once the page conforms and this entry should go).
-PENDING = {
-    "docs/architecture.md": "owned by the architecture work; its diagram and file-content blocks need "
-                            "an info string or a not-run mark",
-}
 
 # Pages whose commands need an optional extra (installed by the test extra): skipped, with the reason, without it.
 NEEDS = {"docs/pictures.md": "matplotlib"}
@@ -335,8 +330,7 @@ def failures(page: str) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PENDING[p])) if p in PENDING else p for p in PAGES])
+@pytest.mark.parametrize("page", PAGES)
 def test_page_blocks_run_and_show_their_output(page):
     if page in NEEDS:
         pytest.importorskip(NEEDS[page])
