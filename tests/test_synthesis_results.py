@@ -107,7 +107,7 @@ def _random_distributed(rng, d: int, r0: int, lane_bits: int) -> LinearLayout | 
 
 
 def test_results_taken_from_the_analytic_score_are_exact():
-    """A candidate that meets the search floor keeps its analytic costs when ``construct.analytic_is_exact``
+    """A candidate that meets the search floor keeps its analytic costs when ``scoring.analytic_is_exact``
     holds (issue 16: the built memory is not evaluated a second time).  Every field must still equal the exact
     counter's report on the built memory: 4,000 seeded problems (about 1,600 solvable) over instruction lists, vector widths,
     objectives, element widths and a scaled-down model that merges broadcast loads."""
