@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
-from linlayout.synth import candidates
+from linlayout.synth import candidates, speed
 from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inverse, exact_cost, memory_inverse
 from linlayout.synth.sides import geometry, side_of
 
@@ -121,7 +121,7 @@ def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
     geo = geometry(d, eb, hw)
     ins = {"write": parse_instruction("st.shared"), "read": parse_instruction("ld.shared")}
     common = [r for r in sides["write"].regs if r in sides["read"].reg_set]
-    per_side = candidates.pair_sides(sides, ins, geo, hw)
+    per_side = speed.pair_sides(sides, ins, geo, hw)
     for second in (False, True):
         for D, V, _, ext in candidates.low_blocks(sides, ins, common, geo, hw, None, [], False, second):
             ks = (len(D), len(V)) if ext == "write" else (len(V), len(D)) if ext == "read" else (len(V), len(V))

@@ -199,8 +199,7 @@ def vector_widths(ins: Instruction, eb: int, hw: SharedMemory, fixed: int | None
 
 def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int] | None]:
     """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
-    sides, w_opts, r_opts, common = problem.sides, problem.write_options, problem.read_options, problem.common
-    geo, hw, fixed, objective = problem.geo, problem.hw, problem.fixed_vector, problem.objective
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     wt = {wi: [(k, t) for k in vector_range(sw, wi, geo, hw, fixed) if (t := side_terms(sw, wi, k, geo, hw)) is not None]
           for wi in w_opts}
@@ -253,8 +252,7 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
     non-broadcast registers, broadcast low lanes, common prefix), so it is
     looked up in a table of those (like the access plan's shapes).
     """
-    sides, w_opts, r_opts, common = problem.sides, problem.write_options, problem.read_options, problem.common
-    geo, hw, fixed, objective = problem.geo, problem.hw, problem.fixed_vector, problem.objective
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     return _floor_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
                   vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,

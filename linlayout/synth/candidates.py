@@ -54,9 +54,9 @@ from ..count.plan import matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side, side_shape
-from .speed import new_record, shape_map, unit_vectors
+from .speed import new_record, unit_vectors
 
-__all__ = ["PartialCandidate", "Candidate", "register_prefix_len", "pair_sides", "word_fills", "complete_columns",
+__all__ = ["PartialCandidate", "Candidate", "register_prefix_len", "word_fills", "complete_columns",
            "tile_columns", "low_blocks"]
 
 
@@ -103,21 +103,6 @@ class Candidate(NamedTuple):
     extension_order: int = 0  # 1: an extension in low_blocks' second order (kept only when strictly cheaper)
 
 
-def pair_sides(sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory):
-    """Per side, for one instruction pair: (name, side, instruction, matrix tile's vector width or -1, shapes).
-
-    ``shapes`` maps a vector width ``k`` to the plan's ``(instructions, passes, within)`` (:func:`_shape`)
-    (None: not addressable), shared by every side with the same facts (:func:`linlayout.synth.speed.shape_map`).
-    """
-    out = []
-    eb = geo.element_bits
-    for nm, sd in sides.items():
-        i = ins[nm]
-        shapes = shape_map(i, eb, hw, sd.nregs, sd.broadcast)
-        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, shapes))
-    return out
-
-
 def _shape(sd: Side, i: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> tuple | None:
     """The plan's (instructions, passes, (within-pass generators, lane getter)) of a side with a ``2^k``-element
     vector, or None (see :func:`_pass_mask`)."""
@@ -154,8 +139,8 @@ def word_fills(low_block: Sequence[int], per_side, geo: Geometry, hw: SharedMemo
     first, then (for each split) write-only / read-only lanes, then anything.
     A side's cost is its Grassmann bound once :func:`complete_columns` builds
     the bank and segment columns: ``max(0, lanes left after the fill - bank
-    positions)`` conflict bits per pass.  ``per_side`` is :func:`pair_sides`
-    (its map holds the plan's shape per vector width).  None when both sides
+    positions)`` conflict bits per pass.  ``per_side`` is
+    :func:`linlayout.synth.speed.pair_sides` (its maps hold the shapes per vector width).  None when both sides
     are addressable and take more than ``most`` instructions together (the
     search floor's count: no word fill of this block can meet the floor).
     ``widths`` gives the two ``ld/st`` sides' vector widths when the caller
@@ -169,8 +154,13 @@ def word_fills(low_block: Sequence[int], per_side, geo: Geometry, hw: SharedMemo
     else:
         kw = _vector_width(low_block, sdw, kw, geo.max_vector, fixed_vector)
         kr = _vector_width(low_block, sdr, kr, geo.max_vector, fixed_vector)
-    sw = _shape_at(shapes_w, kw, sdw, iw, geo, hw)
-    sr = _shape_at(shapes_r, kr, sdr, ir, geo, hw)
+    # The shapes at these widths, from the shared maps (0: not computed yet; -1: no width, no shape).
+    sw = shapes_w.get(kw, 0) if kw >= 0 else None
+    if sw == 0:
+        sw = shapes_w[kw] = _shape(sdw, iw, kw, geo, hw)
+    sr = shapes_r.get(kr, 0) if kr >= 0 else None
+    if sr == 0:
+        sr = shapes_r[kr] = _shape(sdr, ir, kr, geo, hw)
     if most is not None and sw is not None and sr is not None and sw[0] + sr[0] > most:
         return None
     block_mask = sum(low_block)  # distinct unit vectors: the sum is the mask
@@ -225,16 +215,6 @@ def _fills(low_block: tuple[int, ...], block_mask: int, pass_lanes: dict[str, in
     return out
 
 
-def _shape_at(shapes: dict, k: int, sd: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple | None:
-    """:func:`_shape` of the side at width ``k`` (-1: none), from the shared map ``shapes`` or computed into it."""
-    if k < 0:
-        return None
-    shape = shapes.get(k, 0)
-    if shape == 0:
-        shape = shapes[k] = _shape(sd, ins, k, geo, hw)
-    return shape
-
-
 def _vector_width(block: Sequence[int], sd: Side, k: int, cap: int, fixed_vector: int | None) -> int:
     """A side's vector width on a low block: a matrix tile's ``k`` as given; for ld/st the prefix of the block
     holding the side's registers (at most ``cap``), or ``fixed_vector`` when the prefix allows it (-1 when it
@@ -277,8 +257,8 @@ def _grassmann_cost(shape, fill_mask: int, bank_count: int) -> Cost | None:
 def complete_columns(partial: PartialCandidate) -> tuple[list[int], list[int]]:
     """The bank and segment columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
     # Every direction here is a unit vector (distributed sides), so a set of them is the mask of its members.
-    fill_mask = _mask(partial.word_fill)
-    block_mask = _mask(partial.low_block)
+    fill_mask = sum(partial.word_fill)  # distinct unit vectors: the sum is the mask
+    block_mask = sum(partial.low_block)
     u = partial.pass_lanes["write"] & ~fill_mask
     w = partial.pass_lanes["read"] & ~fill_mask
     both, only_write, only_read = u & w, u & ~w, w & ~u
@@ -312,21 +292,14 @@ def _segment_columns(s: int, fill_mask: int, free: int, only_write: int, only_re
             paired |= f
         left = s - len(segment)
         if left:
-            rest = (only_write & ~_mask(e_units[:npair]) if len(e_units) > len(f_units)
-                    else only_read & ~_mask(f_units[:npair]))
+            rest = (only_write & ~sum(e_units[:npair]) if len(e_units) > len(f_units)
+                    else only_read & ~sum(f_units[:npair]))
             spanned |= _lowest(rest, left, segment)
             left = s - len(segment)
             if left:
-                spanned |= _lowest(_mask(e_units[:npair]), left, segment)
+                spanned |= _lowest(sum(e_units[:npair]), left, segment)
                 spanned |= _lowest(both, s - len(segment), segment)
     return segment, spanned, paired
-
-
-def _mask(units: Sequence[int]) -> int:
-    m = 0
-    for x in units:
-        m |= x
-    return m
 
 
 # ---------------------------------------------------------------------------
@@ -434,23 +407,24 @@ def _vector_blocks(sides: dict[str, Side], full: Sequence[int], geo: Geometry, p
         if len(vector) >= cap:
             continue
         for nm, other in (("write", "read"), ("read", "write")):
-            for extension in _extensions(sides[nm], sides[other], vector, cap, second):
-                found = True
-                yield (vector + extension, vector, extension, nm)
+            me, you = sides[nm], sides[other]
+            avail = [r for r in me.regs if r and r not in vector]
+            # Prefer directions that are lanes of the other side (they land in its word or bank bits).
+            avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
+            n = min(len(avail), cap - len(vector))
+            if not second:
+                for j in range(1, n + 1):
+                    found = True
+                    extension = tuple(avail[:j])
+                    yield (vector + extension, vector, extension, nm)
+                continue
+            # Second order (see the doc; rand42_any_w8_b64 in paper_notes/convert.md §7).
+            rank = {r: i for i, r in enumerate(you.lanes)}
+            by_lane = sorted(avail, key=lambda r: rank.get(r, len(rank)))
+            for j in range(1, n + 1):
+                if by_lane[:j] != avail[:j]:
+                    found = True
+                    extension = tuple(by_lane[:j])
+                    yield (vector + extension, vector, extension, nm)
     if narrow and not found:
         problems.append(f"{eb}-bit elements need at least {8 // eb} contiguous registers on each side")
-
-
-def _extensions(me: Side, you: Side, vector: tuple[int, ...], cap: int, second: bool) -> list[tuple[int, ...]]:
-    """Extensions of side ``me`` after ``vector``, every length, in the first order or (``second``) those of the
-    second order that the first does not give."""
-    avail = [r for r in me.regs if r and r not in vector]
-    # Prefer directions that are lanes of the other side (they land in its word or bank bits).
-    avail.sort(key=you.lane_set.__contains__, reverse=True)  # stable: lanes first, each in register order
-    n = min(len(avail), cap - len(vector))
-    if not second:
-        return [tuple(avail[:j]) for j in range(1, n + 1)]
-    # Second order (see _vector_blocks; rand42_any_w8_b64 in paper_notes/convert.md §7).
-    rank = {r: i for i, r in enumerate(you.lanes)}
-    by_lane = sorted(avail, key=lambda r: rank.get(r, len(rank)))
-    return [tuple(by_lane[:j]) for j in range(1, n + 1) if by_lane[:j] != avail[:j]]

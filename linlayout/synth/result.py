@@ -272,17 +272,17 @@ _FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
 def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
     """The result of a search: the best candidate's memory and costs, the search kept for the proof."""
     best = outcome.best
-    sw, sr = p.sides["write"], p.sides["read"]
+    sides, _, _, _, geo, hw, _, objective, element_bits, vector_bits = p
+    sw, sr = sides["write"], sides["read"]
     outs = sw.layout.out_dim_bits
-    mem = LinearLayout.from_flat((("offset", p.geo.offset_bits),), outs, (tuple(best.columns),), check=False)
+    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), outs, (tuple(best.columns),), check=False)
     cw, cr = best.write_cost, best.read_cost
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
-    hw = p.hw
-    ww = hw.register_bytes * 8 if best.write_instruction.is_matrix else p.element_bits << cw.vector
-    wr = hw.register_bytes * 8 if best.read_instruction.is_matrix else p.element_bits << cr.vector
+    ww = hw.register_bytes * 8 if best.write_instruction.is_matrix else element_bits << cw.vector
+    wr = hw.register_bytes * 8 if best.read_instruction.is_matrix else element_bits << cr.vector
     res = new_instance(SwizzleResult, {
         "memory": mem,
-        "element_bits": p.element_bits,
+        "element_bits": element_bits,
         "extended_side": best.extended,
         "vector_bits": ww if ww > wr else wr,
         "common_vector_bits": wr if ww > wr else ww,
@@ -292,13 +292,13 @@ def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
         "read_wavefronts": cr.total,
         "write_instructions": cw.instructions,
         "read_instructions": cr.instructions,
-        "objective": p.objective,
+        "objective": objective,
         "hardware": hw.name,
         "_search": outcome,
         "_problem": p,
         "_hw": hw,
         "_layouts": (sw.layout, sr.layout),
-        "_vector_arg": p.vector_bits,
+        "_vector_arg": vector_bits,
     })
     if outcome.relaxed is not None:
         res.__dict__["_relaxed"] = outcome.relaxed  # already computed (the cached property's slot)

@@ -44,11 +44,11 @@ from ..count.plan import matrix_tile
 from ..errors import SwizzleError
 from ..hw import Instruction
 from .bounds import objective_key, relaxation, search_floor
-from .candidates import Candidate, PartialCandidate, complete_columns, low_blocks, pair_sides, register_prefix_len, word_fills
+from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
 from .sides import Cost, Geometry, SwizzleProblem
-from .speed import new_record
+from .speed import new_record, pair_sides
 
 __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
@@ -70,33 +70,14 @@ class SearchState(NamedTuple):
     skipped: list  # blocks the floor's instruction count ruled out, scored only if the search goes on
 
 
-class LowBlock(NamedTuple):
-    """A low block with what its word fills' scores need."""
-
-    low_block: tuple[int, ...]
-    vector: tuple[int, ...]
-    extended: str | None
-    write_instruction: Instruction
-    read_instruction: Instruction
-    matrix_count: int  # matrix instructions in the pair (a tie-break: fewer first)
-    extension_order: int  # 0 or 1 (low_blocks' second order)
-    number: int  # enumeration order (the last tie-break)
-    per_side: list  # candidates.pair_sides of the instruction pair
-    widths: tuple[int, int] | None  # the two ld/st vector widths when the block fixes them
-
-
-class ScoredFill(NamedTuple):
-    """One word fill of a low block with its analytic costs and its search key (smaller is better)."""
-
-    key: tuple
-    partial: PartialCandidate
-    write_instruction: Instruction
-    read_instruction: Instruction
-    write_cost: Cost
-    read_cost: Cost
-    vector: tuple[int, ...]
-    extended: str | None
-
+# The two records of the hot loop are plain tuples (a NamedTuple costs about 0.3 us more to build, and a
+# synthesis builds a few per block; see linlayout.synth.speed), unpacked where they are read:
+#
+#   a low block   (low_block, vector, extended side, write instruction, read instruction, matrix instructions,
+#                  extension order, enumeration number, pair_sides of the pair, ld/st widths or None)
+#   a scored fill (key, PartialCandidate, write instruction, read instruction, write cost, read cost, vector,
+#                  extended side); the key is objective + (instructions, matrix instructions, extension
+#                  order, block number, fill number): smaller is better, ties go to the first.
 
 _by_key = itemgetter(0)
 
@@ -113,8 +94,8 @@ def no_memory_error(problems: list[str]) -> SwizzleError:
 
 def search_distributed(p: SwizzleProblem) -> SearchOutcome:
     """The search over the distributed construction's candidates (see the module doc)."""
-    state = SearchState([], count(), [])
-    scored: list[ScoredFill] = []
+    state = new_record(SearchState, ([], count(), []))
+    scored: list[tuple] = []
     complete_search = not score_blocks(p, state, scored, False, search_floor(p))
     if complete_search:
         for block in state.skipped:  # no candidate met the floor: the blocks it ruled out join the search
@@ -126,14 +107,14 @@ def search_distributed(p: SwizzleProblem) -> SearchOutcome:
         scored.sort(key=_by_key)
     if not complete_search:
         best = build_candidate(p, scored[0], at_floor=True)
-        if (best.write_cost, best.read_cost) != (scored[0].write_cost, scored[0].read_cost):
+        if (best.write_cost, best.read_cost) != scored[0][4:6]:
             # The exact evaluation found a matrix instruction's built layout above its analytic score (the
             # analytic tile model can be optimistic there): score everything exactly.
             scored, relaxed = score_all(p, state)
             complete_search = True
     if complete_search:
         best = prefer_first_order(p, scored, choose_exact(p, scored))
-    return SearchOutcome(best, relaxed, partial(frontier_points, p, state, scored if complete_search else None))
+    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None)))
 
 
 def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: bool, stop: tuple | None,
@@ -142,54 +123,47 @@ def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: b
 
     ``shorter``: the narrower common vectors only; ``order`` 1: the extensions in low_blocks' second order,
     which win only when strictly cheaper."""
+    sides, write_options, read_options, common, geo, hw, fixed, _, _, _ = p
     most = None if stop is None else stop[2]  # the floor's instruction total
-    for wi in p.write_options:
-        for ri in p.read_options:
-            if _score_pair(p, state, scored, wi, ri, shorter, stop, most, order):
-                return True
+    problems, numbers, _ = state
+    for wi in write_options:
+        for ri in read_options:
+            ins = {"write": wi, "read": ri}
+            nmat = int(wi.is_matrix) + int(ri.is_matrix)
+            per_side = None
+            # ``fixed_vector`` applies to the ld/st side(s) whatever the other side uses (issue 12).
+            # The vector widths follow from the block for the widest common vector: an extension then holds no
+            # register of the other side (it would be common, hence in the vector).
+            ldst = not nmat and fixed is None and not shorter
+            for block, vector, extension, extended in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter,
+                                                                 order == 1):
+                if per_side is None:
+                    per_side = pair_sides(sides, ins, geo, hw)
+                widths = None
+                if ldst:
+                    widths = ((len(block), len(vector)) if extended == "write" else (len(vector), len(block))
+                              if extended == "read" else (len(vector),) * 2)
+                low = (block, vector, extended, wi, ri, nmat, order, next(numbers), per_side, widths)
+                if score_block(p, state, scored, low, most, stop):
+                    return True
     return False
 
 
-def _score_pair(p: SwizzleProblem, state: SearchState, scored: list, wi: Instruction, ri: Instruction,
-                shorter: bool, stop: tuple | None, most: int | None, order: int) -> bool:
-    """:func:`score_blocks` for one instruction pair."""
-    ins = {"write": wi, "read": ri}
-    nmat = int(wi.is_matrix) + int(ri.is_matrix)
-    per_side = None
-    # ``fixed_vector`` applies to the ld/st side(s) whatever the other side uses (issue 12).
-    # The vector widths follow from the block for the widest common vector: an extension then holds no
-    # register of the other side (it would be common, hence in the vector).
-    ldst = not nmat and p.fixed_vector is None and not shorter
-    for block, vector, extension, extended in low_blocks(p.sides, ins, p.common, p.geo, p.hw, p.fixed_vector,
-                                                         state.problems, shorter, order == 1):
-        if per_side is None:
-            per_side = pair_sides(p.sides, ins, p.geo, p.hw)
-        widths = None
-        if ldst:
-            widths = ((len(block), len(vector)) if extended == "write" else (len(vector), len(block))
-                      if extended == "read" else (len(vector),) * 2)
-        low = new_record(LowBlock, (block, vector, extended, wi, ri, nmat, order, next(state.block_numbers),
-                                    per_side, widths))
-        if score_block(p, state, scored, low, most, stop):
-            return True
-    return False
-
-
-def score_block(p: SwizzleProblem, state: SearchState, scored: list, block: LowBlock, most: int | None,
+def score_block(p: SwizzleProblem, state: SearchState, scored: list, block: tuple, most: int | None,
                 stop: tuple | None) -> bool:
     """Score one low block's word fills; True when one meets ``stop``.  A block whose instructions exceed
     ``most`` cannot meet the floor and is kept in ``state.skipped`` instead."""
     low, vector, extended, wi, ri, nmat, order, number, per_side, widths = block
-    fills = word_fills(low, per_side, p.geo, p.hw, p.fixed_vector, most, widths)
+    _, _, _, _, geo, hw, fixed, objective, _, _ = p
+    fills = word_fills(low, per_side, geo, hw, fixed, most, widths)
     if fills is None:
         state.skipped.append(block)
         return False
-    objective = p.objective
     for j, (fill, cw, cr) in enumerate(fills):
         if cw is None or cr is None:
             continue
         k = objective_key(objective, cw.total, cr.total) + (cw.instructions + cr.instructions, nmat, order, number, j)
-        scored.append(new_record(ScoredFill, (k, fill, wi, ri, cw, cr, vector, extended)))
+        scored.append((k, fill, wi, ri, cw, cr, vector, extended))
         if k[:4] == stop:
             return True
     return False
@@ -230,7 +204,7 @@ def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None
     return every, relaxed
 
 
-def build_candidate(p: SwizzleProblem, entry: ScoredFill, at_floor: bool = False) -> Candidate:
+def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
     """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
     :func:`~linlayout.synth.scoring.analytic_is_exact` holds its analytic costs are the exact ones
     (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
@@ -238,8 +212,8 @@ def build_candidate(p: SwizzleProblem, entry: ScoredFill, at_floor: bool = False
     bank, segment = complete_columns(fill)
     bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
-    sw, sr = p.sides["write"], p.sides["read"]
-    fixed, geo, hw = p.fixed_vector, p.geo, p.hw
+    sides, _, _, _, geo, hw, fixed, _, _, _ = p
+    sw, sr = sides["write"], sides["read"]
     if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
             and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
         inv = memory_inverse(cols)  # shared by both sides
@@ -257,11 +231,11 @@ def exact_key(p: SwizzleProblem, c: Candidate, order: int) -> tuple:
         int(c.write_instruction.is_matrix) + int(c.read_instruction.is_matrix), c.extension_order, order)
 
 
-def choose_exact(p: SwizzleProblem, entries: list[ScoredFill]) -> Candidate:
+def choose_exact(p: SwizzleProblem, entries: list[tuple]) -> Candidate:
     """The first entry built; if its exact costs differ from its analytic score (a bank or fill column happened
     to extend a side's vector), every entry is built and the best on exact costs is chosen."""
     best = build_candidate(p, entries[0])
-    if (best.write_cost, best.read_cost) == (entries[0].write_cost, entries[0].read_cost):
+    if (best.write_cost, best.read_cost) == entries[0][4:6]:
         return best
     every = [c for c in (build_candidate(p, e) for e in entries)
              if c.write_cost is not None and c.read_cost is not None]
@@ -275,12 +249,12 @@ def choose_exact(p: SwizzleProblem, entries: list[ScoredFill]) -> Candidate:
     return best
 
 
-def prefer_first_order(p: SwizzleProblem, scored: list[ScoredFill], best: Candidate) -> Candidate:
+def prefer_first_order(p: SwizzleProblem, scored: list[tuple], best: Candidate) -> Candidate:
     """A second-order extension that won keeps its place only if it is strictly cheaper than the first
     order's choice."""
     if not best.extension_order:
         return best
-    first = [e for e in scored if e.key[-3] == 0]
+    first = [e for e in scored if e[0][-3] == 0]
     if first:
         alt = choose_exact(p, first)
         if exact_key(p, alt, 0)[:-2] <= exact_key(p, best, 0)[:-2]:
@@ -319,7 +293,7 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
     cw, cr = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
     best = _mixed_roles(cols, first, cw, cr, p.geo)
     points = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
-    return SearchOutcome(best, None, partial(list, points))
+    return new_record(SearchOutcome, (best, None, partial(list, points)))
 
 
 def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> list[tuple[tuple, Candidate]]:

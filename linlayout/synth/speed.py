@@ -16,7 +16,7 @@ Record builders
     ``__init__`` (one :class:`~linlayout.synth.result.SwizzleResult` per call).
 
 Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
-    :func:`shape_map` is keyed by object *identity* (``id()``) of the
+    :func:`pair_sides` finds its shape maps by object *identity* (``id()``) of the
     instruction and the hardware model: hashing those frozen dataclasses
     field by field costs more than the lookup saves.  The entry keeps the
     objects themselves and is checked with ``is``, so a recycled ``id`` never
@@ -47,8 +47,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..core import f2
+from ..count.plan import matrix_tile
 
-__all__ = ["new_record", "new_instance", "Memo", "shape_map", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -80,20 +81,28 @@ class Memo(dict):
 _SHAPE_MAPS = Memo(1024)
 
 
-def shape_map(ins: Any, element_bits: int, hw: Any, nregs: int, broadcast: bool) -> dict:
-    """The shared map ``vector width -> access shape`` for sides with these facts (filled by the caller).
+def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
+    """Per side, for one instruction pair: ``(name, side, instruction, matrix tile's vector width or -1, shapes)``.
 
-    A side's access shape depends on it only through its number of
-    non-broadcast registers and whether a low lane bit broadcasts
+    ``shapes`` is the shared map ``vector width -> access shape`` that
+    :func:`linlayout.synth.candidates.word_fills` fills.  A side's access
+    shape depends on it only through its number of non-broadcast registers
+    and whether a low lane bit broadcasts
     (:func:`linlayout.count.plan.access_shape`), so every side with the same
     instruction, element width, hardware and those two facts shares one map,
-    and a layout never seen before finds it filled.
+    and a layout never seen before finds it filled.  The map is found by the
+    objects' identities (see the module doc).
     """
-    key = (id(ins), element_bits, id(hw), nregs, broadcast)  # identities, checked below: no dataclass hashing
-    hit = _SHAPE_MAPS.get(key)
-    if hit is None or hit[0] is not ins or hit[1] is not hw:
-        hit = _SHAPE_MAPS.put(key, (ins, hw, {}))
-    return hit[2]
+    out = []
+    eb = geo.element_bits
+    for nm, sd in sides.items():
+        i = ins[nm]
+        key = (id(i), eb, id(hw), sd.nregs, sd.broadcast)  # identities, checked below: no dataclass hashing
+        hit = _SHAPE_MAPS.get(key)
+        if hit is None or hit[0] is not i or hit[1] is not hw:
+            hit = _SHAPE_MAPS.put(key, (i, hw, {}))
+        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
+    return out
 
 
 _UNIT_VECTORS = Memo(4096)

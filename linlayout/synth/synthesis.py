@@ -90,6 +90,7 @@ from .bounds import OBJECTIVES, objective_key
 from .result import SwizzleResult, build_result
 from .search import search_distributed, search_mixed
 from .sides import SwizzleProblem, geometry, side_of
+from .speed import new_record
 
 __all__ = ["SwizzleError", "SwizzleQuery", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
 
@@ -184,9 +185,8 @@ def optimal_swizzle(
             raise TypeError("optimal_swizzle takes a SwizzleQuery alone (its fields hold the other arguments)")
         problem = write._checked_problem
     else:
-        for name, value in (("read", read), ("element_bits", element_bits)):
-            if value is _REQUIRED:
-                raise TypeError(f"optimal_swizzle() missing required argument: '{name}'")
+        if read is _REQUIRED or element_bits is _REQUIRED:
+            raise TypeError(f"optimal_swizzle() missing required argument: '{'read' if read is _REQUIRED else 'element_bits'}'")
         problem = swizzle_problem(write, read, element_bits, hardware, objective, vector_bits, instructions)
     sides = problem.sides
     if sides["write"].distributed and sides["read"].distributed:
@@ -218,10 +218,10 @@ def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, 
     fixed = None if vector_bits is None else fixed_vector_width(vector_bits, element_bits, geo.max_vector, hw)
     sw, sr = sides["write"], sides["read"]
     rr = sr.reg_set
-    common = [r for r in sw.regs if r in rr]  # rr holds no 0
+    common = list(filter(rr.__contains__, sw.regs))  # in the write side's register order; rr holds no 0
     if not sw.distributed:  # repeated register images
         common = list(dict.fromkeys(common))
-    return SwizzleProblem(sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits)
+    return new_record(SwizzleProblem, (sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits))
 
 
 def fixed_vector_width(vector_bits: int, element_bits: int, max_vector: int, hw: SharedMemory) -> int:
