@@ -225,13 +225,13 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     from .synth.synthesis import optimal_swizzle
 
     q = swizzle_query_from_json(load_file(args.query, "query file"))
-    res = optimal_swizzle(**q)
+    res = optimal_swizzle(q)
     rows = None
     if args.compare:
         from .synth.compare import compare_swizzles
 
-        rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"],
-                                q.get("vector_bits"), q.get("instructions"))
+        rows = compare_swizzles(q.write, q.read, q.element_bits, q.hardware, q.objective, q.vector_bits,
+                                q.instructions)
     if args.emit:
         # Among memories of equal cost a standard swizzle is preferred (issue 12 §4): the first tying one
         # that the requested form can spell, else the synthesized memory.
@@ -253,7 +253,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
                 if form.text is not None:
                     if name:
                         print("// " + note.format(name))
-                    print("// " + _cute_units_note(form.text, q["element_bits"]))
+                    print("// " + _cute_units_note(form.text, q.element_bits))
                     print(form.text)
                     return 0
                 reasons.append(form.reason)
@@ -263,7 +263,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
             return 1
         else:
             for name, mem in choices:
-                form = to_triton(mem, q["element_bits"])
+                form = to_triton(mem, q.element_bits)
                 if form.swizzled or form.nvmma or name is None:
                     if name:
                         print("# " + note.format(name))
