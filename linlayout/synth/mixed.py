@@ -2,7 +2,9 @@
 
 The distributed construction (:mod:`linlayout.synth.candidates`) works in
 tensor coordinates because every basis of a distributed layout is a unit
-vector.  Here the same four steps are made coordinate-free:
+vector.  Here the same four steps are made coordinate-free (the paper's
+letters, as mapped in :mod:`linlayout.synth.candidates`, now name subspaces
+and their bases; ``K`` and ``T_X`` are new here):
 
 1. **Vector** ``V``: register images common to both sides, each the image of
    exactly one basis of its side, such that ``span(V)`` meets the span of every
@@ -130,11 +132,11 @@ def mixed_memories(low_block: Sequence[int], wide: Side | None, sides: dict[str,
     n = len(K)
     nd = len(low_block)
     coords = _coordinates(list(low_block) + K)
-    taus = {}  # per side, the pass-lane subspace projected onto K along the low block (K coordinates)
+    spaces = {}  # per side, the pass-lane subspace T_X projected onto K along the low block (K coordinates)
     for nm, sd in sides.items():
         lanes = pass_lanes(sd, ins[nm], widths[nm], geo, hw) if widths[nm] >= 0 else []
-        taus[nm] = f2.basis(coords.reduce(x)[1] >> nd for x in lanes)
-    TW, TR = taus["write"], taus["read"]
+        spaces[nm] = f2.basis(coords.reduce(x)[1] >> nd for x in lanes)
+    TW, TR = spaces["write"], spaces["read"]
     u = max(0, geo.word_end - nd)
     b = max(0, geo.bank_end - max(nd, geo.word_end))
     s = n - u - b

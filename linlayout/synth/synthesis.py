@@ -179,7 +179,7 @@ def optimal_swizzle(
     Returns a :class:`SwizzleResult`.  Raises :class:`SwizzleError` (a
     ``ValueError``) when the layouts cannot share a memory layout as asked.
     """
-    if type(write) is SwizzleQuery:
+    if isinstance(write, SwizzleQuery):
         if not (read is _REQUIRED and element_bits is _REQUIRED and hardware == "sm90" and objective == "balanced"
                 and vector_bits is None and instructions is None):
             raise TypeError("optimal_swizzle takes a SwizzleQuery alone (its fields hold the other arguments)")
