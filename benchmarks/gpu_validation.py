@@ -106,9 +106,9 @@ def swizzle_queries() -> list[tuple[str, dict]]:
         sides = swizzle_sides(raw)  # synthesized memory, with the instructions the synthesis chose
         out.extend((f"{name} {side}, optimal swizzle", cq) for side, cq in sides)
         q = swizzle_query_from_json(raw)
-        row_major = unswizzled(list(q["write"].out_sizes.values()))
-        eb = q["element_bits"]
-        for (side, cq), layout in zip(sides, (q["write"], q["read"])):
+        row_major = unswizzled(list(q.write.out_sizes.values()))
+        eb = q.element_bits
+        for (side, cq), layout in zip(sides, (q.write, q.read)):
             ins = cq["instruction"]
             try:
                 wavefronts(layout, row_major, eb, cq["op"], ins)

@@ -223,15 +223,15 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     from .synth.synthesis import optimal_swizzle
 
     q = swizzle_query_from_json(load_file(args.query, "query file"))
-    res = optimal_swizzle(**q)
+    res = optimal_swizzle(q)
     rows = None
     if args.compare:
         from .synth.compare import compare_swizzles
 
-        rows = compare_swizzles(q["write"], q["read"], q["element_bits"], q["hardware"], q["objective"],
-                                q.get("vector_bits"), q.get("instructions"))
+        rows = compare_swizzles(q.write, q.read, q.element_bits, q.hardware, q.objective, q.vector_bits,
+                                q.instructions)
     if args.emit:
-        return _emit(res, args.emit, q["element_bits"])
+        return _emit(res, args.emit, q.element_bits)
     if args.json:
         d = res.to_dict()
         if rows is not None:

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_NAMES = frozenset("""
 __version__ Access access_shape access_wavefronts AccessError AccessPlan AccessResult AccessShape
 Alternative BasisError batch_rank ConstructorArgumentError blocked compare_swizzles ConflictDirection conflicts_query_from_json
-ConversionPlan ConversionQuery convert_query_from_json ConvertPlanner AccessQuery AddressQuery cost_of COST_WEIGHTS count_plan
+ConversionPlan ConversionQuery convert_query_from_json ConvertPlanner AccessQuery AddressQuery SwizzleQuery cost_of COST_WEIGHTS count_plan
 cute_layout cute_swizzle cute_tv_layout CuteForm decode DimensionError DivisionError draw_access
 draw_access_offsets draw_distributed draw_layout draw_memory draw_swizzle DrawError EnvironmentFailure
 evaluate_family execute_gather ExecutionError f2 Family family_from_json find_tools fit_affine fit_to_shape

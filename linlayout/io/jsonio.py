@@ -34,6 +34,8 @@ from .named import is_named, named_layout, unwrap_document
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..synth.synthesis import SwizzleQuery
+
 __all__ = [
     "decode",
     "load_file",
@@ -263,8 +265,9 @@ def _layout_query(obj: Mapping[str, Any]) -> AccessQuery:
 _SWIZZLE_QUERY = {"write", "read", "element_bits", "hardware", "objective", "vector_bits", "instructions"}
 
 
-def swizzle_query_from_json(source: Any) -> dict[str, Any]:
-    """Parse a ``linlayout swizzle`` query into the arguments of :func:`linlayout.synth.synthesis.optimal_swizzle`.
+def swizzle_query_from_json(source: Any) -> SwizzleQuery:
+    """Parse a ``linlayout swizzle`` query into a :class:`~linlayout.synth.synthesis.SwizzleQuery`
+    (checked as :func:`~linlayout.synth.synthesis.optimal_swizzle` checks its arguments).
 
     ``{"write": LAYOUT, "read": LAYOUT, "element_bits": 16, "hardware": "sm90",
     "objective": "balanced", "vector_bits": 64, "instructions": ["st.shared", "ldmatrix.x4"]}``
@@ -280,12 +283,14 @@ def swizzle_query_from_json(source: Any) -> dict[str, Any]:
     ins = obj.get("instructions")
     if ins is not None and (not isinstance(ins, list) or not all(isinstance(x, str) for x in ins)):
         raise LayoutJSONError("\"instructions\" must be a list of instruction names")
-    return {
-        "write": layout_from_json(obj["write"], "write layout"),
-        "read": layout_from_json(obj["read"], "read layout"),
-        "element_bits": _opt_int(obj, "element_bits", required=True),
-        "hardware": _opt_str(obj, "hardware") or "sm90",
-        "objective": _opt_str(obj, "objective") or "balanced",
-        "vector_bits": _opt_int(obj, "vector_bits"),
-        "instructions": ins,
-    }
+    from ..synth.synthesis import SwizzleQuery
+
+    return SwizzleQuery(
+        write=layout_from_json(obj["write"], "write layout"),
+        read=layout_from_json(obj["read"], "read layout"),
+        element_bits=_opt_int(obj, "element_bits", required=True),
+        hardware=_opt_str(obj, "hardware") or "sm90",
+        objective=_opt_str(obj, "objective") or "balanced",
+        vector_bits=_opt_int(obj, "vector_bits"),
+        instructions=ins,
+    )

@@ -18,7 +18,7 @@ from ..core import f2
 from ..count.plan import access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
-from .sides import Geometry, Side, pass_lanes, side_shape
+from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor"]
@@ -50,7 +50,7 @@ class Terms:
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
-    if not ins.is_matrix and (k > geo.cap or k > vector_limit(side, geo.d, geo.cap)):
+    if not ins.is_matrix and (k > geo.max_vector or k > vector_limit(side, geo.offset_bits, geo.max_vector)):
         return None
     shape = side_shape(side, ins, k, geo, hw)
     if shape is None:
@@ -59,7 +59,7 @@ def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
     t = len(tau) if side.distributed else f2.rank(tau)
     general = not side.distributed
     if ins.is_matrix:
-        row_bits = min(geo.d, (matrix_tile(ins, geo.eb, hw).row_elements).bit_length() - 1)  # one matrix row
+        row_bits = min(geo.offset_bits, (matrix_tile(ins, geo.element_bits, hw).row_elements).bit_length() - 1)  # one matrix row
         return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set,
                      t, general)
     return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
@@ -123,7 +123,7 @@ def _vector_facts(side: Side) -> tuple[frozenset[int], int]:
     of the side; every other basis must lie in the span of the later columns,
     so a ``2^k`` vector needs ``k <= d - rank(those bases)``.
     """
-    hit = side.taus.get(("vector-facts",))
+    hit = side.memo.get(("vector-facts",))
     if hit is None:
         allb = [x for x in side.regs + side.lanes + side.others if x]
         count: dict[int, int] = {}
@@ -131,7 +131,7 @@ def _vector_facts(side: Side) -> tuple[frozenset[int], int]:
             count[x] = count.get(x, 0) + 1
         can = frozenset(r for r in side.regs if r and count[r] == 1)
         never = [x for x in allb if x not in can]
-        hit = side.taus[("vector-facts",)] = (can, f2.rank(never))
+        hit = side.memo[("vector-facts",)] = (can, f2.rank(never))
     return hit
 
 
@@ -159,11 +159,11 @@ def vector_limit(side: Side, d: int, cap: int = 64) -> int:
     if side.distributed:
         return min(len(side.reg_set), cap)
     key = ("vector-limit", cap)
-    hit = side.taus.get(key)
+    hit = side.memo.get(key)
     if hit is None:
         can, never = _vector_facts(side)
         order = [r for r in dict.fromkeys(side.regs) if r in can]
-        hit = side.taus[key] = _widest_clean(order, [side], min(cap, d - never))
+        hit = side.memo[key] = _widest_clean(order, [side], min(cap, d - never))
     return hit
 
 
@@ -179,8 +179,8 @@ def common_limit(sw: Side, sr: Side, common, d: int, cap: int = 64) -> int:
 
 def vector_range(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory, fixed: int | None) -> list[int]:
     """The vector widths (log2 elements) a side can have with ``ins`` on some memory layout."""
-    return vector_widths(ins, geo.eb, hw, fixed, None if ins.is_matrix or fixed is not None else
-                         vector_limit(side, geo.d, geo.cap))
+    return vector_widths(ins, geo.element_bits, hw, fixed, None if ins.is_matrix or fixed is not None else
+                         vector_limit(side, geo.offset_bits, geo.max_vector))
 
 
 def vector_widths(ins: Instruction, eb: int, hw: SharedMemory, fixed: int | None, limit: int | None) -> list[int]:
@@ -197,15 +197,16 @@ def vector_widths(ins: Instruction, eb: int, hw: SharedMemory, fixed: int | None
     return list(range(lo, limit + 1))
 
 
-def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
+def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int] | None]:
     """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     wt = {wi: [(k, t) for k in vector_range(sw, wi, geo, hw, fixed) if (t := side_terms(sw, wi, k, geo, hw)) is not None]
           for wi in w_opts}
     rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
           for ri in r_opts}
     lb: dict[str, int] = {}
-    ncommon = common_limit(sw, sr, common, geo.d, geo.cap)
+    ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
     allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
     allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
     if allw:
@@ -231,7 +232,7 @@ def relaxation(sides, w_opts, r_opts, common, geo, hw, fixed, objective):
 
 
 
-def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tuple | None:
+def search_floor(problem: SwizzleProblem) -> tuple | None:
     """The smallest search key ``objective + (instructions, matrix instructions)`` any memory layout could reach.
 
     A side's cost is ``instructions x passes x 2^conflicts`` at the vector
@@ -251,15 +252,16 @@ def search_floor(sides, w_opts, r_opts, common, geo, hw, fixed, objective) -> tu
     non-broadcast registers, broadcast low lanes, common prefix), so it is
     looked up in a table of those (like the access plan's shapes).
     """
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    return _floor(w_opts, r_opts, geo.eb, hw, fixed, objective,
-                  vector_limit(sw, geo.d, geo.cap), sw.nregs, sw.broadcast,
-                  vector_limit(sr, geo.d, geo.cap), sr.nregs, sr.broadcast,
-                  common_limit(sw, sr, common, geo.d, geo.cap))
+    return _floor_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
+                  vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+                  vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+                  common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
 
 
-@lru_cache(maxsize=1024)
-def _floor(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
+@lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
+def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []

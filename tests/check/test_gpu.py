@@ -377,7 +377,7 @@ def test_swizzle_query_measures_both_sides_of_the_synthesized_memory(fake_gpu, c
     from linlayout.io.jsonio import swizzle_query_from_json
     from linlayout.synth.synthesis import optimal_swizzle
 
-    res = optimal_swizzle(**swizzle_query_from_json(json.loads((EX / "gemm_fp16_operand_a.json").read_text())))
+    res = optimal_swizzle(swizzle_query_from_json(json.loads((EX / "gemm_fp16_operand_a.json").read_text())))
     assert plans[0].source["memory"] == res.memory.to_dict() == plans[1].source["memory"]
     assert plans[1].instructions[0].instruction == res.read.instruction == "ldmatrix.x4"
     assert plans[0].simulated_total == res.write.wavefronts and plans[1].simulated_total == res.read.wavefronts

@@ -12,7 +12,7 @@ EX = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _result(name: str):
-    return optimal_swizzle(**swizzle_query_from_json(json.loads((EX / name).read_text())))
+    return optimal_swizzle(swizzle_query_from_json(json.loads((EX / name).read_text())))
 
 
 def test_a_tying_standard_swizzle_is_emitted_with_the_reason():

@@ -1,10 +1,10 @@
 """The synthesizer's fast paths against the general algorithms they replace (issue 16).
 
-* :func:`linlayout.synth.sides.memory_inverse` (one Gauss-Jordan per memory,
+* :func:`linlayout.synth.scoring.memory_inverse` (one Gauss-Jordan per memory,
   shared by both sides) against F2 elimination per direction;
-* :func:`linlayout.synth.sides.exact_cost` with and without a shared inverse,
+* :func:`linlayout.synth.scoring.exact_cost` with and without a shared inverse,
   and on columns that are no basis (the elimination fallback);
-* the bank completion of :func:`linlayout.synth.construct.complete` (unit /
+* the bank completion of :func:`linlayout.synth.candidates.complete_columns` (unit /
   pair membership) against greedy elimination with :class:`linlayout.core.f2.Span`.
 """
 
@@ -17,15 +17,9 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
-from linlayout.synth import construct
-from linlayout.synth.sides import (
-    _offsets_by_elimination,
-    _offsets_from_inverse,
-    exact_cost,
-    geometry,
-    memory_inverse,
-    side_of,
-)
+from linlayout.synth import candidates, speed
+from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inverse, exact_cost, memory_inverse
+from linlayout.synth.sides import geometry, side_of
 
 from ..strategies import invertible_matrices
 from ..conftest import examples
@@ -84,9 +78,9 @@ def test_exact_cost_with_a_shared_inverse_or_by_elimination_is_the_same(seed, d,
     assert _offsets_by_elimination(cols, side) == _offsets_from_inverse(side, memory_inverse(cols))
 
 
-def _greedy_bank(plan, S, candidates):
-    span = f2.Span(plan.F + tuple(S))
-    return [q for q in candidates if span.add(q)]
+def _greedy_bank(partial, S, pool):
+    span = f2.Span(partial.word_fill + tuple(S))
+    return [q for q in pool if span.add(q)]
 
 
 @settings(max_examples=examples(80), deadline=None)
@@ -104,12 +98,12 @@ def test_bank_completion_matches_greedy_elimination(seed):
     s = len(rest) - b
     tw = frozenset(x for x in rest if rng.random() < 0.5)
     tr = frozenset(x for x in rest if rng.random() < 0.5)
-    plan = construct.Plan(D, F, {"write": sum(tw), "read": sum(tr)}, b, s, d)  # pass lanes as masks
-    B, S = construct.complete(plan)
+    partial = candidates.PartialCandidate(D, F, {"write": sum(tw), "read": sum(tr)}, b, s, d)  # pass lanes as masks
+    B, S = candidates.complete_columns(partial)
     fset = set(F)
     U, W = tw - fset, tr - fset
     C = [q for q in (1 << i for i in range(d)) if q not in set(D) | fset and q not in U and q not in W]
-    expect = _greedy_bank(plan, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
+    expect = _greedy_bank(partial, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
     assert B == expect
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
 
@@ -117,8 +111,9 @@ def test_bank_completion_matches_greedy_elimination(seed):
 @settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32), st.integers(5, 12), st.sampled_from([4, 8, 16, 32, 64]))
 def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
-    """The search passes each ld/st block's vector widths to ``plans`` (the extended side's is ``len(D)``, the
-    other's ``len(V)``) instead of scanning D for each side's register prefix: both give the same candidates."""
+    """The search passes each ld/st block's vector widths to ``word_fills`` (the extended side's is the whole
+    block, the other's the common vector) instead of scanning the block for each side's register prefix: both
+    give the same candidates."""
     rng = random.Random(seed)
     hw = get_hardware("sm90")
     W, R = _distributed(rng, d), _distributed(rng, d)
@@ -127,11 +122,12 @@ def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
     geo = geometry(d, eb, hw)
     ins = {"write": parse_instruction("st.shared"), "read": parse_instruction("ld.shared")}
     common = [r for r in sides["write"].regs if r in sides["read"].reg_set]
-    per_side = construct.pair_sides(sides, ins, geo, hw)
+    per_side = speed.pair_sides(sides, ins, geo, hw)
     for second in (False, True):
-        for D, V, _, ext in construct.low_blocks(sides, ins, common, geo, hw, None, [], False, second):
+        for D, V, _, ext in candidates.low_blocks(sides, ins, common, geo, hw, None, [], False, second):
             ks = (len(D), len(V)) if ext == "write" else (len(V), len(D)) if ext == "read" else (len(V), len(V))
-            assert construct.plans(D, per_side, geo, hw, None, None, ks) == construct.plans(D, per_side, geo, hw, None)
+            assert (candidates.word_fills(D, per_side, geo, hw, None, None, ks)
+                    == candidates.word_fills(D, per_side, geo, hw, None))
 
 
 def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
@@ -176,7 +172,7 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
     costs, instructions, frontier) is that of the search without the floor, and the floor is never above
     the result's key."""
     from linlayout import optimal_swizzle
-    from linlayout.synth import synthesis
+    from linlayout.synth import search
     from linlayout.synth.bounds import objective_key
 
     def ask(W, R, kw):
@@ -189,7 +185,7 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
 
     rng = random.Random(16)
     floors = []
-    real = synthesis.search_floor
+    real = search.search_floor
 
     def spy(*a):
         f = real(*a)
@@ -203,10 +199,10 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
         kw = dict(element_bits=rng.choice([8, 16, 32, 64]), objective=rng.choice(["balanced", "sum", "read", "write"]),
                   vector_bits=rng.choice([None, None, 32, 64]),
                   instructions=rng.choice([None, None, ["st.shared", "stmatrix.x4", "ld.shared", "ldmatrix.x4"]]))
-        monkeypatch.setattr(synthesis, "search_floor", spy)
+        monkeypatch.setattr(search, "search_floor", spy)
         floors.clear()
         fast, res = ask(LinearLayout.from_json(W.to_json()), LinearLayout.from_json(R.to_json()), kw)
-        monkeypatch.setattr(synthesis, "search_floor", lambda *a: None)
+        monkeypatch.setattr(search, "search_floor", lambda *a: None)
         full, _ = ask(W, R, kw)
         assert fast == full, kw
         if res is not None and floors and floors[0] is not None:

@@ -108,7 +108,7 @@ def _random_distributed(rng, d: int, r0: int, lane_bits: int) -> LinearLayout | 
 
 
 def test_results_taken_from_the_analytic_score_are_exact():
-    """A candidate that meets the search floor keeps its analytic costs when ``construct.analytic_is_exact``
+    """A candidate that meets the search floor keeps its analytic costs when ``scoring.analytic_is_exact``
     holds (issue 16: the built memory is not evaluated a second time).  Every field must still equal the exact
     counter's report on the built memory: 4,000 seeded problems (about 1,600 solvable) over instruction lists, vector widths,
     objectives, element widths and a scaled-down model that merges broadcast loads."""
@@ -489,3 +489,59 @@ def test_from_fields_rebuilds_a_result_and_refuses_missing_or_extra_fields():
         SwizzleResult.from_fields({k: v for k, v in values.items() if k != "objective"})
     with pytest.raises(TypeError, match="needs exactly the fields"):
         SwizzleResult.from_fields({**values, "extra": 1})
+
+
+# --------------------------------------------------------------------------- the query as one value
+
+
+def test_a_swizzle_query_gives_the_result_of_the_keyword_arguments():
+    """``optimal_swizzle(SwizzleQuery(...))`` answers exactly what the same keyword arguments answer, and the
+    parsed JSON query is such a value."""
+    import json
+    from dataclasses import FrozenInstanceError
+    from pathlib import Path
+
+    from linlayout.io.jsonio import swizzle_query_from_json
+    from linlayout.synth.synthesis import SwizzleQuery
+
+    for name in ("gemm_fp16_operand_a", "transpose_16x32"):
+        W, R, eb, kw = _example(name)
+        q = SwizzleQuery(W, R, eb, **kw)
+        a, b = optimal_swizzle(q), optimal_swizzle(W, R, eb, **kw)
+        assert (a.memory, a.write_wavefronts, a.read_wavefronts, a.write_instruction, a.read_instruction,
+                a.optimal, a.frontier, a.explanation) == (b.memory, b.write_wavefronts, b.read_wavefronts,
+                                                          b.write_instruction, b.read_instruction, b.optimal,
+                                                          b.frontier, b.explanation)
+        parsed = swizzle_query_from_json(json.loads((Path(__file__).parents[2] / "examples" / f"{name}.json").read_text()))
+        assert isinstance(parsed, SwizzleQuery) and parsed == q
+        assert optimal_swizzle(parsed).memory == b.memory
+    q = SwizzleQuery(W, R, eb, objective=" sum ", instructions=["st.shared", "ld.shared"])
+    assert (q.hardware, q.objective, q.vector_bits, q.instructions) == ("sm90", "sum", None, ("st.shared", "ld.shared"))
+    with pytest.raises(FrozenInstanceError):
+        q.objective = "read"
+    with pytest.raises(TypeError, match="alone"):
+        optimal_swizzle(q, R)
+    with pytest.raises(TypeError, match="alone"):
+        optimal_swizzle(q, objective="read")
+    with pytest.raises(TypeError, match="'read'"):
+        optimal_swizzle(W)
+    with pytest.raises(TypeError, match="'element_bits'"):
+        optimal_swizzle(W, R)
+
+
+@pytest.mark.parametrize("bad", [
+    {"objective": "fastest"}, {"element_bits": 12}, {"hardware": "sm1000"}, {"vector_bits": 24},
+    {"vector_bits": 4096}, {"instructions": ["ld.shared"]}, {"instructions": ["tma.load"]}, {"read": "not a layout"},
+    {"read": LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]]}, {"other": 64})},
+])
+def test_a_swizzle_query_refuses_what_optimal_swizzle_refuses(bad):
+    """The query is checked on creation with optimal_swizzle's checks: the same error class and message."""
+    from linlayout.synth.synthesis import SwizzleQuery
+
+    W, R, eb, _ = _example("transpose_16x32")
+    args = {"write": W, "read": R, "element_bits": eb, **bad}
+    with pytest.raises(ValueError) as direct:
+        optimal_swizzle(**args)
+    with pytest.raises(ValueError) as as_query:
+        SwizzleQuery(**args)
+    assert (type(as_query.value), str(as_query.value)) == (type(direct.value), str(direct.value))

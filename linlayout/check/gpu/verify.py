@@ -57,7 +57,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...count.closed_form import access_wavefronts
 from ...count.query import AccessQuery, AddressQuery
@@ -67,6 +67,9 @@ from .codegen import MAX_SHARED_BYTES, ProbeInstruction, generate_cuda, kernel_n
 from .counts import count_layout_query
 from .ncu import METRIC_LOAD, METRIC_STORE, Measured, collect_measurements, parse_ncu_csv
 from .tools import Tools, arch_number, find_tools
+
+if TYPE_CHECKING:
+    from ...synth.synthesis import SwizzleQuery
 
 __all__ = ["plan_probes", "VerifyResult", "verify"]
 
@@ -146,11 +149,11 @@ def plan_probes(query: AccessQuery | AddressQuery, qid: str = "query",
     return QueryProbes(qid, "layout", out, note, src)
 
 
-def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, AccessQuery]]:
+def swizzle_side_queries(query: SwizzleQuery) -> list[tuple[str, AccessQuery]]:
     """The two layout-level queries that check the answer of a parsed ``linlayout swizzle`` query.
 
     ``query`` is what :func:`linlayout.io.jsonio.swizzle_query_from_json`
-    returns.  Synthesizes the memory with
+    returns (a :class:`~linlayout.synth.synthesis.SwizzleQuery`).  Synthesizes the memory with
     :func:`~linlayout.synth.synthesis.optimal_swizzle` and returns
     ``[("write", store query), ("read", load query)]`` on that memory, each
     with the instruction (and, for ``ld/st.shared``, the vector width) the
@@ -159,13 +162,13 @@ def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, AccessQuer
     """
     from ...synth.synthesis import optimal_swizzle
 
-    res = optimal_swizzle(**query)
+    res = optimal_swizzle(query)
     out: list[tuple[str, AccessQuery]] = []
-    for side, layout, op, rep in (("write", query["write"], "store", res.write),
-                                  ("read", query["read"], "load", res.read)):
+    for side, layout, op, rep in (("write", query.write, "store", res.write),
+                                  ("read", query.read, "load", res.read)):
         vector_bits = rep.vector_bits if rep.instruction in ("ld.shared", "st.shared") else None
-        out.append((side, AccessQuery(layout, res.memory, query["element_bits"], op, rep.instruction, vector_bits,
-                                      query["hardware"])))
+        out.append((side, AccessQuery(layout, res.memory, query.element_bits, op, rep.instruction, vector_bits,
+                                      query.hardware)))
     return out
 
 

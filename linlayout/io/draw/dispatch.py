@@ -139,7 +139,9 @@ def draw(
         return draw_memory(layout_from_json(obj), path, element_bits=32 if element_bits is None else element_bits,
                            max_side=max_side)
     if kind == "swizzle":
-        return draw_swizzle(**swizzle_query_from_json(obj), path=path, max_side=max_side)
+        q = swizzle_query_from_json(obj)
+        return draw_swizzle(q.write, q.read, q.element_bits, q.hardware, q.objective, q.vector_bits, q.instructions,
+                            path=path, max_side=max_side)
     q = conflicts_query_from_json(obj)
     if isinstance(q, AddressQuery):
         return draw_access_offsets(q.instruction, q.op, q.access_bytes, list(q.lane_byte_offsets), q.hardware,

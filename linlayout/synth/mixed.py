@@ -1,8 +1,10 @@
-"""Construction for any pair of layouts: mixed, repeated, dependent or zero bases (issue 12 §1).
+"""Candidates for any pair of layouts: mixed, repeated, dependent or zero bases (issue 12 §1).
 
-The distributed construction (:mod:`linlayout.synth.synthesis`) works in
+The distributed construction (:mod:`linlayout.synth.candidates`) works in
 tensor coordinates because every basis of a distributed layout is a unit
-vector.  Here the same four steps are made coordinate-free:
+vector.  Here the same four steps are made coordinate-free (the paper's
+letters, as mapped in :mod:`linlayout.synth.candidates`, now name subspaces
+and their bases; ``K`` and ``T_X`` are new here):
 
 1. **Vector** ``V``: register images common to both sides, each the image of
    exactly one basis of its side, such that ``span(V)`` meets the span of every
@@ -20,8 +22,8 @@ vector.  Here the same four steps are made coordinate-free:
    along the low block), ``I = T_W ∩ T_R``, complements ``E``, ``F``, ``C``;
    segment = ``C``, pairs ``e_i ^ f_i``, the unpaired rest, then ``I``.
 
-Every candidate is scored exactly (:func:`~linlayout.synth.sides.exact_cost`);
-:func:`improve` then tries column moves (``m_p ^= m_q`` and swaps) while
+Every candidate is scored exactly (:func:`~linlayout.synth.scoring.exact_pair`);
+:func:`improve_columns` then tries column moves (``m_p ^= m_q`` and swaps) while
 they lower the exact objective.  The relaxation (:mod:`linlayout.synth.bounds`)
 is stated for subspaces, so ``optimal=True`` is still a proof.
 """
@@ -33,11 +35,11 @@ from collections.abc import Callable, Sequence
 
 from ..core import f2
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side, exact_cost, memory_inverse, pass_lanes
+from .sides import Geometry, Side, pass_lanes
 
-__all__ = ["GeneralBlock", "general_blocks", "general_columns", "improve"]
+__all__ = ["MixedBlock", "mixed_blocks", "mixed_memories", "improve_columns"]
 
-GeneralBlock = tuple[list[int], list[int], list[int], "str | None"]  # (D, V, E, extended side)
+MixedBlock = tuple[list[int], list[int], list[int], "str | None"]  # (low block, vector, extension, extended side)
 
 
 def _all_bases(side: Side) -> list[int]:
@@ -60,34 +62,34 @@ def _clean(low: Sequence[int], rest: Sequence[int]) -> bool:
     return f2.rank(list(rest) + list(low)) == f2.rank(rest) + len(low)
 
 
-def general_blocks(sides: dict[str, Side], common: Sequence[int], geo: Geometry, fixed: int | None,
-                   problems: list[str]) -> list[GeneralBlock]:
+def mixed_blocks(sides: dict[str, Side], common: Sequence[int], geo: Geometry, fixed: int | None,
+                   problems: list[str]) -> list[MixedBlock]:
     """Candidate low blocks (vector, extension) for two ld/st sides."""
     sw, sr = sides["write"], sides["read"]
     vw, vr = set(_vectorizable(sw)), set(_vectorizable(sr))
     V: list[int] = []
     for r in common:
-        if len(V) >= geo.cap:
+        if len(V) >= geo.max_vector:
             break
         if r in vw and r in vr:
             trial = V + [r]
             if _clean(trial, _others(sw, trial) + _others(sr, trial)):
                 V = trial
-    lo = max(0, (8 // geo.eb).bit_length() - 1) if geo.eb < 8 else 0
+    lo = max(0, (8 // geo.element_bits).bit_length() - 1) if geo.element_bits < 8 else 0
     if fixed is not None:
         if fixed > len(V):
-            problems.append(f"vector_bits={geo.eb << fixed} needs {1 << fixed} common register directions that both "
+            problems.append(f"vector_bits={geo.element_bits << fixed} needs {1 << fixed} common register directions that both "
                             f"layouts can vectorize, they have {len(V)}")
             return []
         return [(V[:fixed], V[:fixed], [], None)]
-    out: list[GeneralBlock] = [(V[:j], V[:j], [], None) for j in range(len(V), lo - 1, -1) if j >= 0]
+    out: list[MixedBlock] = [(V[:j], V[:j], [], None) for j in range(len(V), lo - 1, -1) if j >= 0]
     for nm, other in (("write", "read"), ("read", "write")):
         me, you = sides[nm], sides[other]
         avail = [r for r in _vectorizable(me) if r not in V]
         avail.sort(key=lambda x: 0 if x in you.lane_set else 1)
         E: list[int] = []
         for e in avail:
-            if len(V) + len(E) >= geo.cap:
+            if len(V) + len(E) >= geo.max_vector:
                 break
             D = V + E + [e]
             if not _clean(D, _others(me, D)):
@@ -96,49 +98,45 @@ def general_blocks(sides: dict[str, Side], common: Sequence[int], geo: Geometry,
                 continue
             E.append(e)
             out.append((V + E, list(V), list(E), nm))
-    if geo.eb << len(V) < 8:
-        out = [o for o in out if geo.eb << len(o[0]) >= 8]
+    if geo.element_bits << len(V) < 8:
+        out = [o for o in out if geo.element_bits << len(o[0]) >= 8]
         if not out:
-            problems.append(f"{geo.eb}-bit elements need at least {8 // geo.eb} contiguous registers on each side")
+            problems.append(f"{geo.element_bits}-bit elements need at least {8 // geo.element_bits} contiguous registers on each side")
     return out
 
 
-def _coords(basis: Sequence[int]) -> Callable[[int], int]:
-    """Coordinates of a vector in ``span(basis)`` (bit i: basis[i]); the basis must be independent."""
-    ech = f2.echelon(list(basis))[0]
-
-    def coords(x: int) -> int:
-        return ech.reduce(x)[1]
-
-    return coords
+def _coordinates(basis: Sequence[int]):
+    """An echelon form of the independent ``basis``: ``.reduce(x)[1]`` gives ``x``'s coordinates (bit i: basis[i])."""
+    return f2.echelon(list(basis))[0]
 
 
-def general_columns(D: Sequence[int], wide: Side | None, sides: dict[str, Side], ks: dict[str, int],
-                    ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory) -> list[tuple[int, ...]]:
-    """Full memories (columns, offset bit 0 first) for one low block: one per word-fill split."""
-    d = geo.d
+def _complement(low_block: Sequence[int], wide: Side | None, sides: dict[str, Side], d: int) -> list[int] | None:
+    """The complement ``K`` of the low block: the wide side's other bases, then the narrow side's, then unit
+    vectors (None when the block is dependent)."""
     order = [wide] if wide is not None else []
     order += [s for s in (sides["write"], sides["read"]) if s is not wide]
-    span = f2.Span(D)
-    if len(span) != len(D):
-        return []
-    K = [x for s in order for x in _others(s, D) if span.add(x)]
+    span = f2.Span(low_block)
+    if len(span) != len(low_block):
+        return None
+    K = [x for s in order for x in _others(s, low_block) if span.add(x)]
     K += [u for u in (1 << i for i in range(d)) if span.add(u)]
+    return K
+
+
+def mixed_memories(low_block: Sequence[int], wide: Side | None, sides: dict[str, Side], widths: dict[str, int],
+                   ins: dict[str, Instruction], geo: Geometry, hw: SharedMemory) -> list[tuple[int, ...]]:
+    """Full memories (columns, offset bit 0 first) for one low block: one per word-fill split."""
+    K = _complement(low_block, wide, sides, geo.offset_bits)
+    if K is None:
+        return []
     n = len(K)
-    to_coords = _coords(list(D) + K)
-    nd = len(D)
-
-    def kpart(x: int) -> int:
-        return to_coords(x) >> nd
-
-    def tensor(kc: int) -> int:
-        return f2.apply(K, kc)
-
-    taus = {}
+    nd = len(low_block)
+    coords = _coordinates(list(low_block) + K)
+    spaces = {}  # per side, the pass-lane subspace T_X projected onto K along the low block (K coordinates)
     for nm, sd in sides.items():
-        lanes = pass_lanes(sd, ins[nm], ks[nm], geo, hw) if ks[nm] >= 0 else []
-        taus[nm] = f2.basis(kpart(x) for x in lanes)
-    TW, TR = taus["write"], taus["read"]
+        lanes = pass_lanes(sd, ins[nm], widths[nm], geo, hw) if widths[nm] >= 0 else []
+        spaces[nm] = f2.basis(coords.reduce(x)[1] >> nd for x in lanes)
+    TW, TR = spaces["write"], spaces["read"]
     u = max(0, geo.word_end - nd)
     b = max(0, geo.bank_end - max(nd, geo.word_end))
     s = n - u - b
@@ -162,43 +160,44 @@ def general_columns(D: Sequence[int], wide: Side | None, sides: dict[str, Side],
             continue
         seen.add(key)
         G = f2.complement(fill, n)
-        q = _coords(fill + G)
-        nf = len(fill)
-
-        def quot(x: int, q=q, nf=nf) -> int:
-            return q(x) >> nf
-
-        m = len(G)
-        U = f2.basis(quot(x) for x in TW)
-        W = f2.basis(quot(x) for x in TR)
-        I = f2.intersection(U, W)
-        E = f2.complement(I, U)
-        F = f2.complement(I, W)
-        C = f2.complement(f2.span_sum(U, W), m)
-        if len(E) > len(F):
-            E, F = F, E  # the construction is symmetric: pair along the smaller one
-        npair = len(E)
-        seg_order = C + [E[i] ^ F[i] for i in range(npair)] + F[npair:] + E + I
-        S: list[int] = []
-        ss = f2.Span()
-        for v in seg_order:
-            if len(S) == s:
-                break
-            if ss.add(v):
-                S.append(v)
-        B = [v for v in I + E + F + C + [1 << i for i in range(m)] if ss.add(v)]
-        if len(S) != s or len(B) != b:  # pragma: no cover - dimension bookkeeping guard
-            raise AssertionError(f"general completion gave {len(B)} + {len(S)} columns, expected {b} + {s}")
-
-        def back(g: int, G=G) -> int:
-            return tensor(f2.apply(G, g))
-
-        cols = tuple(D) + tuple(tensor(v) for v in fill) + tuple(back(v) for v in B) + tuple(back(v) for v in S)
+        B, S = _bank_and_segment(fill, G, TW, TR, b, s)
+        cols = (tuple(low_block) + tuple(f2.apply(K, v) for v in fill)
+                + tuple(f2.apply(K, f2.apply(G, v)) for v in B) + tuple(f2.apply(K, f2.apply(G, v)) for v in S))
         out.append(cols)
     return out
 
 
-def improve(cols: tuple[int, ...], score: Callable[[tuple[int, ...]], tuple | None], target: tuple | None,
+def _bank_and_segment(fill: list[int], G: list[int], TW: list[int], TR: list[int], b: int,
+                      s: int) -> tuple[list[int], list[int]]:
+    """Bank and segment columns (in coordinates of ``G``, the complement of the fill in ``K``): §3's order on
+    the pass-lane subspaces taken in the quotient by the fill."""
+    q = _coordinates(fill + G)
+    nf = len(fill)
+    m = len(G)
+    U = f2.basis(q.reduce(x)[1] >> nf for x in TW)
+    W = f2.basis(q.reduce(x)[1] >> nf for x in TR)
+    I = f2.intersection(U, W)
+    E = f2.complement(I, U)
+    F = f2.complement(I, W)
+    C = f2.complement(f2.span_sum(U, W), m)
+    if len(E) > len(F):
+        E, F = F, E  # the construction is symmetric: pair along the smaller one
+    npair = len(E)
+    seg_order = C + [E[i] ^ F[i] for i in range(npair)] + F[npair:] + E + I
+    S: list[int] = []
+    ss = f2.Span()
+    for v in seg_order:
+        if len(S) == s:
+            break
+        if ss.add(v):
+            S.append(v)
+    B = [v for v in I + E + F + C + [1 << i for i in range(m)] if ss.add(v)]
+    if len(S) != s or len(B) != b:  # pragma: no cover - dimension bookkeeping guard
+        raise AssertionError(f"general completion gave {len(B)} + {len(S)} columns, expected {b} + {s}")
+    return B, S
+
+
+def improve_columns(cols: tuple[int, ...], score: Callable[[tuple[int, ...]], tuple | None], target: tuple | None,
             keep: int, rounds: int = 12) -> tuple[int, ...]:
     """Local search: replace column ``p`` by ``m_p ^ m_q`` or swap two columns while the exact key drops.
 
@@ -231,15 +230,3 @@ def improve(cols: tuple[int, ...], score: Callable[[tuple[int, ...]], tuple | No
             break
         cols = found
     return cols
-
-
-def exact_pair(cols: Sequence[int], sides: dict[str, Side], ins: dict[str, Instruction], geo: Geometry,
-               hw: SharedMemory, fixed: int | None) -> tuple[Cost, Cost] | None:
-    inv = memory_inverse(cols)  # shared by both sides
-    cw = exact_cost(cols, sides["write"], ins["write"], geo, hw, fixed, inv)
-    if cw is None:
-        return None
-    cr = exact_cost(cols, sides["read"], ins["read"], geo, hw, fixed, inv)
-    if cr is None:
-        return None
-    return cw, cr

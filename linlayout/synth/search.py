@@ -1,0 +1,363 @@
+"""The search: score candidates, stop at the floor, build the best, and confirm it exactly.
+
+For two distributed layouts (:func:`search_distributed`) the search runs
+over every instruction pair and every low block (:func:`~.candidates.low_blocks`)
+and scores every word fill analytically (:func:`~.candidates.word_fills`):
+each entry's key is the objective on its wavefronts, then its instructions,
+matrix instructions, extension order and enumeration order, so ties go to
+the first candidate.  Three passes, each only when it can matter:
+
+1. **Widest common vectors, first extension order.**  The search floor
+   (:func:`~.bounds.search_floor`: no memory layout has a smaller key) stops
+   this pass at the first candidate that meets it; blocks whose
+   instructions alone exceed the floor are set aside (``skipped``) and
+   scored only if nothing meets it.
+2. **Shorter common vectors** (:func:`more_passes`), when the hardware
+   merges broadcast loads and the widest vectors miss the relaxation's
+   optimum: a narrower vector can cost fewer wavefronts there.
+3. **The second extension order**, which can win only where some candidate
+   takes fewer instructions than the best so far.
+
+The best entry is then built (:func:`build_candidate`).  A floor-meeting
+entry keeps its analytic costs where they are provably exact
+(:func:`~.scoring.analytic_is_exact`); otherwise the built memory is scored
+exactly, and if that differs from the analytic score every candidate is
+built and chosen on exact costs (:func:`choose_exact`).
+
+Layouts with mixed bases (:func:`search_mixed`) have no closed form: every
+candidate of :mod:`.mixed` is scored exactly and the best is improved by
+column moves.
+
+Both searches return a :class:`SearchOutcome`; the caller
+(:func:`linlayout.synth.synthesis.optimal_swizzle`) turns it into the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from itertools import count
+from operator import itemgetter
+from typing import NamedTuple
+
+from ..count.plan import matrix_tile
+from ..errors import SwizzleError
+from ..hw import Instruction
+from .bounds import objective_key, relaxation, search_floor
+from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
+from .mixed import improve_columns, mixed_blocks, mixed_memories
+from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
+from .sides import Cost, Geometry, SwizzleProblem
+from .speed import new_record, pair_sides
+
+__all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
+
+
+class SearchOutcome(NamedTuple):
+    """What a search found: the chosen candidate, the relaxation if the search computed it, and a thunk that
+    lists the (write, read) wavefronts of every candidate it can build (the result's frontier, on demand)."""
+
+    best: Candidate
+    relaxed: tuple | None
+    frontier: Callable[[], list[tuple[int, int]]]
+
+
+class SearchState(NamedTuple):
+    """The accumulators of one search (the tuple is fixed; the lists grow as the search goes)."""
+
+    problems: list[str]  # why instruction pairs or blocks were refused (the error message when none fits)
+    block_numbers: Iterator[int]  # numbers the low blocks in enumeration order, across passes
+    skipped: list  # blocks the floor's instruction count ruled out, scored only if the search goes on
+
+
+# The two records of the hot loop are plain tuples (a NamedTuple costs about 0.3 us more to build, and a
+# synthesis builds a few per block; see linlayout.synth.speed), unpacked where they are read:
+#
+#   a low block   (low_block, vector, extended side, write instruction, read instruction, matrix instructions,
+#                  extension order, enumeration number, pair_sides of the pair, ld/st widths or None)
+#   a scored fill (key, PartialCandidate, write instruction, read instruction, write cost, read cost, vector,
+#                  extended side); the key is objective + (instructions, matrix instructions, extension
+#                  order, block number, fill number): smaller is better, ties go to the first.
+
+_by_key = itemgetter(0)
+
+
+def no_memory_error(problems: list[str]) -> SwizzleError:
+    why = "; ".join(dict.fromkeys(problems)) or "no instruction pair fits both layouts"
+    return SwizzleError(f"no memory layout lets both sides access the tile: {why}")
+
+
+# ---------------------------------------------------------------------------
+# Distributed layouts
+# ---------------------------------------------------------------------------
+
+
+def search_distributed(p: SwizzleProblem) -> SearchOutcome:
+    """The search over the distributed construction's candidates (see the module doc)."""
+    state = new_record(SearchState, ([], count(), []))
+    scored: list[tuple] = []
+    complete_search = not score_blocks(p, state, scored, False, search_floor(p))
+    if complete_search:
+        for block in state.skipped:  # no candidate met the floor: the blocks it ruled out join the search
+            score_block(p, state, scored, block, None, None)
+    relaxed = more_passes(p, state, scored) if complete_search else None
+    if not scored:
+        raise no_memory_error(state.problems)
+    if len(scored) > 1:
+        scored.sort(key=_by_key)
+    if not complete_search:
+        best = build_candidate(p, scored[0], at_floor=True)
+        if (best.write_cost, best.read_cost) != scored[0][4:6]:
+            # The exact evaluation found a matrix instruction's built layout above its analytic score (the
+            # analytic tile model can be optimistic there): score everything exactly.
+            scored, relaxed = score_all(p, state)
+            complete_search = True
+    if complete_search:
+        best = prefer_first_order(p, scored, choose_exact(p, scored))
+    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None)))
+
+
+def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: bool, stop: tuple | None,
+                 order: int = 0) -> bool:
+    """Append every candidate's analytic score; True when one meets ``stop`` (the rest are left out).
+
+    ``shorter``: the narrower common vectors only; ``order`` 1: the extensions in low_blocks' second order,
+    which win only when strictly cheaper."""
+    sides, write_options, read_options, common, geo, hw, fixed, _, _, _ = p
+    most = None if stop is None else stop[2]  # the floor's instruction total
+    problems, numbers, _ = state
+    for wi in write_options:
+        for ri in read_options:
+            ins = {"write": wi, "read": ri}
+            nmat = int(wi.is_matrix) + int(ri.is_matrix)
+            per_side = None
+            # ``fixed_vector`` applies to the ld/st side(s) whatever the other side uses (issue 12).
+            # The vector widths follow from the block for the widest common vector: an extension then holds no
+            # register of the other side (it would be common, hence in the vector).
+            ldst = not nmat and fixed is None and not shorter
+            for block, vector, extension, extended in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter,
+                                                                 order == 1):
+                if per_side is None:
+                    per_side = pair_sides(sides, ins, geo, hw)
+                widths = None
+                if ldst:
+                    widths = ((len(block), len(vector)) if extended == "write" else (len(vector), len(block))
+                              if extended == "read" else (len(vector),) * 2)
+                low = (block, vector, extended, wi, ri, nmat, order, next(numbers), per_side, widths)
+                if score_block(p, state, scored, low, most, stop):
+                    return True
+    return False
+
+
+def score_block(p: SwizzleProblem, state: SearchState, scored: list, block: tuple, most: int | None,
+                stop: tuple | None) -> bool:
+    """Score one low block's word fills; True when one meets ``stop``.  A block whose instructions exceed
+    ``most`` cannot meet the floor and is kept in ``state.skipped`` instead."""
+    low, vector, extended, wi, ri, nmat, order, number, per_side, widths = block
+    _, _, _, _, geo, hw, fixed, objective, _, _ = p
+    fills = word_fills(low, per_side, geo, hw, fixed, most, widths)
+    if fills is None:
+        state.skipped.append(block)
+        return False
+    for j, (fill, cw, cr) in enumerate(fills):
+        if cw is None or cr is None:
+            continue
+        k = objective_key(objective, cw.total, cr.total) + (cw.instructions + cr.instructions, nmat, order, number, j)
+        scored.append((k, fill, wi, ri, cw, cr, vector, extended))
+        if k[:4] == stop:
+            return True
+    return False
+
+
+def more_passes(p: SwizzleProblem, state: SearchState, scored: list) -> tuple | None:
+    """The passes after the widest vectors' first order, as needed; returns the relaxation when computed.
+
+    Merged broadcast loads (issue 12 §2): a narrower common vector can cost fewer wavefronts, so the shorter
+    vectors are tried when the widest ones do not already meet the relaxation's optimum.  Second-order
+    extensions have the instruction counts of the first-order extension of the same side and length (a
+    side's count depends on its vector width only), so they can win at the best's wavefronts only when some
+    first-order candidate takes fewer instructions than the best; otherwise they are skipped (they could
+    still lower the wavefronts; the relaxation that would tell is not computed)."""
+    relaxed = None
+    shorter = False
+    if p.fixed_vector is None and p.hw.merge_broadcast_loads and p.sides["read"].broadcast:
+        relaxed = relaxation(p)
+        if relaxed[1] is None or not scored or min(e[0] for e in scored)[:2] > objective_key(p.objective, *relaxed[1]):
+            shorter = True
+            score_blocks(p, state, scored, True, None)
+    if scored:
+        nobj = len(objective_key(p.objective, 0, 0))
+        best0 = min(e[0] for e in scored)
+        if shorter or min(e[0][nobj] for e in scored) < best0[nobj]:
+            score_blocks(p, state, scored, False, None, 1)
+            if shorter:
+                score_blocks(p, state, scored, True, None, 1)
+    return relaxed
+
+
+def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None]:
+    """Every candidate (the search without the floor's stop), sorted, and the relaxation if computed."""
+    every: list = []
+    score_blocks(p, state, every, False, None)
+    relaxed = more_passes(p, state, every)
+    every.sort(key=_by_key)
+    return every, relaxed
+
+
+def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
+    """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
+    :func:`~linlayout.synth.scoring.analytic_is_exact` holds its analytic costs are the exact ones
+    (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
+    key, fill, wi, ri, ew, er, vector, extended = entry
+    bank, segment = complete_columns(fill)
+    bank, segment = tuple(bank), tuple(segment)
+    cols = fill.low_block + fill.word_fill + bank + segment
+    sides, _, _, _, geo, hw, fixed, _, _, _ = p
+    sw, sr = sides["write"], sides["read"]
+    if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
+            and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
+        inv = memory_inverse(cols)  # shared by both sides
+        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
+    extension = fill.low_block[len(vector):] if extended else ()
+    return new_record(Candidate, (cols, vector, extension, extended, fill.word_fill, bank, segment, wi, ri, ew, er,
+                                  fill.pass_lanes, fill.low_block, False, key[-3]))
+
+
+def exact_key(p: SwizzleProblem, c: Candidate, order: int) -> tuple:
+    """A built candidate's key on its exact costs (``order``: its place among the candidates compared)."""
+    return objective_key(p.objective, c.write_cost.total, c.read_cost.total) + (
+        c.write_cost.instructions + c.read_cost.instructions,
+        int(c.write_instruction.is_matrix) + int(c.read_instruction.is_matrix), c.extension_order, order)
+
+
+def choose_exact(p: SwizzleProblem, entries: list[tuple]) -> Candidate:
+    """The first entry built; if its exact costs differ from its analytic score (a bank or fill column happened
+    to extend a side's vector), every entry is built and the best on exact costs is chosen."""
+    best = build_candidate(p, entries[0])
+    if (best.write_cost, best.read_cost) == entries[0][4:6]:
+        return best
+    every = [c for c in (build_candidate(p, e) for e in entries)
+             if c.write_cost is not None and c.read_cost is not None]
+    if not every:  # pragma: no cover - the analytic score only admits addressable candidates
+        raise SwizzleError("no memory layout lets both sides access the tile as asked")
+    best_key = None
+    for order, c in enumerate(every):
+        k = exact_key(p, c, order)
+        if best_key is None or k < best_key:
+            best, best_key = c, k
+    return best
+
+
+def prefer_first_order(p: SwizzleProblem, scored: list[tuple], best: Candidate) -> Candidate:
+    """A second-order extension that won keeps its place only if it is strictly cheaper than the first
+    order's choice."""
+    if not best.extension_order:
+        return best
+    first = [e for e in scored if e[0][-3] == 0]
+    if first:
+        alt = choose_exact(p, first)
+        if exact_key(p, alt, 0)[:-2] <= exact_key(p, best, 0)[:-2]:
+            return alt
+    return best
+
+
+def frontier_points(p: SwizzleProblem, state: SearchState, scored: list | None) -> list[tuple[int, int]]:
+    """The (write, read) wavefronts of every buildable candidate (``scored``: all of them, or None when the
+    search stopped at the floor and they are yet to be scored)."""
+    entries = scored if scored is not None else score_all(p, state)[0]
+    return [(c.write_cost.total, c.read_cost.total) for c in (build_candidate(p, e) for e in entries)
+            if c.write_cost is not None and c.read_cost is not None]
+
+
+# ---------------------------------------------------------------------------
+# Mixed bases
+# ---------------------------------------------------------------------------
+
+
+def search_mixed(p: SwizzleProblem) -> SearchOutcome:
+    """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.mixed`):
+    every candidate scored exactly, the best improved by column moves toward the relaxation's optimum."""
+    problems: list[str] = []
+    found = mixed_candidates(p, problems)
+    if not found:
+        raise no_memory_error(problems)
+    found.sort(key=_by_key)
+    _, first = found[0]
+    _, target = relaxation(p)
+    ins = {"write": first.write_instruction, "read": first.read_instruction}
+    target_key = None if target is None else objective_key(p.objective, *target)
+    matrix = first.write_instruction.is_matrix or first.read_instruction.is_matrix
+    cols = improve_columns(first.columns, partial(_exact_search_key, p, ins), target_key,
+                           len(first.low_block) if matrix else 0)
+    cw, cr = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
+    best = _mixed_roles(cols, first, cw, cr, p.geo)
+    points = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
+    return new_record(SearchOutcome, (best, None, partial(list, points)))
+
+
+def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> list[tuple[tuple, Candidate]]:
+    """Every mixed-basis candidate of every instruction pair, scored exactly, with its search key."""
+    found: list[tuple[tuple, Candidate]] = []
+    for wi in p.write_options:
+        for ri in p.read_options:
+            ins = {"write": wi, "read": ri}
+            for block, vector, extension, extended, wide in _mixed_low_blocks(p, ins, problems):
+                widths = _vector_widths(p, ins, block)
+                for cols in mixed_memories(block, wide, p.sides, widths, ins, p.geo, p.hw):
+                    costs = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
+                    if costs is None:
+                        continue
+                    cw, cr = costs
+                    key = objective_key(p.objective, cw.total, cr.total) + (
+                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(found))
+                    found.append((key, Candidate(cols, tuple(vector), tuple(extension), extended, (), (), (), wi, ri,
+                                                 cw, cr, {}, tuple(block))))
+    return found
+
+
+def _mixed_low_blocks(p: SwizzleProblem, ins: dict[str, Instruction], problems: list[str]) -> list[tuple]:
+    """The low blocks of one instruction pair with the side whose bases come first in the complement."""
+    sides = p.sides
+    wi, ri = ins["write"], ins["read"]
+    if wi.is_matrix or ri.is_matrix:
+        tile_side = sides["write"] if wi.is_matrix else sides["read"]
+        return [(block, vector, extension, extended, tile_side) for block, vector, extension, extended
+                in low_blocks(sides, ins, p.common, p.geo, p.hw, p.fixed_vector, problems)]
+    return [(block, vector, extension, extended, sides[extended] if extended else None)
+            for block, vector, extension, extended in mixed_blocks(sides, p.common, p.geo, p.fixed_vector, problems)]
+
+
+def _vector_widths(p: SwizzleProblem, ins: dict[str, Instruction], block) -> dict[str, int]:
+    """Each side's vector width on a low block: its matrix tile's, the requested one, or its register prefix."""
+    widths = {}
+    for nm, sd in p.sides.items():
+        if ins[nm].is_matrix:
+            widths[nm] = len(matrix_tile(ins[nm], p.geo.element_bits, p.hw).vector_registers)
+        elif p.fixed_vector is not None:
+            widths[nm] = p.fixed_vector
+        else:
+            widths[nm] = register_prefix_len(block, sd.reg_set, p.geo.max_vector)
+    return widths
+
+
+def _exact_search_key(p: SwizzleProblem, ins: dict[str, Instruction], cols: tuple[int, ...]) -> tuple | None:
+    """The exact key a column move is judged by (None: a side cannot access the memory)."""
+    c = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
+    if c is None:
+        return None
+    return objective_key(p.objective, c[0].total, c[1].total) + (c[0].instructions + c[1].instructions,)
+
+
+def _mixed_roles(cols: tuple[int, ...], first: Candidate, cw: Cost, cr: Cost, geo: Geometry) -> Candidate:
+    """Roles of a mixed memory's columns by position: common vector, extension, word fill, bank, segment."""
+    matrix = first.write_instruction.is_matrix or first.read_instruction.is_matrix
+    kv = min(cw.vector, cr.vector) if not matrix else 0
+    kx = max(cw.vector, cr.vector) if not matrix else 0
+    extended = None if kx == kv else ("write" if cw.vector > cr.vector else "read")
+    low = len(first.low_block) if matrix else kx
+    word = max(low, geo.word_end)
+    bank = max(word, geo.bank_end)
+    return Candidate(tuple(cols), tuple(cols[:kv]), tuple(cols[kv:kx]), extended, tuple(cols[low:word]),
+                     tuple(cols[word:bank]), tuple(cols[bank:]), first.write_instruction, first.read_instruction,
+                     cw, cr, {}, tuple(cols[:low]), True)

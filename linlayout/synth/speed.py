@@ -1,0 +1,121 @@
+"""The synthesizer's speed devices, in one place, each with the reason it exists.
+
+A small synthesis (a Triton kernel's two layouts, one instruction pair) takes
+tens of microseconds, so constant costs that would not matter elsewhere are
+a large share of it (issue 16 measured each one).  The pipeline modules
+(:mod:`.candidates`, :mod:`.scoring`, :mod:`.search`) stay plain code and
+call the devices below by name; nothing here changes a result.
+
+Record builders
+    :data:`new_record` builds a ``NamedTuple`` from all of its fields in one
+    C call: the ``__new__`` that ``NamedTuple`` generates is Python code with
+    keyword handling, several times slower for the records built per
+    candidate (costs, scored word fills, built candidates).
+    :func:`new_instance` builds a frozen dataclass from a complete field dict
+    without the per-field ``object.__setattr__`` of its generated
+    ``__init__`` (one :class:`~linlayout.synth.result.SwizzleResult` per call).
+
+Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
+    :func:`pair_sides` finds its shape maps by object *identity* (``id()``) of the
+    instruction and the hardware model: hashing those frozen dataclasses
+    field by field costs more than the lookup saves.  The entry keeps the
+    objects themselves and is checked with ``is``, so a recycled ``id`` never
+    returns a stale map.
+    :func:`unit_vectors` remembers the unit directions of a mask (the bank
+    completion asks for the same few masks over and over).
+    :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
+    distributed-layout check for a lane count, with where each dimension's
+    bases lie among the flat columns (checked once per spec, not per layout).
+
+Devices that stay beside the code they speed up (listed here so there is one index)
+    ``functools.lru_cache`` on pure functions of small hashable arguments:
+    :func:`linlayout.synth.sides.geometry`, the search floor's table
+    (``bounds._floor_from_counts``) and the default instruction options
+    (:func:`linlayout.synth.synthesis.instruction_options`); a
+    :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
+    carries its own memo (``Side.memo``: pass lanes per instruction and
+    width, vector facts).  Two algorithmic shortcuts are part of the
+    pipeline, not tricks: the search stops at a candidate meeting the floor
+    (:func:`linlayout.synth.bounds.search_floor`), and such a candidate keeps
+    its analytic costs where they are provably exact
+    (:func:`linlayout.synth.scoring.analytic_is_exact`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from ..core import f2
+from ..count.plan import matrix_tile
+
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "unit_vectors", "CHECKED_DIM_SPANS"]
+
+# A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
+new_record = tuple.__new__
+
+
+def new_instance(cls: type, values: dict[str, Any]) -> Any:
+    """An instance of ``cls`` whose ``__dict__`` is ``values`` (every field, as the generated ``__init__`` would
+    store them); the instance owns the dict from then on."""
+    self = object.__new__(cls)
+    object.__setattr__(self, "__dict__", values)
+    return self
+
+
+class Memo(dict):
+    """A dict that forgets everything when it outgrows ``limit`` entries (memory stays bounded)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        """Store ``value`` under ``key`` (clearing first if full) and return it."""
+        if len(self) > self.limit:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_SHAPE_MAPS = Memo(1024)
+
+
+def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
+    """Per side, for one instruction pair: ``(name, side, instruction, matrix tile's vector width or -1, shapes)``.
+
+    ``shapes`` is the shared map ``vector width -> access shape`` that
+    :func:`linlayout.synth.candidates.word_fills` fills.  A side's access
+    shape depends on it only through its number of non-broadcast registers
+    and whether a low lane bit broadcasts
+    (:func:`linlayout.count.plan.access_shape`), so every side with the same
+    instruction, element width, hardware and those two facts shares one map,
+    and a layout never seen before finds it filled.  The map is found by the
+    objects' identities (see the module doc).
+    """
+    out = []
+    eb = geo.element_bits
+    for nm, sd in sides.items():
+        i = ins[nm]
+        key = (id(i), eb, id(hw), sd.nregs, sd.broadcast)  # identities, checked below: no dataclass hashing
+        hit = _SHAPE_MAPS.get(key)
+        if hit is None or hit[0] is not i or hit[1] is not hw:
+            hit = _SHAPE_MAPS.put(key, (i, hw, {}))
+        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
+    return out
+
+
+_UNIT_VECTORS = Memo(4096)
+
+
+def unit_vectors(mask: int) -> tuple[int, ...]:
+    """:func:`linlayout.core.f2.unit_vectors` of ``mask`` as a tuple, remembered."""
+    hit = _UNIT_VECTORS.get(mask)
+    if hit is None:
+        hit = _UNIT_VECTORS.put(mask, tuple(f2.unit_vectors(mask)))
+    return hit
+
+
+# (input dimension spec, lanes) -> slices of the register, lane, warp and block bases among the flat columns,
+# for specs that passed check_distributed_dims (see linlayout.synth.sides.side_of).
+CHECKED_DIM_SPANS = Memo(256)
