@@ -152,7 +152,10 @@ def argv_of(command: str) -> list[str]:
 
 # The driver runs a page's steps in order in one interpreter and prints their results as JSON.
 DRIVER = r'''
-import contextlib, io, json, runpy, sys, traceback
+import contextlib, io, json, runpy, sys, traceback, warnings
+
+# A page that reaches the library through a deprecated path or name fails (its block raises).
+warnings.filterwarnings("error", category=DeprecationWarning, message=r"linlayout")
 
 ns = {"__name__": "__docs__"}
 

@@ -2,7 +2,7 @@
 
 A layout is given by its **bases** (the image of each input bit) and its
 **output dimensions**.  The same form serves the :class:`~linlayout.core.layout.LinearLayout`
-constructor and the JSON interchange format (also documented in README.md)::
+constructor and the JSON interchange format (also documented in docs/reference.md)::
 
     {"bases": {"register": [[0, 1], [8, 0]],
                "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],

@@ -563,7 +563,7 @@ class LinearLayout(_Fields):
         return {"bases": {n: [list(t) for t in v] for n, v in self.bases.items()}, "out_dims": self.out_sizes}
 
     def to_json(self, indent: int | None = None) -> str:
-        """The layout as a JSON string (see README for the format).
+        """The layout as a JSON string (the format: docs/reference.md, "JSON interchange format").
 
         >>> LinearLayout({"lane": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2}).to_json()
         '{"bases": {"lane": [[0, 1], [1, 0]]}, "out_dims": {"dim0": 2, "dim1": 2}}'

@@ -72,7 +72,7 @@ def test_reduced_builtin_sweep_2_12():
 
 
 def test_full_family_histogram_formula():
-    """The 2^20 numbers the README quotes: 30*28*24*16 layouts are conflict-free, and so on."""
+    """The 2^20 numbers docs/counting.md quotes: 30*28*24*16 layouts are conflict-free, and so on."""
     hist = _expected_read_histogram(5)
     assert hist == {1: 322560, 2: 604800, 4: 117600, 8: 3600, 16: 16}
     assert hist[1] == 30 * 28 * 24 * 16
