@@ -325,43 +325,77 @@ def sweep(
     >>> r.sides["store"].histogram, r.sides["read"].histogram, r.library_checked
     ({1: 256}, {8: 240, 16: 16}, 4)
     """
-    import numpy as np
-
     if not isinstance(family, Family):
         raise SweepError(f"sweep needs a Family, got {type(family).__name__}")
     t0 = time.perf_counter()
-    total = family.size
-    if sample is not None:
-        if isinstance(sample, bool) or not isinstance(sample, int) or sample <= 0:
-            raise SweepError(f"sample must be a positive integer, got {sample!r}")
-        rng = np.random.default_rng(seed)
-        if sample >= total:
-            sample = None
-        elif total <= (1 << 24):
-            picked = np.sort(rng.choice(total, size=sample, replace=False)).astype(np.int64)
-        else:
-            picked = np.unique(rng.integers(0, total, size=sample * 2, dtype=np.int64))[:sample]
-            rng.shuffle(picked)
-            picked = np.sort(picked[:sample])
-    n = total if sample is None else len(picked)
+    picked = _sampled_configs(family.size, sample, seed)
+    n = family.size if picked is None else len(picked)
     if jobs is None:
         jobs = _default_jobs() if n >= 16384 else 1
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise SweepError(f"jobs must be a positive integer, got {jobs!r}")
     eng = _Engine(family)
-    per_cfg = 0
-    for a in family.accesses:
-        nz = sum(1 for v in a.layout.flat_bases("register") if v) if "register" in a.layout.in_dims else 0
-        per_cfg += 1 << nz
+    tasks = _tasks(family, picked, jobs, chunk)
+    merged, jobs = _run_tasks(eng, family, tasks, jobs, examples, _Progress(n, progress))
+    res = SweepResult(
+        family=family.name,
+        configs=n,
+        total_configs=family.size,
+        sampled=picked is not None,
+        seconds=0.0,
+        jobs=jobs,
+        sides={a.name: _side_summary(family, a, merged["sides"][a.name]) for a in family.accesses},
+        singular=merged["singular"],
+        expect=KNOWN_FACTS[family.expect].formula if family.expect else None,
+    )
+    _report_singular(family, eng, res, merged["singular_examples"])
+    if library_check:
+        _library_check(family, res, n if picked is None else picked, library_check, seed)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _sampled_configs(total: int, sample: int | None, seed: int):
+    """The sorted configurations to sweep when ``sample`` asks for fewer than ``total``, else None (all)."""
+    import numpy as np
+
+    if sample is None:
+        return None
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample <= 0:
+        raise SweepError(f"sample must be a positive integer, got {sample!r}")
+    rng = np.random.default_rng(seed)
+    if sample >= total:
+        return None
+    if total <= (1 << 24):
+        return np.sort(rng.choice(total, size=sample, replace=False)).astype(np.int64)
+    picked = np.unique(rng.integers(0, total, size=sample * 2, dtype=np.int64))[:sample]
+    rng.shuffle(picked)
+    return np.sort(picked[:sample])
+
+
+def _tasks(family: Family, picked, jobs: int, chunk: int | None) -> list:
+    """The sweep cut into chunks: ``(start, stop)`` ranges, or slices of ``picked`` when sampling.
+
+    The default chunk keeps about 2^18 simulated instructions per chunk, and at
+    least four chunks per worker when several run.
+    """
+    n = family.size if picked is None else len(picked)
     if chunk is None:
+        per_cfg = 0
+        for a in family.accesses:
+            nz = sum(1 for v in a.layout.flat_bases("register") if v) if "register" in a.layout.in_dims else 0
+            per_cfg += 1 << nz
         chunk = max(64, min(1 << 15, (1 << 18) // max(1, per_cfg)))
         if jobs > 1:
             chunk = max(64, min(chunk, -(-n // (jobs * 4))))
-    if sample is None:
-        tasks: list = [(s, min(total, s + chunk)) for s in range(0, total, chunk)]
-    else:
-        tasks = [picked[s : s + chunk] for s in range(0, n, chunk)]
-    bar = _Progress(n, progress)
+    if picked is None:
+        return [(s, min(n, s + chunk)) for s in range(0, n, chunk)]
+    return [picked[s : s + chunk] for s in range(0, n, chunk)]
+
+
+def _run_tasks(eng: _Engine, family: Family, tasks: list, jobs: int, examples: int,
+               bar: _Progress) -> tuple[dict, int]:
+    """Run every chunk (in this process, or in a pool of ``jobs`` workers) and merge; also the workers used."""
     merged = None
     try:
         jobs = min(jobs, len(tasks), 4 * _default_jobs())  # never more workers than chunks or than 4 per CPU
@@ -382,39 +416,37 @@ def sweep(
     finally:
         bar.close()
     assert merged is not None
-    res = SweepResult(
-        family=family.name,
-        configs=n,
-        total_configs=total,
-        sampled=sample is not None,
-        seconds=0.0,
-        jobs=jobs,
-        sides={},
-        singular=merged["singular"],
-        expect=KNOWN_FACTS[family.expect].formula if family.expect else None,
-    )
-    for a in family.accesses:
-        d = merged["sides"][a.name]
-        s = SideSummary(a.name, a.ins.name, a.ins.op, a.element_bits)
-        s.histogram = dict(sorted(d["histogram"].items()))
-        s.simulated = dict(sorted(d["simulated"].items()))
-        s.instructions_per_layout = dict(sorted(d["ipl"].items()))
-        s.access_bytes = dict(sorted(d["abytes"].items()))
-        s.checked_instructions = d["checked"]
-        s.disagreements = d["disagreements"]
-        s.not_lowerable = d["not_lowerable"]
-        s.not_lowerable_examples = d["not_lowerable_examples"]
-        s.expect_mismatches = d["expect_mismatches"]
-        s.expect_examples = d["expect_examples"]
-        if d["examples"]:
-            det = evaluate_family(family, sorted({e["config"] for e in d["examples"]}))[a.name]
-            by = {r["config"]: r for r in det}
-            for e in d["examples"]:
-                e["toggles"] = family.toggles_of(e["config"])
-                e["lane_byte_offsets"] = by[e["config"]]["lane_byte_offsets"][e["instruction"]]
-            s.examples = d["examples"]
-        res.sides[a.name] = s
-    for c in merged["singular_examples"]:
+    return merged, jobs
+
+
+def _side_summary(family: Family, a, d: dict) -> SideSummary:
+    """One access's merged counts as a :class:`SideSummary`, its failing examples detailed."""
+    s = SideSummary(a.name, a.ins.name, a.ins.op, a.element_bits)
+    s.histogram = dict(sorted(d["histogram"].items()))
+    s.simulated = dict(sorted(d["simulated"].items()))
+    s.instructions_per_layout = dict(sorted(d["ipl"].items()))
+    s.access_bytes = dict(sorted(d["abytes"].items()))
+    s.checked_instructions = d["checked"]
+    s.disagreements = d["disagreements"]
+    s.not_lowerable = d["not_lowerable"]
+    s.not_lowerable_examples = d["not_lowerable_examples"]
+    s.expect_mismatches = d["expect_mismatches"]
+    s.expect_examples = d["expect_examples"]
+    if d["examples"]:
+        det = evaluate_family(family, sorted({e["config"] for e in d["examples"]}))[a.name]
+        by = {r["config"]: r for r in det}
+        for e in d["examples"]:
+            e["toggles"] = family.toggles_of(e["config"])
+            e["lane_byte_offsets"] = by[e["config"]]["lane_byte_offsets"][e["instruction"]]
+        s.examples = d["examples"]
+    return s
+
+
+def _report_singular(family: Family, eng: _Engine, res: SweepResult, singular_examples: list[int]) -> None:
+    """Explain the configurations whose memory is singular, and find the toggles singular on their own."""
+    import numpy as np
+
+    for c in singular_examples:
         try:
             family.memory_at(c).invert()
             msg = "invertible in the library (engine disagrees)"
@@ -428,10 +460,6 @@ def sweep(
             alone = np.array([1 << t for t in range(len(family.toggles))], dtype=np.int64)
             inv_ok = eng.evaluate(alone)[0]
             res.singular_toggles = [int(t) for t in np.flatnonzero(~inv_ok)]
-    if library_check:
-        _library_check(family, res, n if sample is None else picked, library_check, seed)
-    res.seconds = time.perf_counter() - t0
-    return res
 
 
 def _library_check(family: Family, res: SweepResult, pool, k: int, seed: int) -> None:
