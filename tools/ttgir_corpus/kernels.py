@@ -1,4 +1,4 @@
-"""The TTGIR corpus: a dozen Triton and Gluon kernels, written as a user would write them.
+"""The corpus's first 14 Triton and Gluon kernels (corpus.py adds kernels_tutorials.py, kernels_smem.py).
 
 Used twice: ``tools/ttgir_corpus/compile_cpu.py`` compiles each one with the local
 Triton for ``cuda:90`` (no GPU) and writes ``tests/data/ttgir/NAME.ttgir``;
@@ -199,7 +199,7 @@ def _args_layernorm(torch):
     return [x, w, torch.randn_like(w), torch.empty_like(x), COLS, COLS, 1e-5]
 
 
-def _args_matmul(dtype_name):
+def args_matmul(dtype_name):
     def make(torch):
         a = torch.randn(MM, MM, device="cuda").to(getattr(torch, dtype_name))
         b = torch.randn(MM, MM, device="cuda").to(getattr(torch, dtype_name))
@@ -238,14 +238,14 @@ CASES = [
     _case("layernorm", layernorm_kernel, {"x_ptr": "*fp16", "w_ptr": "*fp16", "b_ptr": "*fp16", "out_ptr": "*fp16",
                                           "stride": "i32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"},
           {"BLOCK": 1024}, (ROWS, 1, 1), _args_layernorm),
-    _case("matmul_fp16_s1", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), _args_matmul("float16"),
+    _case("matmul_fp16_s1", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), args_matmul("float16"),
           num_stages=1, trips=MM_TRIPS),
-    _case("matmul_fp16_s3", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), _args_matmul("float16"),
+    _case("matmul_fp16_s3", matmul_kernel, MM_SIG, MM_CONST, (MM // 128, MM // 128, 1), args_matmul("float16"),
           num_stages=3, trips=MM_TRIPS),
     _case("matmul_fp8_s1", matmul_kernel, MM8_SIG, MM_CONST, (MM // 128, MM // 128, 1),
-          _args_matmul("float8_e4m3fn"), num_stages=1, trips=MM_TRIPS),
+          args_matmul("float8_e4m3fn"), num_stages=1, trips=MM_TRIPS),
     _case("matmul_fp8_s3", matmul_kernel, MM8_SIG, MM_CONST, (MM // 128, MM // 128, 1),
-          _args_matmul("float8_e4m3fn"), num_stages=3, trips=MM_TRIPS),
+          args_matmul("float8_e4m3fn"), num_stages=3, trips=MM_TRIPS),
     _case("transpose", transpose_kernel, {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "B": "constexpr"},
           {"B": 64}, (TN // 64, TN // 64, 1), _args_transpose),
     _case("colsum", colsum_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BR": "constexpr",
