@@ -393,7 +393,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
-    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips)
+    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton)
     if args.json:
         print(json.dumps(lint_json(report)))
     else:
@@ -403,6 +403,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .lower.registry import DEFAULT_TRITON, LOWERINGS
 
     p = _Parser(prog="linlayout", description="GPU tensor layouts as linear algebra over F2.")
     p.add_argument("--version", action="version", version=f"linlayout {__version__}")
@@ -504,6 +505,8 @@ def _build_parser() -> argparse.ArgumentParser:
                    "kernel's total wavefronts")
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
                    "(file:line[:col] or line of its scf.for), repeatable")
+    t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "
+                   f"the kernel, whose lowering is modelled: {', '.join(sorted(LOWERINGS))} (default {DEFAULT_TRITON})")
     t.set_defaults(func=_cmd_lint)
     return p
 

@@ -49,7 +49,7 @@ from ..errors import InputError
 from ..hw import get_hardware
 from ..synth.synthesis import optimal_swizzle
 from .ir import Module, Op, TensorType, UnreadType
-from .model import Lowering
+from .model import Lowering, ScratchCost, barrier_name
 from .records import (
     TOTAL_CATEGORIES,
     BufferLint,
@@ -60,6 +60,7 @@ from .records import (
     LoopTrip,
     LoweredConversion,
     OpLint,
+    opcode_base,
 )
 from .registry import DEFAULT_TRITON, get_lowering
 
@@ -77,6 +78,7 @@ class _Use(NamedTuple):
     record: OpLint
     layout: LinearLayout | None
     perm: list[int] | None
+    leading_barrier: bool = False
 
 
 # ----------------------------------------------------------------------------- buffers and views
@@ -122,6 +124,7 @@ class _Ctx(NamedTuple):
     planner: ConvertPlanner
     root: dict[str, str]
     perm: dict[str, object]
+    num_warps: int
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
@@ -149,7 +152,8 @@ def _local_access(ctx: _Ctx, op: Op, kind: str, reg_t: TensorType, mem_t: Tensor
             return _Use(replace(base, reason=f"{L.in_sizes['lane']}-lane layout: no bank model for it here "
                                              f"({hw.name} has {hw.lanes} lanes)"), L, order)
         report = ctx.lowering.count_local_access(L, M, bits, kind)
-        return _Use(replace(base, counted=True, access=report), L, order)
+        return _Use(replace(base, counted=True, access=report,
+                            instructions=((opcode_base(report.instruction), report.instructions),)), L, order)
     except InputError as e:
         return _Use(replace(base, reason=f"not read: {e}"), None, order)
 
@@ -168,10 +172,31 @@ def _conversion(ctx: _Ctx, op: Op, src_t: TensorType, dst_t: TensorType) -> OpLi
     except InputError as e:
         return replace(base, reason=f"not read: {e}")
     if plan.uses_shared_memory:
-        return replace(base, counted=True, conversion=plan)
+        return replace(base, counted=True, conversion=plan, **_round_trip_instructions(ctx, plan, S, D,
+                                                                                       src_t.element_bits))
     reason = ("register permutation, no shared memory" if scope == "registers"
               else "warp shuffles inside each warp, no shared memory")
-    return replace(base, reason=reason, conversion=plan)
+    note = "" if scope == "registers" else "its warp shuffles are not counted here"
+    return replace(base, reason=reason, conversion=plan, instructions=(() if scope == "registers" else None),
+                   instructions_note=note)
+
+
+def _round_trip_instructions(ctx: _Ctx, plan: LoweredConversion, src: LinearLayout, dst: LinearLayout,
+                             bits: int) -> dict:
+    """A counted round trip's instructions per thread: its stores and loads, and a barrier between them per rep."""
+    st, ld = plan.store, plan.load
+    assert st is not None and ld is not None
+    reps, note = plan.reps, ""
+    if reps == 1 and ctx.lowering.conversion_reps is not None:
+        try:
+            reps = ctx.lowering.conversion_reps(src, dst, bits)
+        except InputError as e:
+            reps, note = 0, f"bar.sync not counted: the reps are unknown ({e})"
+    ins = {opcode_base(st.instruction): st.instructions}
+    ins[opcode_base(ld.instruction)] = ins.get(opcode_base(ld.instruction), 0) + ld.instructions
+    if reps:
+        ins[barrier_name(ctx.num_warps)] = 2 * reps - 1
+    return {"instructions": tuple(ins.items()), "instructions_note": note}
 
 
 def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
@@ -190,6 +215,15 @@ def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
     reason = ("reduction across warps: Triton exchanges partial results through scratch shared memory "
               "(its lowering is not modelled here)" if cross else f"reduction: layout not read ({why})")
     return _record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=reason)
+
+
+def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
+    """The record of an op lowered through scratch memory (counted unless the model gives a reason)."""
+    t = next((x for x in op.operand_types + op.result_types if isinstance(x, TensorType)), None)
+    rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
+                  layout_text=t.encoding.text if t and t.encoding else "", method=cost.method,
+                  instructions=cost.instructions, instructions_note=cost.note)
+    return rec if cost.reason else replace(rec, counted=True, accesses=cost.accesses)
 
 
 def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
@@ -220,6 +254,9 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
         return _Use(_record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=low.async_ops[n],
                             memory_text=t.encoding.text if t and t.encoding else "", buffer=",".join(bufs) or None),
                     None, None)
+    if n in low.op_models:
+        cost = low.op_models[n](op, ctx.layout_of, ctx.num_warps)
+        return None if cost is None else _Use(_scratch_record(op, cost), None, None, cost.leading_barrier)
     if n == "tt.reduce":
         rec = _reduction(ctx, op)
         return None if rec is None else _Use(rec, None, None)
@@ -284,6 +321,62 @@ def _buffers(lowering: Lowering, module: Module, uses: list[_Use]) -> tuple[Buff
                  for name, lst in by_buf.items())
 
 
+# ----------------------------------------------------------------------------- barriers between ops
+
+
+def _phases(rec: OpLint) -> tuple[str, str, str, bool] | None:
+    """(memory, first access kind, last access kind, barrier inside) of an op whose shared accesses membar sees."""
+    if rec.instructions is None or not rec.counted:
+        return None
+    if rec.access is not None:
+        return rec.buffer or "?", rec.kind, rec.kind, False
+    kinds = [k for k, _ in rec.counted_accesses if k in ("store", "load")]
+    if not kinds:
+        return None
+    return "scratch", kinds[0], kinds[-1], dict(rec.instructions).get("bar.sync", 0) > 0
+
+
+def _membar(uses: list[_Use]) -> list[_Use]:
+    """Add the barrier Triton's membar pass puts before an op whose first access races an earlier one.
+
+    Straight-line code only (inside loops the back edges decide; those ops are left as they are and the
+    state is reset).  Scratch buffers of different ops may share bytes; an explicit buffer shares them with
+    scratch only outside its live range (first to last use).
+    """
+    live: dict[str, tuple[int, int]] = {}
+    for i, u in enumerate(uses):
+        if u.record.access is not None and u.record.buffer:
+            a, _ = live.get(u.record.buffer, (i, i))
+            live[u.record.buffer] = (a, i)
+
+    def overlap(x: str, y: str, at: int) -> bool:
+        if x == y:
+            return True
+        if "scratch" not in (x, y):
+            return False
+        buf = y if x == "scratch" else x
+        a, b = live.get(buf, (at, at))
+        return not a <= at <= b
+
+    out, pending = [], []
+    for i, u in enumerate(uses):
+        ph = _phases(u.record)
+        if ph is None or u.record.loops:
+            pending = [] if u.record.loops else pending
+            out.append(u)
+            continue
+        mem, first, last, inside = ph
+        race = not u.leading_barrier and any(overlap(m, mem, i) and "store" in (k, first) for m, k in pending)
+        if race:
+            ins = dict(u.record.instructions or ())
+            ins["bar.sync"] = ins.get("bar.sync", 0) + 1
+            note = "; ".join(x for x in (u.record.instructions_note, "1 bar.sync before it from Triton's membar pass") if x)
+            u = u._replace(record=replace(u.record, instructions=tuple(ins.items()), instructions_note=note))
+        pending = [(mem, last)] if inside or u.leading_barrier else ([] if race else pending) + [(mem, first), (mem, last)]
+        out.append(u)
+    return out
+
+
 # ----------------------------------------------------------------------------- loops and totals
 
 
@@ -326,16 +419,19 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
     grid_t = tuple(int(g) for g in grid)
     if missing:
         return KernelTotal(grid_t, ctas, num_warps, None, None, (), tuple(sorted(missing)), not_counted)
-    sums = {"load": 0, "store": 0, **dict.fromkeys(TOTAL_CATEGORIES, 0)}
+    sums = {"load": 0, "store": 0, "async_copy": 0, **dict.fromkeys(TOTAL_CATEGORIES, 0)}
     for o in ops:
         if o.executions_per_warp is None:
             continue
         for kind, rep in o.counted_accesses:
             n = rep.wavefronts * num_warps * ctas * o.executions_per_warp
+            if kind == "async_copy":
+                sums["async_copy"] += n
+                continue
             sums["load" if kind == "load" else "store"] += n
             sums[_category(kind, rep.instruction)] += n
     return KernelTotal(grid_t, ctas, num_warps, sums["load"], sums["store"],
-                       tuple((c, sums[c]) for c in TOTAL_CATEGORIES), (), not_counted)
+                       tuple((c, sums[c]) for c in TOTAL_CATEGORIES), (), not_counted, sums["async_copy"])
 
 
 # ----------------------------------------------------------------------------- the kernel
@@ -360,7 +456,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
-    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm)
+    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw)
     trips = dict(trip_counts or {})
     loop_trip = {lp.index: next((v for k, v in trips.items() if loop_matches(lp.location, k)), None)
                  for lp in module.loops}
@@ -376,7 +472,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         if getattr(v, "kind", "") == "unreadable":
             rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
             uses.append(_Use(rec, None, None))
-    ops = tuple(u.record for u in uses)
+    ops = tuple(u.record for u in _membar(uses))
     total = None if grid is None else _total(ops, grid, nw, sorted(missing))
     loops = tuple(LoopTrip(lp.location, loop_trip[lp.index]) for lp in module.loops)
     return LintReport(nw, ops, _buffers(lowering, module, uses), total, loops, lowering.version)

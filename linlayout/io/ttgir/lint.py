@@ -131,7 +131,14 @@ def _op_json(o: OpLint) -> dict[str, Any]:
                          "executions_per_warp": o.executions_per_warp}
     if o.conversion is not None and o.conversion.suggestion is not None:
         e["linlayout_plan"] = _suggestion_json(o.conversion.suggestion)
-    if o.counted and o.access is not None:
+    if o.counted and o.accesses:
+        e.update({"plan": o.method, "instruction": " + ".join(r.instruction for _, r in o.accesses),
+                  "wavefronts_per_warp": sum(r.wavefronts for _, r in o.accesses),
+                  "instructions_per_warp": sum(r.instructions for _, r in o.accesses),
+                  "ideal_wavefronts_per_warp": sum(r.ideal_wavefronts for _, r in o.accesses),
+                  "conflict_ways": max(r.conflict_ways for _, r in o.accesses),
+                  "accesses": [{"kind": k, **_report_json(r)} for k, r in o.accesses]})
+    elif o.counted and o.access is not None:
         e.update(_report_json(o.access))
     elif o.counted and o.conversion is not None and o.conversion.uses_shared_memory:
         st, ld = o.conversion.store, o.conversion.load
@@ -144,6 +151,11 @@ def _op_json(o: OpLint) -> dict[str, Any]:
                   "store": _report_json(st), "load": _report_json(ld)})
     else:
         e.update({"wavefronts_per_warp": None, "instructions_per_warp": None, "ideal_wavefronts_per_warp": None})
+        if o.method:
+            e["plan"] = o.method
+    e["instructions"] = None if o.instructions is None else dict(o.instructions)
+    if o.instructions_note:
+        e["instructions_note"] = o.instructions_note
     return e
 
 
@@ -170,12 +182,14 @@ def _total_json(t: KernelTotal) -> dict[str, Any]:
         d = {"load_wavefronts": t.load_wavefronts, "store_wavefronts": t.store_wavefronts, **dict(t.by_instruction),
              "grid": list(t.grid), "ctas": t.ctas, "warps_per_cta": t.warps_per_cta}
     d["not_counted"] = list(t.not_counted)
+    d["async_copy_wavefronts"] = t.async_copy_wavefronts
     return d
 
 
 def lint_json(report: LintReport) -> dict[str, Any]:
-    """The JSON document of a lint report (``linlayout lint --json``): ``num_warps``, ``ops``, ``buffers``, ``total``, ``loops``."""
-    d: dict[str, Any] = {"num_warps": report.num_warps, "ops": [_op_json(o) for o in report.ops],
+    """The JSON document of a lint report (``linlayout lint --json``): ``triton``, ``num_warps``, ``ops``, ``buffers``,
+    ``total``, ``loops``."""
+    d: dict[str, Any] = {"triton": report.lowering, "num_warps": report.num_warps, "ops": [_op_json(o) for o in report.ops],
                          "buffers": [_buffer_json(b) for b in report.buffers]}
     if report.total is not None:
         d["total"] = _total_json(report.total)
@@ -213,6 +227,8 @@ def _op_text(o: OpLint) -> list[str]:
              + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions" if o.loops else "")]
     if o.access is None and o.conversion is not None and o.conversion.method:
         lines.append(f"    plan: {o.conversion.method}")
+    if o.accesses:
+        lines.append(f"    plan: {o.method}")
     if plan:
         lines.append(f"    {_suggestion_text(plan)}")
     if o.layout_text:
@@ -237,6 +253,8 @@ def _total_text(t: KernelTotal) -> list[str]:
     by = dict(t.by_instruction)
     counts = "" if t.load_wavefronts is None else f" (ld {by['ld']}, ldsm {by['ldsm']}, st {by['st']}, stsm {by['stsm']})"
     lines = [f"total over grid {list(t.grid)}: load {t.load_wavefronts} store {t.store_wavefronts} wavefronts{counts}"]
+    if t.async_copy_wavefronts:
+        lines.append(f"    async copies (cp.async, LDGSTS): {t.async_copy_wavefronts} wavefronts")
     if t.missing_trip_counts:
         lines.append(f"    give --trip-count for the loops at {', '.join(t.missing_trip_counts)}")
     return lines + [f"    not counted: {n}" for n in t.not_counted]
