@@ -49,7 +49,7 @@ from ..errors import InputError
 from ..hw import get_hardware
 from ..synth.synthesis import optimal_swizzle
 from .ir import Module, Op, TensorType, UnreadType
-from .model import Lowering, ScratchCost, barrier_name
+from .model import Lowering, OpContext, ScratchCost, barrier_name
 from .records import (
     TOTAL_CATEGORIES,
     BufferLint,
@@ -125,6 +125,7 @@ class _Ctx(NamedTuple):
     root: dict[str, str]
     perm: dict[str, object]
     num_warps: int
+    used: frozenset[str]
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
@@ -219,11 +220,18 @@ def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
 
 def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
     """The record of an op lowered through scratch memory (counted unless the model gives a reason)."""
-    t = next((x for x in op.operand_types + op.result_types if isinstance(x, TensorType)), None)
+    tens = [x for x in op.operand_types + op.result_types if isinstance(x, TensorType)]
+    t = next((x for x in tens if x.memdesc), tens[0] if tens else None)  # a copy's buffer gives its element
+    reg = next((x for x in tens if not x.memdesc), None)
     rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
-                  layout_text=t.encoding.text if t and t.encoding else "", method=cost.method,
-                  instructions=cost.instructions, instructions_note=cost.note)
-    return rec if cost.reason else replace(rec, counted=True, accesses=cost.accesses)
+                  layout_text=reg.encoding.text if reg and reg.encoding else "", method=cost.method,
+                  instructions=cost.instructions, instructions_note=cost.note,
+                  memory_text=t.encoding.text if t and t.memdesc and t.encoding else "")
+    if cost.reason:
+        return rec
+    if not cost.accesses:  # shuffles or barriers only: listed with its instructions, nothing to count
+        return replace(rec, reason=cost.method)
+    return replace(rec, counted=True, accesses=cost.accesses)
 
 
 def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
@@ -248,15 +256,19 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
                              ctx.perm.get(buf))  # type: ignore[arg-type]
     if n == "ttg.convert_layout" and len(tens) >= 2:
         return _Use(_conversion(ctx, op, tens[0], tens[-1]), None, None)
+    if n in low.op_models:
+        used = bool(op.results) and op.results[0] in ctx.used
+        cost = low.op_models[n](op, OpContext(ctx.layout_of, ctx.num_warps, used))
+        if cost is None:
+            return None
+        bufs = ",".join(sorted({ctx.root[v] for v in op.operands + op.results if v in ctx.root})) or None
+        return _Use(replace(_scratch_record(op, cost), buffer=bufs), None, None, cost.leading_barrier)
     if n in low.async_ops:
         t = next((x for x in op.result_types + op.operand_types if isinstance(x, TensorType) and x.memdesc), None)
         bufs = sorted({ctx.root[v] for v in op.operands if v in ctx.root})
         return _Use(_record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=low.async_ops[n],
                             memory_text=t.encoding.text if t and t.encoding else "", buffer=",".join(bufs) or None),
                     None, None)
-    if n in low.op_models:
-        cost = low.op_models[n](op, ctx.layout_of, ctx.num_warps)
-        return None if cost is None else _Use(_scratch_record(op, cost), None, None, cost.leading_barrier)
     if n == "tt.reduce":
         rec = _reduction(ctx, op)
         return None if rec is None else _Use(rec, None, None)
@@ -282,14 +294,14 @@ def _in_buffer_dims(layout: LinearLayout, perm: list[int] | None) -> LinearLayou
 def _buffer_lint(lowering: Lowering, name: str, uses: list[_Use], allocated_at: str) -> BufferLint:
     """A buffer's current wavefronts per warp and, for one writer and one reader layout, its optimum."""
     counted = [u for u in uses if u.record.counted and u.record.access is not None]
-    fixed = [u.record for u in uses if not u.record.counted]
+    fixed = [u.record for u in uses if not u.record.counted or u.record.kind == "scratch"]
     w = sum(u.record.access.wavefronts for u in counted if u.record.kind == "store")  # type: ignore[union-attr]
     r = sum(u.record.access.wavefronts for u in counted if u.record.kind == "load")  # type: ignore[union-attr]
     enc = next((u.record.memory_text for u in uses if u.record.memory_text), "")
     current = BufferLint(name, allocated_at, enc, w, r)
     if fixed:
-        return replace(current, reason=f"also used by {fixed[0].op} ({fixed[0].reason}); its layout is fixed by that "
-                                       f"user")
+        return replace(current, reason=f"also used by {fixed[0].op} ({fixed[0].reason or fixed[0].method}); its "
+                                       f"layout is fixed by that user")
     if any(u.perm is None and u.record.buffer is None for u in counted):
         return replace(current, reason="a view of the buffer was not followed")
     writers = {_in_buffer_dims(u.layout, u.perm) for u in counted if u.record.kind == "store"}  # type: ignore[arg-type]
@@ -330,7 +342,7 @@ def _phases(rec: OpLint) -> tuple[str, str, str, bool] | None:
         return None
     if rec.access is not None:
         return rec.buffer or "?", rec.kind, rec.kind, False
-    kinds = [k for k, _ in rec.counted_accesses if k in ("store", "load")]
+    kinds = [k.split("@")[0] for k, _ in rec.counted_accesses if k.split("@")[0] in ("store", "load")]
     if not kinds:
         return None
     return "scratch", kinds[0], kinds[-1], dict(rec.instructions).get("bar.sync", 0) > 0
@@ -362,7 +374,7 @@ def _membar(uses: list[_Use]) -> list[_Use]:
     for i, u in enumerate(uses):
         ph = _phases(u.record)
         if ph is None or u.record.loops:
-            pending = [] if u.record.loops else pending
+            pending = [] if u.record.loops or u.leading_barrier else pending
             out.append(u)
             continue
         mem, first, last, inside = ph
@@ -424,7 +436,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
         if o.executions_per_warp is None:
             continue
         for kind, rep in o.counted_accesses:
-            n = rep.wavefronts * num_warps * ctas * o.executions_per_warp
+            n = rep.wavefronts * (1 if kind.endswith("@cta") else num_warps) * ctas * o.executions_per_warp
+            kind = kind.split("@")[0]
             if kind == "async_copy":
                 sums["async_copy"] += n
                 continue
@@ -456,7 +469,8 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
-    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw)
+    used = frozenset(v for op in module.ops for v in op.operands)
+    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
     trips = dict(trip_counts or {})
     loop_trip = {lp.index: next((v for k, v in trips.items() if loop_matches(lp.location, k)), None)
                  for lp in module.loops}

@@ -24,7 +24,7 @@ with the reason printed for it.  ``hardware`` names the model of
 
 Ops lowered through scratch memory (a reduction across warps, a scan, a
 histogram, a scalar atomic's broadcast, ``cp.async``) have a model each in
-``op_models``: ``model(op, layout_of, num_warps)`` returns a
+``op_models``: ``model(op, context)`` (:class:`OpContext`) returns a
 :class:`ScratchCost` (its counted accesses and instructions, or why it is
 not counted), or ``None`` for an op that touches no shared memory.
 ``conversion_reps(src, dst, bits)`` says how many reps a conversion's round
@@ -39,14 +39,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport
 from .ir import Op
 from .records import ConvertPlanner
 
-__all__ = ["Lowering", "OpModel", "ScratchCost", "barrier_name"]
+__all__ = ["Lowering", "OpContext", "OpModel", "ScratchCost", "barrier_name"]
 
 
 def barrier_name(num_warps: int) -> str:
@@ -63,7 +63,9 @@ class ScratchCost:
     """One op lowered through scratch shared memory, for one execution by one warp.
 
     ``method`` says what the compiler emits; ``accesses`` are the counted
-    ``(kind, report)`` pairs (``"store"``, ``"load"``, ``"async_copy"``);
+    ``(kind, report)`` pairs (``"store"``, ``"load"``, ``"async_copy"``; a kind
+    ending in ``"@cta"`` is the whole CTA's, not one warp's: only some warps
+    access);
     ``instructions`` the per-thread PTX instructions by base name (``None``
     when unknown).  A non-empty ``reason`` means the op is not counted (and
     why); ``note`` says what the counts leave out.  ``leading_barrier`` is
@@ -78,8 +80,17 @@ class ScratchCost:
     leading_barrier: bool = False
 
 
-OpModel = Callable[[Op, Callable[[Any], Any], int], "ScratchCost | None"]
-"""``model(op, layout_of, num_warps)``: an op's :class:`ScratchCost`, or ``None`` when it touches no shared memory."""
+class OpContext(NamedTuple):
+    """What a scratch model may read besides its op: the reader's ``layout_of``, the warps per CTA, whether the op's
+    first result is used by a later op (a scalar atomic broadcasts its result only then)."""
+
+    layout_of: Callable[[Any], Any]
+    num_warps: int
+    result_used: bool
+
+
+OpModel = Callable[[Op, OpContext], "ScratchCost | None"]
+"""``model(op, context)``: an op's :class:`ScratchCost`, or ``None`` when it touches no shared memory."""
 
 
 @dataclass(frozen=True)

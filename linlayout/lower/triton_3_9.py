@@ -43,13 +43,11 @@ from .triton_3_6 import (
     reduce_crosses_warps,
     suggest_conversion,
 )
-from .triton_swizzling import triton_scratch
+from .triton_swizzling import count_matrix_or_vector, triton_scratch
 
 __all__ = ["TRITON_3_9", "conversion_scope", "count_local_access", "count_matrix_or_vector", "planned_conversion",
            "shared_round_trip"]
 
-MATRIX_SIZES = ("x4", "x2", "x1")
-"""The matrix counts Triton tries, largest first."""
 
 
 def conversion_scope(src: LinearLayout, dst: LinearLayout) -> str:
@@ -59,22 +57,6 @@ def conversion_scope(src: LinearLayout, dst: LinearLayout) -> str:
     if scope == "lanes" and "lane" in src.in_dims and 0 in src.flat_bases("lane"):
         return "warps"
     return scope
-
-
-def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
-                           family: str) -> WavefrontReport:
-    """One warp's access with an instruction family: ``st.shared``/``ld.shared`` (widest vector) or
-    ``stmatrix``/``ldmatrix`` (``.trans``), the largest matrix count the layout admits."""
-    if "matrix" not in family:
-        return wavefronts(layout, memory, element_bits, op, hardware=HARDWARE)
-    base, _, trans = family.partition(".")
-    for size in MATRIX_SIZES:
-        try:
-            return wavefronts(layout, memory, element_bits, op, f"{base}.{size}{'.' + trans if trans else ''}",
-                              hardware=HARDWARE)
-        except InputError:
-            continue
-    raise InputError(f"{family} does not fit the layout")
 
 
 def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str) -> WavefrontReport:

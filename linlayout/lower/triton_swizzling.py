@@ -38,8 +38,13 @@ from dataclasses import dataclass
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..count.closed_form import WavefrontReport, wavefronts
+from ..errors import InputError
 
-__all__ = ["TritonScratch", "conversion_tiles", "triton_scratch"]
+__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch"]
+
+MATRIX_SIZES = ("x4", "x2", "x1")
+"""The matrix counts Triton tries, largest first."""
 
 BANK_BITS = 32 * 32
 """Bits in one bank segment: 32 banks of 32 bits."""
@@ -284,3 +289,19 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> T
     offsets = [v for part in parts for v in part]
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, [offsets])
     return TritonScratch(memory, 1 << len(parts[3]), write, read)
+
+
+def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
+                           family: str) -> WavefrontReport:
+    """One warp's access with an instruction family: ``st.shared``/``ld.shared`` (widest vector) or
+    ``stmatrix``/``ldmatrix`` (``.trans``), the largest matrix count the layout admits."""
+    if "matrix" not in family:
+        return wavefronts(layout, memory, element_bits, op, hardware="sm90")
+    base, _, trans = family.partition(".")
+    for size in MATRIX_SIZES:
+        try:
+            return wavefronts(layout, memory, element_bits, op, f"{base}.{size}{'.' + trans if trans else ''}",
+                              hardware="sm90")
+        except InputError:
+            continue
+    raise InputError(f"{family} does not fit the layout")

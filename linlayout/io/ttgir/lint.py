@@ -215,9 +215,31 @@ def _suggestion_text(s: ConversionSuggestion) -> str:
     return f"linlayout plan: {s.path}, cost {s.cost}{vs} ({ins}{wf})"
 
 
+def _instructions_text(o: OpLint) -> str:
+    if o.instructions is None:
+        return "instructions: not known" + (f" ({o.instructions_note})" if o.instructions_note else "")
+    ins = ", ".join(f"{k} {v}" for k, v in o.instructions) or "none"
+    return f"instructions/thread: {ins}" + (f" ({o.instructions_note})" if o.instructions_note else "")
+
+
+def _scratch_text(o: OpLint, head: str) -> list[str]:
+    """A reduction, scan, histogram, atomic or cp.async: what Triton emits, each access, the instructions."""
+    what = f"{o.element_bits}-bit {list(o.shape)}" if o.shape else "scalar"
+    lines = [f"{head}\n    {what}  {o.method}"]
+    for kind, r in o.accesses:
+        per = "CTA" if kind.endswith("@cta") else "warp"
+        lines.append(f"    {kind.split('@')[0]:<10} {r.instruction}: {r.wavefronts} wavefronts/{per} in {r.instructions} "
+                     f"instructions (ideal {r.ideal_wavefronts}, {r.conflict_ways}-way)")
+    lines.append(f"    {_instructions_text(o)}" + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions"
+                                                    if o.loops else ""))
+    return lines + ([f"    layout {o.layout_text}"] if o.layout_text else [])
+
+
 def _op_text(o: OpLint) -> list[str]:
     head = f"{o.op:<28} {o.location}"
     plan = o.conversion.suggestion if o.conversion is not None else None
+    if o.counted and o.kind == "scratch":
+        return _scratch_text(o, head)
     if not o.counted:
         return [f"{head}\n    not counted: {o.reason}"] + ([f"    {_suggestion_text(plan)}"] if plan else [])
     e = _op_json(o)
@@ -227,8 +249,6 @@ def _op_text(o: OpLint) -> list[str]:
              + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions" if o.loops else "")]
     if o.access is None and o.conversion is not None and o.conversion.method:
         lines.append(f"    plan: {o.conversion.method}")
-    if o.accesses:
-        lines.append(f"    plan: {o.method}")
     if plan:
         lines.append(f"    {_suggestion_text(plan)}")
     if o.layout_text:
