@@ -22,6 +22,12 @@ the layouts of the accesses, which this module builds:
 * scalar ``tt.atomic_rmw``/``tt.atomic_cas`` whose result is used: thread 0
   stores the old value, barrier, every thread loads it (3.9 adds a barrier
   before every ``acq_rel`` atomic and one after).
+* ``tt.scan``: shuffles inside each warp (``shfl.sync.up`` per lane bit along
+  the axis and one ``shfl.sync.idx`` per chunk; a reverse scan reverses the
+  lanes on the way in and out: 5 butterflies per value in 3.6, one in 3.9),
+  each chunk's total stored, one barrier, the earlier segments' totals loaded
+  (3.9 loads a row's totals as whole vectors).  Only the instructions are
+  given: the scratch layout is not modelled, so the wavefronts are not counted.
 * ``tt.gather``: warp-local (shuffles only) when no warp splits the axis,
   else through shared memory with data-dependent loads (not counted).
 * ``ttg.async_copy_global_to_local``: ``cp.async`` (LDGSTS), one per 16 bytes
@@ -357,6 +363,66 @@ def _with_axis(R: LinearLayout, axis: int, P: LinearLayout) -> LinearLayout:
     return LinearLayout({d: [put(b) for b in bs] for d, bs in R.bases.items()}, P.out_sizes)
 
 
+# ----------------------------------------------------------------------------- scan
+
+
+def _scan_shape(L: LinearLayout, axis: int) -> tuple[int, int, int, int, int]:
+    """(values, chunks, positions off the axis, lane bits along the axis, segments along the axis) of a thread.
+
+    A chunk is a run of a thread's registers that are consecutive along the axis; a segment is one chunk's
+    span along the axis in one warp (chunks along the axis times the warps along it).
+    """
+    j = list(L.out_dims).index(f"dim{axis}")
+    regs = [b for b in L.bases.get("register", []) if any(b)]
+    contiguous = 0
+    while contiguous < len(regs) and regs[contiguous][j] == 1 << contiguous and not any(
+            x for i, x in enumerate(regs[contiguous]) if i != j):
+        contiguous += 1
+    along = [b for b in regs[contiguous:] if b[j]]
+    off_axis = len(regs) - contiguous - len(along)
+    warps = len(_along(L, "warp", axis))
+    return 1 << len(regs), 1 << (len(regs) - contiguous), 1 << off_axis, len(_along(L, "lane", axis)), \
+        (1 << len(along)) * (1 << warps)
+
+
+def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -> ScratchCost:
+    tens, axis = _tensors(op.operand_types), _axis(op)
+    try:
+        if not tens or axis is None:
+            raise InputError("its operand types or axis were not read")
+        L = ctx.layout_of(tens[0])
+        if _along(L, "block", axis):
+            raise InputError("a scan across CTAs")
+        values, chunks, positions, lane_bits, segments = _scan_shape(L, axis)
+    except InputError as e:
+        return ScratchCost("scan", reason=f"tt.scan: layout not read ({e})", instructions=None)
+    if not _along(L, "warp", axis):
+        return ScratchCost("scan", reason="a scan whose axis no warp splits: its lowering is not modelled",
+                           instructions=None)
+    n = len(tens)
+    shuffles = chunks * (lane_bits + 1 if lane_bits else 0)
+    if "reverse = true" in op.text:
+        shuffles += 2 * reversal_shuffles * values
+    if positions == 1:  # one row: the totals of the earlier segments, loaded as vectors
+        earlier = segments - 1  # 3.6 loads exactly these, as v4, then a v2 and a b32 for the rest; 3.9 all, as v4
+        loads = -(-segments // 4) if vector_totals else earlier // 4 + (earlier >> 1 & 1) + (earlier & 1)
+    else:
+        loads = positions * (segments - 1)
+    return ScratchCost(
+        "scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, and the "
+        "earlier segments' totals loaded", (), _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n * loads,
+                                                    shfl_sync=n * shuffles),
+        reason="tt.scan's scratch layout is not modelled: its instructions are given, its wavefronts not counted")
+
+
+def _scan_36(op: Op, ctx: OpContext) -> ScratchCost:
+    return _scan(op, ctx, reversal_shuffles=5, vector_totals=False)
+
+
+def _scan_39(op: Op, ctx: OpContext) -> ScratchCost:
+    return _scan(op, ctx, reversal_shuffles=1, vector_totals=True)
+
+
 def _reduce_36(op: Op, ctx: OpContext) -> ScratchCost | None:
     return _reduce(op, ctx, _exchange_36)
 
@@ -367,10 +433,10 @@ def _reduce_39(op: Op, ctx: OpContext) -> ScratchCost | None:
 
 TRITON_3_6_OPS: Mapping[str, OpModel] = MappingProxyType({
     "tt.atomic_rmw": _atomic_36, "tt.atomic_cas": _atomic_36, "ttg.async_copy_global_to_local": _async_copy,
-    "tt.histogram": _histogram_36, "tt.gather": _gather, "tt.reduce": _reduce_36})
+    "tt.histogram": _histogram_36, "tt.gather": _gather, "tt.reduce": _reduce_36, "tt.scan": _scan_36})
 """Triton 3.6's scratch-memory models by op name."""
 
 TRITON_3_9_OPS: Mapping[str, OpModel] = MappingProxyType({
     "tt.atomic_rmw": _atomic_39, "tt.atomic_cas": _atomic_39, "ttg.async_copy_global_to_local": _async_copy,
-    "tt.histogram": _histogram_39, "tt.gather": _gather, "tt.reduce": _reduce_39})
+    "tt.histogram": _histogram_39, "tt.gather": _gather, "tt.reduce": _reduce_39, "tt.scan": _scan_39})
 """Triton 3.9's scratch-memory models by op name."""
