@@ -393,7 +393,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
-    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton)
+    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
+                       strict_trip_counts=True)
     if args.json:
         print(json.dumps(lint_json(report)))
     else:
@@ -504,7 +505,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--grid", type=int, nargs=3, metavar=("X", "Y", "Z"), help="launch grid: multiply out the "
                    "kernel's total wavefronts")
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
-                   "(file:line[:col] or line of its scf.for), repeatable")
+                   "(file:line[:col] or line of its scf.for), repeatable; a LOC that matches no loop is an error. "
+                   "Loops with constant bounds are read from the IR")
     t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "
                    f"the kernel, whose lowering is modelled: {', '.join(sorted(LOWERINGS))} (default {DEFAULT_TRITON})")
     t.set_defaults(func=_cmd_lint)

@@ -62,6 +62,7 @@ from .records import (
     OpLint,
     opcode_base,
 )
+from .loops import LoopCount, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
 
 __all__ = ["LayoutOf", "lint_module", "loop_matches"]
@@ -392,18 +393,6 @@ def _membar(uses: list[_Use]) -> list[_Use]:
 # ----------------------------------------------------------------------------- loops and totals
 
 
-def loop_matches(location: str, key: str) -> bool:
-    """Whether a trip-count key names the loop at ``location``: its ``file:line:col``, ``file:line`` or ``line``.
-
-    >>> loop_matches("kernels.py:69:8", "kernels.py:69"), loop_matches("kernels.py:69:8", "69"), loop_matches("a.py:7:1", "8")
-    (True, True, False)
-    """
-    if location == key or location.endswith(key):
-        return True
-    base = location.rsplit(":", 1)[0]  # file:line without the column
-    return base == key or base.endswith(key) or base.endswith("/" + key) or base.split(":")[-1] == key
-
-
 def _placed(record: OpLint, op_loops: Sequence[int], module: Module, trips: Mapping[int, int | None]) -> OpLint:
     """The record with its loops' locations and its executions per warp (``None`` when a trip count is missing)."""
     execs: int | None = 1
@@ -419,6 +408,33 @@ def _category(kind: str, instruction: str) -> str:
     if instruction.startswith("stmatrix"):
         return "stsm"
     return "ld" if kind == "load" else "st"
+
+
+def _per_iteration(ops: Sequence[OpLint], module: Module, counts: Mapping[int, LoopCount], grid: Sequence[int],
+                   num_warps: int) -> tuple[tuple[str, int, int], ...]:
+    """Per data-dependent loop (``scf.while``): its body's load and store wavefronts over the grid, one iteration."""
+    ctas = 1
+    for g in grid:
+        ctas *= int(g)
+    by_loc = {module.loops[i].location: i for i, c in counts.items() if c.source == "data-dependent"}
+    sums: dict[str, list[int]] = {}
+    for o in ops:
+        whiles = [loc for loc in o.loops if loc in by_loc]
+        if not whiles or o.executions_per_warp is not None:
+            continue
+        other = [counts[lp.index].trip_count for lp in module.loops if lp.location in o.loops
+                 and lp.location not in by_loc]
+        if any(t is None for t in other):
+            continue
+        execs = 1
+        for t in other:
+            execs *= t  # type: ignore[operator]
+        acc = sums.setdefault(whiles[-1], [0, 0])
+        for kind, rep in o.counted_accesses:
+            k = kind.split("@")[0]
+            if k in ("load", "store"):
+                acc[k == "store"] += rep.wavefronts * (1 if kind.endswith("@cta") else num_warps) * ctas * execs
+    return tuple((loc, v[0], v[1]) for loc, v in sums.items())
 
 
 def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: Sequence[str]) -> KernelTotal:
@@ -452,7 +468,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
 
 def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
                 grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
-                convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON) -> LintReport:
+                convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON,
+                strict_trip_counts: bool = False) -> LintReport:
     """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
 
     ``layout_of`` resolves a tensor type's encoding to its layout (the
@@ -461,19 +478,26 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     ``trip_counts`` (loop location → iterations, matched by
     :func:`loop_matches`) multiply out the kernel's totals.
     ``convert_planner`` replaces the lowering's ``planned_conversion``.
+    Trip counts come from ``trip_counts``, else from an ``scf.for``'s constant
+    bounds (:mod:`linlayout.lower.loops`); an ``scf.while`` is data-dependent:
+    its body is left out of the totals and given per iteration
+    (``total.per_iteration``).  ``strict_trip_counts`` makes a
+    ``trip_counts`` location that matches no loop an error; a ``num_warps``
+    that disagrees with the module's is one.
     """
     lowering = get_lowering(triton)
     if num_warps is not None:
         check_int(num_warps, "num_warps", minimum=1)
+        if module.num_warps and num_warps != module.num_warps:
+            raise InputError(f"--num-warps {num_warps} disagrees with the module's ttg.num-warps = {module.num_warps}")
     nw = num_warps or module.num_warps
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
     used = frozenset(v for op in module.ops for v in op.operands)
     ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
-    trips = dict(trip_counts or {})
-    loop_trip = {lp.index: next((v for k, v in trips.items() if loop_matches(lp.location, k)), None)
-                 for lp in module.loops}
+    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts)
+    loop_trip = {i: c.trip_count for i, c in counts.items()}
     uses: list[_Use] = []
     missing: set[str] = set()
     for op in module.ops:
@@ -481,12 +505,16 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         if use is None:
             continue
         uses.append(use._replace(record=_placed(use.record, op.loops, module, loop_trip)))
-        missing.update(module.loops[li].location for li in op.loops if loop_trip.get(li) is None)
+        missing.update(module.loops[li].location for li in op.loops
+                       if loop_trip.get(li) is None and counts[li].source != "data-dependent")
     for k, v in module.aliases.items():
         if getattr(v, "kind", "") == "unreadable":
             rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
             uses.append(_Use(rec, None, None))
     ops = tuple(u.record for u in _membar(uses))
     total = None if grid is None else _total(ops, grid, nw, sorted(missing))
-    loops = tuple(LoopTrip(lp.location, loop_trip[lp.index]) for lp in module.loops)
+    if total is not None:
+        total = replace(total, per_iteration=_per_iteration(ops, module, counts, grid, nw))
+    loops = tuple(LoopTrip(lp.location, loop_trip[lp.index], counts[lp.index].kind, counts[lp.index].source)
+                  for lp in module.loops)
     return LintReport(nw, ops, _buffers(lowering, module, uses), total, loops, lowering.version)

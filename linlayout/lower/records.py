@@ -225,7 +225,9 @@ class KernelTotal:
 
     ``by_instruction`` splits them into :data:`TOTAL_CATEGORIES`;
     ``async_copy_wavefronts`` are ``cp.async``'s (LDGSTS), a third total
-    (ncu's ``..._op_ldgsts``).  When a
+    (ncu's ``..._op_ldgsts``).  ``per_iteration`` gives, per data-dependent
+    loop (``scf.while``), its body's load and store wavefronts for one
+    iteration; they are not in the totals.  When a
     loop has no trip count, ``missing_trip_counts`` names it and the totals
     are ``None``.  ``not_counted`` lists the ops that touch shared memory but
     are not counted, with the reason.
@@ -240,14 +242,18 @@ class KernelTotal:
     missing_trip_counts: tuple[str, ...] = ()
     not_counted: tuple[str, ...] = ()
     async_copy_wavefronts: int | None = None
+    per_iteration: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class LoopTrip:
-    """A loop of the module (its location) and the trip count given for it (``None`` if none was)."""
+    """A loop of the module (its location, ``scf.for`` or ``scf.while``) and its trip count (``None`` if unknown), with
+    where the count came from: ``"given"``, ``"constant bounds"``, ``"data-dependent"`` or ``""``."""
 
     location: str
     trip_count: int | None
+    kind: str = "scf.for"
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
-              triton: str = DEFAULT_TRITON) -> LintReport:
+              triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -68,11 +68,14 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     loop's ``file:line:col``, ``file:line`` or ``line``) let it multiply
     out the kernel's totals.  ``triton`` names the compiler version whose
     lowering is modelled (:data:`~linlayout.lower.registry.LOWERINGS`).
+    ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
+    location that matches no loop an error that lists the loops.
     """
     module = parse_module(text)  # checks that ``text`` is a str
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
-    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton)
+    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
+                       strict_trip_counts=strict_trip_counts)
 
 
 def gluon_text(ttgir: str) -> str:
@@ -183,6 +186,9 @@ def _total_json(t: KernelTotal) -> dict[str, Any]:
              "grid": list(t.grid), "ctas": t.ctas, "warps_per_cta": t.warps_per_cta}
     d["not_counted"] = list(t.not_counted)
     d["async_copy_wavefronts"] = t.async_copy_wavefronts
+    if t.per_iteration:
+        d["data_dependent_loops"] = [{"location": loc, "load_wavefronts_per_iteration": ld,
+                                      "store_wavefronts_per_iteration": st} for loc, ld, st in t.per_iteration]
     return d
 
 
@@ -193,7 +199,8 @@ def lint_json(report: LintReport) -> dict[str, Any]:
                          "buffers": [_buffer_json(b) for b in report.buffers]}
     if report.total is not None:
         d["total"] = _total_json(report.total)
-    d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count} for lp in report.loops]
+    d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count, "kind": lp.kind,
+                   "trip_count_from": lp.source or None} for lp in report.loops]
     return d
 
 
@@ -277,6 +284,9 @@ def _total_text(t: KernelTotal) -> list[str]:
         lines.append(f"    async copies (cp.async, LDGSTS): {t.async_copy_wavefronts} wavefronts")
     if t.missing_trip_counts:
         lines.append(f"    give --trip-count for the loops at {', '.join(t.missing_trip_counts)}")
+    for loc, ld, st in t.per_iteration:
+        lines.append(f"    data-dependent loop (scf.while) at {loc}: load {ld} store {st} wavefronts per iteration, "
+                     f"not in the total")
     return lines + [f"    not counted: {n}" for n in t.not_counted]
 
 
