@@ -24,7 +24,7 @@ Sections:
   tensor size (8 to 128 tensor bits).  Triton's ``optimalSwizzlingLdSt`` has
   no Python binding, so no peer runs in this section; the issue quotes 36-57
   us per call for it on this machine.
-* ``f2``: the F2 kernel (:mod:`linlayout.f2`, Python ints) against galois
+* ``f2``: the F2 kernel (:mod:`linlayout.core.f2`, Python ints) against galois
   (``GF(2)`` numpy arrays): rank, inverse and matrix product of random
   invertible 8x8, 16x16, 32x32 and 64x64 matrices (the same matrices; the
   answers are compared first).
@@ -226,8 +226,8 @@ def bench_conflicts(quick: bool) -> None:
     import numpy as np
 
     from linlayout import LinearLayout as LL
-    from linlayout.conflicts import wavefronts
-    from linlayout.simulate import simulate_access, simulate_batch
+    from linlayout.count.closed_form import wavefronts
+    from linlayout.count.simulate import simulate_access, simulate_batch
 
     mma, shared = LL(MMA, OUT), LL(SHARED, OUT)
     blocked = LL(BLOCKED, OUT)
@@ -282,7 +282,7 @@ def _transpose_pair(d: int):
 
 def bench_synthesis(quick: bool) -> None:
     from linlayout import LinearLayout as LL
-    from linlayout.synthesis import optimal_swizzle
+    from linlayout.synth.synthesis import optimal_swizzle
 
     problems = {
         "blocked -> mma, fp16 128x128": (BLOCKED, MMA, 16),
@@ -323,7 +323,7 @@ def _unbounded_sm90():
     2^128 elements) to measure how the time grows with the number of tensor bits, not to model a kernel."""
     import dataclasses
 
-    from linlayout.hardware import sm90
+    from linlayout.hw import sm90
 
     return dataclasses.replace(sm90, name="sm90-unbounded", smem_bytes=1 << 200)
 
@@ -374,7 +374,8 @@ def _tl_cases():
     import tensor_layouts as tl
 
     from linlayout import LinearLayout as LL
-    from linlayout.swizzles import cute_layout, cute_swizzle, unswizzled
+    from linlayout.catalog.swizzles import cute_layout, cute_swizzle
+    from linlayout.core.memory import unswizzled
 
     t32 = {"dim0": 32, "dim1": 32}
     rows = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]
@@ -400,8 +401,9 @@ def _tl_cases():
 
 
 def bench_tensor_layouts(quick: bool) -> None:
-    from linlayout.conflicts import lane_byte_offsets, wavefronts
-    from linlayout.simulate import simulate_access
+    from linlayout.count.by_simulation import lane_byte_offsets
+    from linlayout.count.closed_form import wavefronts
+    from linlayout.count.simulate import simulate_access
 
     try:
         from tensor_layouts.analysis import bank_conflicts
@@ -430,8 +432,8 @@ def bench_tensor_layouts(quick: bool) -> None:
 
 def bench_scaling(quick: bool) -> None:
     from linlayout import LinearLayout as LL
-    from linlayout.conflicts import wavefronts
-    from linlayout.swizzles import unswizzled
+    from linlayout.count.closed_form import wavefronts
+    from linlayout.core.memory import unswizzled
 
     for d in (8, 16, 24, 32, 48, 64, 128):
         _, r = _transpose_pair(d)
@@ -518,8 +520,8 @@ def bench_triton(quick: bool) -> None:
     import triton_cpp
 
     from linlayout import LinearLayout as LL
-    from linlayout.conflicts import wavefronts
-    from linlayout.synthesis import optimal_swizzle
+    from linlayout.count.closed_form import wavefronts
+    from linlayout.synth.synthesis import optimal_swizzle
 
     reason = triton_cpp.unavailable_reason()
     if reason:

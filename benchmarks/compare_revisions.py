@@ -14,8 +14,8 @@ operation; the table prints the median over rounds and the ratio NEW / OLD
 (below 1.0: the new revision is faster).
 
 The workload uses only the API that every revision since the first release
-has: ``LinearLayout``, ``wavefronts``, ``optimal_swizzle`` and
-``linlayout.swizzles.unswizzled``.  The problems are the six of the
+has at the top of the package: ``LinearLayout``, ``wavefronts``,
+``optimal_swizzle`` and ``unswizzled``.  The problems are the six of the
 benchmark (the five Triton ``SwizzleTest`` cases of
 ``../shared/reference/triton_swizzle_cases.json`` when that file exists, and
 ``examples/gemm_fp16_operand_a.json``).  "fresh" rows build the layout
@@ -40,8 +40,7 @@ CASES = ROOT.parent / "shared" / "reference" / "triton_swizzle_cases.json"
 
 WORKER = r'''
 import json, sys, time
-from linlayout import LinearLayout, optimal_swizzle, wavefronts
-from linlayout.swizzles import unswizzled
+from linlayout import LinearLayout, optimal_swizzle, unswizzled, wavefronts
 
 problems = json.loads(sys.argv[1])
 only = set(json.loads(sys.argv[2]))

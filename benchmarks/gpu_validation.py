@@ -7,7 +7,7 @@ numpy is the only Python package needed)::
 
 It builds the validation set, writes it as a batch of ``linlayout conflicts`` queries
 (``build/gpu_validation/queries.json``), measures every distinct instruction with
-:mod:`linlayout.verify_gpu` (one kernel launch each, one warp), and writes the table of predicted
+:mod:`linlayout.check.gpu` (one kernel launch each, one warp), and writes the table of predicted
 (closed form, simulator) against measured wavefronts to ``tests/data/gpu_verification_h100.json``
 with the command, device, driver, tool versions and date.  The probe source, its manifest, the
 binary and ncu's CSV stay in ``build/gpu_validation/`` for inspection.
@@ -20,8 +20,8 @@ The set:
   ``Swizzle<3,2,3>``) and ``float4_transposed_a.py`` (float4 stores, pitch 128 and 132);
 * the swizzle problems ``examples/transpose_16x32.json``, ``gemm_fp16_operand_a.json``,
   ``transpose_fp8_128x128.json``: the write (store) and read (load) side on the memory
-  ``linlayout.synthesis.optimal_swizzle`` builds, with its instructions, and on the row-major
-  ``linlayout.swizzles.unswizzled`` memory;
+  ``linlayout.synth.synthesis.optimal_swizzle`` builds, with its instructions, and on the row-major
+  ``linlayout.core.memory.unswizzled`` memory;
 * random address-level queries (fixed seed): every ld/st.shared width (1, 2, 4, 8, 16 bytes), loads
   and stores, and ldmatrix/stmatrix .x1/.x2/.x4 (plain and .trans), with lane byte offsets that are
   XOR-affine (a constant XOR random aligned bases, broadcasts included) and some that are not.
@@ -69,7 +69,7 @@ def _q(layout: LinearLayout, memory, element_bits: int, op: str, instruction: st
 
 def example_queries() -> list[tuple[str, dict]]:
     """The seeds' examples as conflicts queries."""
-    from linlayout.swizzles import padded, unswizzled
+    from linlayout.core.memory import padded, unswizzled
 
     out: list[tuple[str, dict]] = []
     for p in sorted(EX.glob("*.json")):
@@ -95,9 +95,9 @@ def example_queries() -> list[tuple[str, dict]]:
 
 def swizzle_queries() -> list[tuple[str, dict]]:
     """Write and read sides of the three swizzle examples, on the synthesized and the row-major memory."""
-    from linlayout.conflicts import wavefronts
-    from linlayout.jsonio import swizzle_query_from_json
-    from linlayout.swizzles import unswizzled
+    from linlayout.count.closed_form import wavefronts
+    from linlayout.io.jsonio import swizzle_query_from_json
+    from linlayout.core.memory import unswizzled
     from linlayout.io.gpu_queries import swizzle_sides
 
     out: list[tuple[str, dict]] = []

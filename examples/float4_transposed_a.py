@@ -10,9 +10,7 @@ banks: 4 wavefronts, one per pass. Padding is not linear: the simulator counts i
 Run: python examples/float4_transposed_a.py
 """
 
-from linlayout import LinearLayout
-from linlayout.conflicts import simulate_wavefronts, wavefronts
-from linlayout.swizzles import padded
+from linlayout import LinearLayout, padded, simulate_wavefronts, wavefronts
 
 # (k, m) = (dim0, dim1). Registers 0-1: the float4 along m; lanes 0-2: k; lanes 3-4 and registers 2-4: m.
 store = LinearLayout(

@@ -3,8 +3,7 @@
 Run: python examples/layout_algebra.py
 """
 
-from linlayout import LinearLayout
-from linlayout.swizzles import mma_swizzle
+from linlayout import LinearLayout, mma_swizzle
 
 # Layout A: 16x16 tensor, 2x2 registers, 4x8 threads, 2x1 warps (paper Fig. 1a).
 A = LinearLayout.from_json(open(__file__.replace("layout_algebra.py", "paper_layout_a.json")).read())

@@ -8,10 +8,8 @@ layout)`` XORs offset bit 5 into bit 2 and the read becomes conflict-free.
 Run: python examples/swizzle_8x8.py
 """
 
-from linlayout import LinearLayout
-from linlayout.conflicts import wavefronts
-from linlayout.render import bank_grid_text
-from linlayout.swizzles import cute_layout, cute_swizzle
+from linlayout import LinearLayout, cute_layout, cute_swizzle, wavefronts
+from linlayout.io.render import bank_grid_text
 
 # lane bits 0-2 walk the columns (dim1), lane bits 3-4 and the register walk the rows (dim0).
 row_read = LinearLayout(

@@ -9,10 +9,8 @@ Run: python examples/swizzle_fp8_transpose.py   (or: linlayout swizzle examples/
 
 from pathlib import Path
 
-from linlayout import LinearLayout
-from linlayout.compare import compare_swizzles, comparison_text
-from linlayout.jsonio import load_file
-from linlayout.synthesis import optimal_swizzle
+from linlayout import LinearLayout, compare_swizzles, load_file, optimal_swizzle
+from linlayout.synth.compare import comparison_text
 
 q = load_file(Path(__file__).with_name("transpose_fp8_128x128.json"))
 write, read = LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"])

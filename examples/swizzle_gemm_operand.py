@@ -3,17 +3,14 @@
 A 128x64 fp16 tile of A is loaded from global memory with Triton's usual
 blocked layout (8 contiguous fp16 = 128 bits per thread, 4x8 threads, 4 warps)
 and read back as the m16n8k16 operand A of 4 warps stacked along M. Both
-layouts come from linlayout.constructors (they match Triton's own conversion).
+layouts come from linlayout.catalog.constructors (they match Triton's own conversion).
 Without a swizzle the mma read conflicts; the synthesized layout removes the
 conflicts, and with instructions=[...] linlayout also picks ldmatrix.x4.
 
 Run: python examples/swizzle_gemm_operand.py   (or: linlayout swizzle examples/gemm_fp16_operand_a.json)
 """
 
-from linlayout.constructors import blocked, mma
-from linlayout.conflicts import wavefronts
-from linlayout.swizzles import unswizzled
-from linlayout.synthesis import optimal_swizzle
+from linlayout import blocked, mma, optimal_swizzle, unswizzled, wavefronts
 
 SHAPE = (128, 64)
 global_load = blocked(SHAPE, size_per_thread=[1, 8], threads_per_warp=[4, 8], warps_per_cta=[4, 1], order=[1, 0])

@@ -11,10 +11,7 @@ Run: python examples/swizzle_transpose_16x32.py   (or: linlayout swizzle example
 
 from pathlib import Path
 
-from linlayout import LinearLayout
-from linlayout.emit import to_c
-from linlayout.jsonio import load_file
-from linlayout.synthesis import optimal_swizzle
+from linlayout import LinearLayout, load_file, optimal_swizzle, to_c
 
 q = load_file(Path(__file__).with_name("transpose_16x32.json"))
 store, read = LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"])

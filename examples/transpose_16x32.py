@@ -9,8 +9,7 @@ instruction; stores always 1.
 Run: python examples/transpose_16x32.py   (or: linlayout conflicts examples/transpose_16x32_read_xor_m.json)
 """
 
-from linlayout import LinearLayout
-from linlayout.conflicts import wavefronts
+from linlayout import LinearLayout, wavefronts
 
 SHAPE = {"dim0": 16, "dim1": 32}  # (m, n)
 store = LinearLayout(

@@ -9,9 +9,7 @@ the simulator.
 Run: python examples/transpose_32x32.py
 """
 
-from linlayout import LinearLayout
-from linlayout.conflicts import simulate_wavefronts, wavefronts
-from linlayout.swizzles import padded, unswizzled
+from linlayout import LinearLayout, padded, simulate_wavefronts, unswizzled, wavefronts
 
 SHAPE = {"dim0": 32, "dim1": 32}  # tile[y][x]
 ONE_COLUMN = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]

@@ -9,243 +9,98 @@ them are described in ``docs/architecture.md``.
 >>> L = linlayout.LinearLayout.identity(4, "lane", "dim0")
 >>> L.invert().bases
 {'dim0': [(1,), (2,)]}
+
+**Where the names come from.**  Each module lists its public names in
+``__all__``; each layer's ``__init__`` gathers the lists of its modules
+(``from .closed_form import *``, ...), and this module gathers the layers'
+lists, lowest layer first.  Nothing here lists a name by hand.  Modules that
+hold only machinery for the others (``core/dims.py``, ``synth/sides.py``,
+...) are not gathered; reach their names by their module path.
+
+**What loads when.**  ``import linlayout`` loads the light layers (``errors``,
+``core``, ``hw``, ``count``, ``catalog``, ``synth`` and the JSON, emission and
+TTGIR readers of ``io``).  The modules in :data:`LAZY_HOMES` (conversions, the
+sweep and the GPU kit, pictures, and the readers and lint that use them) load
+on the first use of one of their names, so ``import linlayout`` stays fast and
+loads neither numpy, networkx nor matplotlib.  Reading ``__all__`` or
+``dir(linlayout)`` loads them all.
 """
 
-from .catalog.constructors import MMA_INSTRUCTIONS, blocked, cute_tv_layout, fit_to_shape, ldmatrix, mfma, mma, sliced, stmatrix, wgmma
-from .catalog.swizzles import cute_layout, cute_swizzle, mma_swizzle, nvmma_layout, swizzle_mode_bytes, tma_swizzle
-from .core import f2
-from .core.layout import LinearLayout
-from .core.quotient import is_trivial_over, quotient
-from .core.memory import PaddedLayout, padded, unswizzled
-from .count.by_simulation import lane_byte_offsets, simulate_plan, simulate_wavefronts
-from .count.closed_form import ConflictDirection, WavefrontReport, access_wavefronts, count_plan, fit_affine, wavefronts
-from .count.plan import AccessPlan, AccessShape, access_shape, plan_access
-from .count.simulate import AccessResult, simulate_access, simulate_batch
-from .errors import (
-    AccessError,
-    BasisError,
-    DimensionError,
-    DivisionError,
-    DrawError,
-    EnvironmentFailure,
-    GPUToolError,
-    HardwareError,
-    InputError,
-    InputTypeError,
-    InstructionError,
-    LayoutJSONError,
-    LinLayoutError,
-    LoweringError,
-    MissingDependencyError,
-    NoSolutionError,
-    NotInvertibleError,
-    NotLinearError,
-    SizeError,
-    SweepError,
-    SwizzleError,
-)
-from .hw import INSTRUCTIONS, Instruction, SharedMemory, get_hardware, parse_instruction, register_hardware, register_instruction, sm90
-from .io.emit import CuteForm, TritonForm, offset_terms, to_c, to_cute, to_triton
-from .io.jsonio import (
-    conflicts_query_from_json,
-    decode,
-    layout_from_json,
-    layout_to_json,
-    load_file,
-    memory_from_json,
-    swizzle_query_from_json,
-)
-from .catalog.triton_encodings import (
-    triton_amd_mfma,
-    triton_blocked,
-    triton_dot_operand,
-    triton_linear,
-    triton_nvidia_mma,
-    triton_nvmma_shared,
-    triton_shared_linear,
-    triton_slice,
-    triton_swizzled_shared,
-)
-from .errors import ExecutionError, TTGIRError, UnsupportedConversion
-from .io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
-from .io.ttgir.lint import ConvertPlanner, LintReport, LoweredConversion, lint_json, lint_text, render_lint, shared_round_trip
-from .io.ttgir.module import parse_module
-from .synth.compare import SwizzleScore, compare_swizzles, standard_candidates
-from .synth.standard import StandardScore, StandardSwizzle, score_standards, standard_swizzles
-from .synth.synthesis import OBJECTIVES, SwizzleResult, optimal_swizzle
+from . import catalog, core, count, errors, hw, io, synth
+from .catalog import *
+from .core import *
+from .core import quotient as _quotient  # gathered here: in core/ the function would hide the module
+from .core.quotient import *
+from .count import *
+from .errors import *
+from .hw import *
+from .io import *
+from .synth import *
 
 __version__ = "0.1.0"
 
-# name -> module that defines it, imported by __getattr__ on first use.
-_LAZY = {
-    **dict.fromkeys(("Family", "Access", "Toggle", "transpose_16x32_family"), ".check.family"),
-    "SweepResult": ".check.sweep_result",
-    "evaluate": ".check.sweep",
-    "batch_rank": ".count.batched",
-    "family_from_json": ".io.families",
-    **dict.fromkeys(("draw_layout", "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"), ".io.draw"),
-    **dict.fromkeys(("verify", "VerifyResult", "plan_probes"), ".check.gpu.verify"),
-    "find_tools": ".check.gpu.tools",
-    **dict.fromkeys(("verify_files", "load_queries", "plan_query"), ".io.gpu_queries"),
-    **dict.fromkeys(("generate_cuda", "ptx_statement"), ".check.gpu.codegen"),
-    "parse_ncu_csv": ".check.gpu.ncu",
-    **dict.fromkeys(("plan_conversion", "ConversionPlan", "Alternative"), ".convert.plan"),
-    **dict.fromkeys(("plan_gather", "GatherPlan", "execute_gather"), ".convert.gather"),
-    **dict.fromkeys(("max_vector", "VectorAccess"), ".convert.vector"),
-    **dict.fromkeys(("COST_WEIGHTS", "cost_of"), ".convert.cost"),
-    **dict.fromkeys(("convert_query_from_json", "to_cuda"), ".io.convert_io"),
-}
+LAZY_HOMES = (
+    "linlayout.convert",
+    "linlayout.check",
+    "linlayout.check.gpu.verify",
+    "linlayout.io.draw",
+    "linlayout.io.families",
+    "linlayout.io.gpu_queries",
+    "linlayout.io.convert_io",
+    "linlayout.io.ttgir.lint",
+    "linlayout.lower",
+)
+"""Modules whose public names (their ``__all__``) are imported on first use."""
 
-__all__ = [
-    "LinearLayout",
-    "f2",
-    # counting
-    "wavefronts",
-    "simulate_wavefronts",
-    "access_wavefronts",
-    "lane_byte_offsets",
-    "fit_affine",
-    "WavefrontReport",
-    "ConflictDirection",
-    "AccessPlan",
-    "AccessShape",
-    "access_shape",
-    "plan_access",
-    "count_plan",
-    "simulate_plan",
-    "simulate_access",
-    "simulate_batch",
-    "AccessResult",
-    # hardware
-    "SharedMemory",
-    "sm90",
-    "get_hardware",
-    "register_hardware",
-    "Instruction",
-    "INSTRUCTIONS",
-    "parse_instruction",
-    "register_instruction",
-    # memory layouts and the catalogue
-    "unswizzled",
-    "padded",
-    "PaddedLayout",
-    "mma_swizzle",
-    "cute_layout",
-    "cute_swizzle",
-    "tma_swizzle",
-    "nvmma_layout",
-    "blocked",
-    "sliced",
-    "mma",
-    "wgmma",
-    "ldmatrix",
-    "stmatrix",
-    "mfma",
-    "cute_tv_layout",
-    "fit_to_shape",
-    "MMA_INSTRUCTIONS",
-    # synthesis
-    "optimal_swizzle",
-    "SwizzleResult",
-    "OBJECTIVES",
-    "compare_swizzles",
-    "SwizzleScore",
-    "standard_candidates",
-    # I/O
-    "decode",
-    "load_file",
-    "layout_from_json",
-    "layout_to_json",
-    "memory_from_json",
-    "conflicts_query_from_json",
-    "swizzle_query_from_json",
-    "to_c",
-    "to_cute",
-    "to_triton",
-    "offset_terms",
-    "CuteForm",
-    "TritonForm",
-    # errors
-    "LinLayoutError",
-    "InputError",
-    "InputTypeError",
-    "EnvironmentFailure",
-    "SizeError",
-    "DimensionError",
-    "BasisError",
-    "NotInvertibleError",
-    "NoSolutionError",
-    "DivisionError",
-    "LayoutJSONError",
-    "AccessError",
-    "LoweringError",
-    "NotLinearError",
-    "InstructionError",
-    "HardwareError",
-    "SweepError",
-    "SwizzleError",
-    "GPUToolError",
-    "MissingDependencyError",
-    "DrawError",
-    # standard swizzles the ecosystem can express
-    "swizzle_mode_bytes",
-    "StandardSwizzle",
-    "StandardScore",
-    "standard_swizzles",
-    "score_standards",
-    # Triton TTGIR (encodings, reader, printer, lint)
-    "triton_blocked",
-    "triton_slice",
-    "triton_linear",
-    "triton_nvidia_mma",
-    "triton_dot_operand",
-    "triton_amd_mfma",
-    "triton_swizzled_shared",
-    "triton_nvmma_shared",
-    "triton_shared_linear",
-    "layout_from_encoding",
-    "layout_from_ttgir",
-    "to_ttgir_linear",
-    "to_ttgir_shared",
-    "parse_module",
-    "lint_text",
-    "render_lint",
-    "LintReport",
-    "LoweredConversion",
-    "lint_json",
-    "ConvertPlanner",
-    "shared_round_trip",
-    "TTGIRError",
-    # layout conversion (the planner's names are imported on first use; see _LAZY)
-    "is_trivial_over",
-    "quotient",
-    "UnsupportedConversion",
-    "ExecutionError",
-    # sweeps, pictures and the GPU kit (imported on first use; see _LAZY)
-    *_LAZY,
-    "__version__",
-]
+DEPRECATED_NAMES = {"evaluate": "linlayout.check.sweep"}
+"""Names kept for one release outside ``__all__``: each is its home module's deprecated alias, which warns."""
+
+_EAGER = (errors, core, _quotient, hw, count, catalog, synth, io)
+
+
+def _lazy_modules():
+    """The modules of :data:`LAZY_HOMES`, each imported when the iteration reaches it."""
+    from importlib import import_module
+
+    return (import_module(home) for home in LAZY_HOMES)
+
+
+def _public_names() -> list[str]:
+    """``__all__``: the eager layers' lists, then those of :data:`LAZY_HOMES`, then ``__version__``."""
+    names = [n for layer in _EAGER for n in layer.__all__]
+    names += [n for module in _lazy_modules() for n in module.__all__]
+    return [*dict.fromkeys(names), "__version__"]
 
 
 def __getattr__(name: str):
-    """Import the sweep, picture and GPU-kit names on first use.
+    """Import the names of :data:`LAZY_HOMES` on first use (and compute ``__all__`` when asked).
 
-    They pull in multiprocessing, matplotlib and subprocess machinery that
-    most callers never need, so ``import linlayout`` stays fast.  The
-    functions ``sweep`` and ``draw`` themselves are not exported here: their
-    names are the compatibility modules ``linlayout.sweep`` and
-    ``linlayout.draw``; import them from :mod:`linlayout.check.sweep` and
-    :mod:`linlayout.io.draw`.
+    The homes are tried in order, each imported only when the ones before
+    it do not have the name.  The functions ``sweep`` and ``draw``
+    themselves are not exported here (their names are the deprecated
+    modules ``linlayout.sweep`` and ``linlayout.draw``); import them from
+    :mod:`linlayout.check.sweep` and :mod:`linlayout.io.draw`.
 
     >>> import linlayout
     >>> len(linlayout.transpose_16x32_family().toggles)
     20
     """
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module 'linlayout' has no attribute {name!r}")
-    from importlib import import_module
+    if name in DEPRECATED_NAMES:  # warns on every use, so it is not cached here
+        from importlib import import_module
 
-    value = getattr(import_module(home, __name__), name)
+        return getattr(import_module(DEPRECATED_NAMES[name]), name)
+    if name == "__all__":
+        value = _public_names()
+    elif name.startswith("_"):
+        raise AttributeError(f"module 'linlayout' has no attribute {name!r}")
+    else:
+        home = next((m for m in _lazy_modules() if name in m.__all__), None)
+        if home is None:
+            raise AttributeError(f"module 'linlayout' has no attribute {name!r}")
+        value = getattr(home, name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__getattr__("__all__") if "__all__" not in globals() else __all__))

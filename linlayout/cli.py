@@ -174,43 +174,43 @@ def _access_report(res) -> dict:
 def _cmd_conflicts(args: argparse.Namespace) -> int:
     from .count.closed_form import access_wavefronts, wavefronts
     from .count.by_simulation import lane_byte_offsets, simulate_wavefronts
+    from .count.query import AddressQuery
     from .io.jsonio import conflicts_query_from_json, load_file
     from .io.render import bank_grid_text, pass_map_text
     from .count.simulate import simulate_access
 
     q = conflicts_query_from_json(load_file(args.query, "query file"))
-    kind = q.pop("kind")
-    if kind == "access":
+    if isinstance(q, AddressQuery):
         if args.simulate:
-            res = simulate_access(**q)
+            res = simulate_access(q)
             if args.json:
                 print(json.dumps(_access_report(res)))
                 return 0
             print(f"{res.instruction} ({res.op}), {res.access_bytes} bytes per lane: {res.wavefronts} wavefronts "
                   f"in {len(res.passes)} pass(es){' (merged)' if res.merged else ''} (simulation)")
         else:
-            rep = access_wavefronts(**q)
+            rep = access_wavefronts(q)
             if args.json:
                 print(json.dumps(rep.to_dict()))
                 return 0
             print(rep.explain())
-            res = simulate_access(**q)
+            res = simulate_access(q)
         print()
         print(pass_map_text(res, only_conflicts=not args.all_banks))
         return 0
-    rep = (simulate_wavefronts if args.simulate else wavefronts)(**q)
+    rep = (simulate_wavefronts if args.simulate else wavefronts)(q)
     if args.json:
         print(json.dumps(rep.to_dict()))
         return 0
     print(rep.explain())
-    mem = q["memory"]
+    mem = q.memory
     sizes = list(mem.out_sizes.values())
     if 1 <= len(sizes) <= 2 and max(sizes) <= 64:
         print()
-        print(f"bank of each element ({q['element_bits']}-bit elements):")
-        print(bank_grid_text(mem, q["element_bits"], q["hardware"]))
-    first = lane_byte_offsets(**q, limit=1)[0]
-    res = simulate_access(rep.instruction, rep.op, rep.access_bytes, first, q["hardware"])
+        print(f"bank of each element ({q.element_bits}-bit elements):")
+        print(bank_grid_text(mem, q.element_bits, q.hardware))
+    first = lane_byte_offsets(q, limit=1)[0]
+    res = simulate_access(rep.instruction, rep.op, rep.access_bytes, first, q.hardware)
     print()
     print("first instruction, banks per pass" + ("" if args.all_banks else " (conflicting banks only; --all-banks for all)") + ":")
     print(pass_map_text(res, only_conflicts=not args.all_banks))
@@ -307,9 +307,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from .io.jsonio import load_file
 
     q = convert_query_from_json(load_file(args.query, "query file"))
-    plan = plan_conversion(**q)
+    plan = plan_conversion(q)
     if args.emit == "cuda":
-        print(to_cuda(plan, q["src"], q["dst"]), end="")
+        print(to_cuda(plan, q.src, q.dst, hardware=q.hardware), end="")
         return 0
     if args.json:
         print(json.dumps(plan.to_dict()))
@@ -467,7 +467,7 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--mask-bits", type=int, help="built-in family only: bits of each mask C_j, 1-5 "
                    "(2^(4 B) layouts; default 5)")
     v.add_argument("--library-check", type=int, default=64, metavar="N",
-                   help="also run linlayout.conflicts on N sampled layouts (default 64; 0: off)")
+                   help="also run linlayout.count.closed_form.wavefronts on N sampled layouts (default 64; 0: off)")
     v.add_argument("--examples", type=int, default=5, metavar="K", help="failing configurations to list (default 5)")
     v.set_defaults(func=_cmd_sweep)
 

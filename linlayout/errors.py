@@ -119,11 +119,11 @@ class NotLinearError(InputError):
 
 
 class SweepError(InputError):
-    """A family of memory layouts for :mod:`linlayout.sweep` is unusable (toggle, size or access problem)."""
+    """A family of memory layouts for :mod:`linlayout.check.sweep` is unusable (toggle, size or access problem)."""
 
 
 class GPUToolError(EnvironmentFailure):
-    """:mod:`linlayout.verify_gpu` cannot run: nvcc, ncu or a GPU is missing, or a tool failed."""
+    """:mod:`linlayout.check.gpu` cannot run: nvcc, ncu or a GPU is missing, or a tool failed."""
 
 
 class MissingDependencyError(EnvironmentFailure):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from .compat import reexport
 from .check import family as _m0
 from .check import sweep as _m1
+from .check.sweep import __getattr__  # noqa: F401 (evaluate, the deprecated name of evaluate_family, warns)
 from .count.batched import batch_rank
 from .io.families import family_from_json
 
-__all__ = reexport(globals(), _m0, _m1)
-__all__ += ["family_from_json", "batch_rank"]
+__all__ = reexport(globals(), _m0, _m1, extra=(family_from_json, batch_rank))

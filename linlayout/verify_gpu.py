@@ -22,4 +22,4 @@ from .check.gpu import verify as _m4
 from .errors import GPUToolError
 from .io import gpu_queries as _m5
 
-__all__ = ["GPUToolError", *reexport(globals(), _m0, _m1, _m2, _m3, _m4, _m5)]
+__all__ = reexport(globals(), _m0, _m1, _m2, _m3, _m4, _m5, extra=(GPUToolError,))

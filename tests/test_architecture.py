@@ -512,7 +512,7 @@ IO_MAY_CALL: dict[str, dict[str, str]] = {
         "f2": "the CUDA emitter evaluates the plan's F2 maps (f2.apply) to print their constants",
         "plan_access": "the CUDA emitter asks the access plan which registers one ldmatrix/stmatrix moves",
         "aligned": "the CUDA emitter prints the vectors the plan's access rule found",
-        "hardware_of": "the CUDA emitter prints each register's element (the layout's hardware columns)"},
+        "index_bits": "the CUDA emitter prints each register's element (the layout's hardware columns)"},
     "linlayout.io.draw.access": {
         "lane_byte_offsets": "a picture of an access shows each lane's address",
         "simulate_wavefronts": "a picture of an access shows the simulator's wavefronts",
@@ -679,7 +679,7 @@ def test_matplotlib_only_in_draw_and_never_at_module_level():
 
 
 def test_compatibility_modules_import_light():
-    """The old flat paths load without numpy, galois, networkx or matplotlib (``import linlayout``: tests/test_cli.py)."""
+    """The old flat paths load without numpy, galois, networkx or matplotlib (``import linlayout``: tests/cli/test_cli.py)."""
     heavy = {"galois", "networkx", "matplotlib", "numpy"}
     compat = sorted(m.name for m in package().values() if m.name.count(".") == 1 and layer_of(m.name) == "top"
                     and m.name not in ("linlayout.__main__",))
@@ -704,7 +704,6 @@ def test_every_exported_name_resolves():
 
     missing = [n for n in linlayout.__all__ if not hasattr(linlayout, n)]
     assert not missing, f"in linlayout.__all__ but not importable: {missing}"
-    assert set(linlayout._LAZY) <= set(linlayout.__all__)
 
 
 def test_import_does_not_load_the_heavy_kits():
@@ -716,10 +715,10 @@ def test_import_does_not_load_the_heavy_kits():
 
 
 def test_readme_api_table_names_are_importable():
-    """The README's API table promises that its names import from ``linlayout`` (sweep and draw aside)."""
+    """The API table (docs/reference.md) promises that its names import from ``linlayout`` (sweep and draw aside)."""
     import linlayout
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "reference.md").read_text()
     table = text[text.index("## API overview"): text.index("Every name in this table")]
     for name in ("transpose_16x32_family", "family_from_json", "evaluate", "batch_rank", "load_queries",
                  "generate_cuda", "ptx_statement", "parse_ncu_csv", "find_tools", "verify", "plan_query",
@@ -730,3 +729,119 @@ def test_readme_api_table_names_are_importable():
                  "score_standards", "swizzle_mode_bytes"):
         assert name in table
         assert hasattr(linlayout, name), name
+
+
+# ---------------------------------------------------------------------------
+# (g) nothing in the project imports a compatibility module
+# ---------------------------------------------------------------------------
+
+PROJECT_DIRS = ("linlayout", "tests", "examples", "benchmarks", "tools")
+"""Where the project's Python lives (README and docs are checked by their own tests)."""
+
+MAY_IMPORT_COMPAT = ("tests/test_compat.py", "tests/test_architecture.py")
+"""The test of the deprecation itself, and this file (it writes offending imports into a fake project)."""
+
+
+def compatibility_modules(mods: dict[str, Module]) -> set[str]:
+    """The deprecated flat paths: modules at the top of the package built with ``linlayout.compat``."""
+    return {m.name for m in mods.values() if m.name.count(".") == 1 and layer_of(m.name) == "top"
+            and any(i.target == "linlayout.compat" for i in m.imports)}
+
+
+def _compat_target(name: str, compat: set[str]) -> str | None:
+    parts = name.split(".")
+    return next((".".join(parts[:i]) for i in range(2, len(parts) + 1) if ".".join(parts[:i]) in compat), None)
+
+
+def _compat_imports_in(mod: Module, tree: ast.AST, compat: set[str], top_names: set[str]) -> Iterator[tuple[int, str]]:
+    """(line, compatibility module) for each import of one in ``tree``: statements, ``import_module("...")``
+    and ``__import__("...")`` calls, and code held in string constants (``python -c`` snippets)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if hit := _compat_target(alias.name, compat):
+                    yield node.lineno, hit
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(mod, node)
+            if hit := _compat_target(base, compat):
+                yield node.lineno, hit
+            elif base == "linlayout":  # ``from linlayout import sweep``, but ``f2`` is a public name of linlayout
+                for alias in node.names:
+                    if f"linlayout.{alias.name}" in compat and alias.name not in top_names:
+                        yield node.lineno, f"linlayout.{alias.name}"
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if func in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                if hit := _compat_target(node.args[0].value, compat):
+                    yield node.lineno, hit
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "linlayout" in node.value \
+                and "import" in node.value:
+            try:
+                code = ast.parse(node.value)
+            except SyntaxError:
+                continue
+            yield from ((node.lineno, hit) for _, hit in _compat_imports_in(mod, code, compat, top_names))
+
+
+def find_compat_imports(root: Path, compat: set[str], top_names: set[str],
+                        allowed: tuple[str, ...] = MAY_IMPORT_COMPAT) -> list[str]:
+    """One message per import of a compatibility module from the project under ``root``."""
+    problems = []
+    for top in PROJECT_DIRS:
+        for path in sorted((root / top).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            name = module_name(path, root)
+            if rel in allowed or name in compat or name == "linlayout.compat" or "__pycache__" in rel:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+            mod = Module(name, path, root, tree, 0)
+            for line, target in _compat_imports_in(mod, tree, compat, top_names):
+                new = "linlayout or its new module (see the DeprecationWarning)"
+                problems.append(f"{rel}:{line}: imports the deprecated {target}; import from {new}")
+    return problems
+
+
+def test_nothing_in_the_project_imports_a_compatibility_module():
+    import linlayout
+
+    compat = compatibility_modules(package())
+    assert {"linlayout.sweep", "linlayout.conflicts", "linlayout.f2"} <= compat
+    problems = find_compat_imports(ROOT, compat, set(linlayout.__all__))
+    assert not problems, "imports of deprecated compatibility modules:\n" + "\n".join(problems)
+
+
+def test_the_compat_import_check_catches_each_form(tmp_path):
+    """A fake project with one offending import of each form, and the forms it must let pass."""
+    files = {
+        "linlayout/__init__.py": "from .core import f2\n",
+        "linlayout/compat.py": "",
+        "linlayout/sweep.py": "from .compat import reexport\n",  # a compatibility module (may import compat)
+        "linlayout/f2.py": "from .compat import reexport\n",
+        "linlayout/core/__init__.py": "",
+        "linlayout/core/f2.py": "",
+        "linlayout/io/__init__.py": "",
+        "linlayout/io/x.py": "def g():\n    from .. import sweep\n",  # line 2: relative, function level
+        "tests/test_a.py": (
+            "from linlayout import f2\n"  # fine: f2 is a public name of linlayout
+            "import linlayout.sweep\n"  # line 2
+            "from linlayout.f2 import rank\n"  # line 3
+            "from linlayout import sweep as s\n"  # line 4
+            "CODE = 'import sys, linlayout.sweep'\n"  # line 5: code in a string
+            "import importlib\n"
+            "m = importlib.import_module('linlayout.sweep')\n"  # line 7
+            "from linlayout.core import f2 as g\n"  # fine
+        ),
+        "tests/test_compat.py": "import linlayout.sweep\n",  # allowed
+        "examples/e.py": "from linlayout.sweep import sweep\n",  # line 1
+    }
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    compat = compatibility_modules(read_package(tmp_path / "linlayout"))
+    assert compat == {"linlayout.sweep", "linlayout.f2"}
+    problems = find_compat_imports(tmp_path, compat, {"f2"}, allowed=("tests/test_compat.py",))
+    assert sorted(p.split(": ")[0] for p in problems) == sorted([
+        "linlayout/io/x.py:2", "tests/test_a.py:2", "tests/test_a.py:3", "tests/test_a.py:4", "tests/test_a.py:5",
+        "tests/test_a.py:7", "examples/e.py:1"]), problems
+    assert "deprecated linlayout.f2" in next(p for p in problems if p.startswith("tests/test_a.py:3"))

@@ -282,8 +282,7 @@ def mutated(draw, doc=None):
 
 def _conflicts(doc):
     q = ll.conflicts_query_from_json(doc)
-    kind = q.pop("kind")
-    return ll.access_wavefronts(**q) if kind == "access" else ll.wavefronts(**q)
+    return ll.access_wavefronts(q) if q.kind == "access" else ll.wavefronts(q)
 
 
 def _family(doc):

@@ -39,6 +39,7 @@ from linlayout.cli import main
 from linlayout.io.emit import to_c as ll_to_c
 from linlayout.io.jsonio import conflicts_query_from_json as ll_conflicts
 from linlayout.errors import InputError, InputTypeError, SizeError
+from .conftest import examples
 
 A = LinearLayout({"register": [1, 16], "lane": [2, 4, 8, 32, 64], "warp": [128]}, {"flat": 256})
 
@@ -304,7 +305,7 @@ def test_show_json_is_read_by_show_and_draw(tmp_path, capsys):
 def test_queries_name_constructors_and_swizzles():
     q = ll_conflicts({"layout": {"mma": {"operand": "A", "shape": [16, 16]}}, "memory": {"swizzle": "tma32B"},
                       "element_bits": 16, "op": "load", "instruction": "ldmatrix.x4"})
-    assert q["layout"] == mma("A", [16, 16]) and q["memory"] == nvmma_layout([16, 16], 16, 32)
+    assert q.layout == mma("A", [16, 16]) and q.memory == nvmma_layout([16, 16], 16, 32)
     assert layout_from_json({"row_major": [64, 64]}) == unswizzled([64, 64])
     assert layout_from_json({"col_major": [4, 8]}) == unswizzled([4, 8], [0, 1])
     with pytest.raises(LinLayoutError, match="needs the tensor's shape"):
@@ -338,7 +339,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_custom_models_closed_form_equals_simulator(data):
     """Random (consistent) models and accesses: the closed form gives the simulator's answer or both refuse."""
@@ -387,9 +388,7 @@ def test_huge_queries_and_families_are_refused_at_once():
 
 
 def ll_conflicts_run(doc):
-    q = ll_conflicts(doc)
-    q.pop("kind")
-    return wavefronts(**q)
+    return wavefronts(ll_conflicts(doc))
 
 
 def test_draw_of_a_huge_layout_is_bounded(tmp_path):

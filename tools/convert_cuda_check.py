@@ -32,8 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from linlayout.convert.plan import plan_conversion  # noqa: E402
-from linlayout.convert.samples import catalog_pairs, random_pair  # noqa: E402
-from linlayout.convert.solve import aligned, hardware_of  # noqa: E402
+from tests.convert.samples import catalog_pairs, random_pair  # noqa: E402
+from linlayout.convert.solve import aligned, index_bits  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 from linlayout.io.convert_io import CUDA_TYPES, to_cuda  # noqa: E402
 
@@ -148,8 +148,8 @@ def build(cases, mode: str) -> tuple[str, list[dict]]:
             meta.append({"name": name, "skipped": str(e)})
             continue
         dsta = aligned(src, dst)
-        sh, scols = hardware_of(src, "src")
-        dh, dcols = hardware_of(dsta, "dst")
+        sh, scols = index_bits(src, "src")
+        dh, dcols = index_bits(dsta, "dst")
         T = CUDA_TYPES[eb]
         fn = f"cvt{idx}"
         code = to_cuda(plan, src, dsta, fn)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from convert_cuda_check import pairs  # noqa: E402
 
 from linlayout.convert.plan import plan_conversion  # noqa: E402
-from linlayout.convert.solve import aligned, hardware_of  # noqa: E402
+from linlayout.convert.solve import aligned, index_bits  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 from linlayout.io.convert_io import CUDA_TYPES, to_cuda  # noqa: E402
 
@@ -58,8 +58,8 @@ def write(cases, path: Path) -> None:
     meta = []
     for i, (name, src, dst, eb, plan) in enumerate(cases):
         dsta = aligned(src, dst)
-        sh, _ = hardware_of(src, "src")
-        dh, _ = hardware_of(dsta, "dst")
+        sh, _ = index_bits(src, "src")
+        dh, _ = index_bits(dsta, "dst")
         T = CUDA_TYPES[eb]
         for a in plan.alternatives:
             if a.path == "none":

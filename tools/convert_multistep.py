@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from linlayout.convert.execute import execute  # noqa: E402
 from linlayout.convert.plan import plan_conversion  # noqa: E402
-from linlayout.convert.samples import catalog_pairs, random_pair  # noqa: E402
+from tests.convert.samples import catalog_pairs, random_pair  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 
 

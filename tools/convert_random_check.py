@@ -1,4 +1,4 @@
-"""The long version of tests/test_convert.py: plan thousands of random pairs, run every path of each on the CPU executor.
+"""The long version of tests/convert/test_plan.py: plan thousands of random pairs, run every path of each on the CPU executor.
 
     python tools/convert_random_check.py --pairs 3000 --seed 0
 
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from linlayout.convert.execute import execute  # noqa: E402
 from linlayout.convert.plan import plan_conversion  # noqa: E402
-from linlayout.convert.samples import catalog_pairs, random_pair  # noqa: E402
+from tests.convert.samples import catalog_pairs, random_pair  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 
 

@@ -5,7 +5,7 @@ tiny module built with Gluon's IR builder: a ``ub.poison`` of a distributed
 tensor type or a ``ttg.local_alloc`` of a shared memdesc type.  The module is
 printed by MLIR (aliases ``#blocked = ...`` and all) and stored as text; each
 case records the result index, the tensor shape and the bases Triton's
-``to_linear_layout`` returns.  ``tests/test_ttgir_encodings.py`` replays the
+``to_linear_layout`` returns.  ``tests/io/test_ttgir.py`` replays the
 file without Triton: it parses the printed module with ``linlayout.io.ttgir``
 and compares.
 

@@ -10,7 +10,7 @@ each side's widest vector) under the default objective: the worse side, then the
     python tools/mixed_basis_vs_triton.py                  # 300 pairs -> tests/data/mixed_basis_vs_triton.json
     python tools/mixed_basis_vs_triton.py --exhaustive 60  # d = 4 models: proven-optimal rate vs brute force
 
-The committed JSON is replayed without Triton by ``tests/test_synthesis_results.py``.
+The committed JSON is replayed without Triton by ``tests/synth/test_synthesis_results.py``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from linlayout import LinearLayout, f2, wavefronts
 from linlayout.errors import LinLayoutError
-from linlayout.hardware import SharedMemory
-from linlayout.synthesis import objective_key, optimal_swizzle
+from linlayout.hw import SharedMemory
+from linlayout.synth.synthesis import objective_key, optimal_swizzle
 
 DEFAULT_PEER = "/work/shared/tools/triton_cpp_peer.py"
 OUT = ROOT / "tests" / "data" / "mixed_basis_vs_triton.json"

@@ -16,7 +16,7 @@ list and vector width.  Each result is written with its memory, costs, instructi
 import json, random, sys
 from linlayout import LinearLayout, optimal_swizzle
 from linlayout.errors import LinLayoutError
-from linlayout.hardware import SharedMemory
+from linlayout.hw import SharedMemory
 
 def dist_layout(rng, d, r0, lane_bits=5, zeros=True):
     outs = {"dim0": 1 << r0, "dim1": 1 << (d - r0)}
@@ -76,7 +76,7 @@ for n in range(N):
     if rng.random() < 0.2:
         kw["vector_bits"] = rng.choice([8, 16, 32, 64, 128])
     run(f"dist{n}", W, R, eb, **kw)
-from tests.test_synthesis_results import mixed_layout
+from tests.synth.test_synthesis_results import mixed_layout
 for n in range(N // 5):
     d = rng.randint(2, 10); r0 = rng.randint(0, d)
     W, R = mixed_layout(rng, d, r0), mixed_layout(rng, d, r0)

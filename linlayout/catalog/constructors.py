@@ -52,7 +52,7 @@ from ..errors import DimensionError, NotLinearError, SizeError
 from ..core.dims import log2_size
 from ..core.layout import LinearLayout
 from ..core.validate import check_instance, check_int, check_int_sequence, check_sequence, check_str
-from ..hw import sm90
+from ..hw import get_hardware
 
 __all__ = [
     "blocked",
@@ -64,19 +64,25 @@ __all__ = [
     "cute_tv_layout",
     "mfma",
     "fit_to_shape",
-    "fit_tile",
-    "identity_nd",
-    "check_order",
     "MMA_INSTRUCTIONS",
-    "AMD_WAVE64_LANE_BITS",
 ]
 
 AMD_WAVE64_LANE_BITS = 6
 """log2 of the 64 lanes of an AMD CDNA wavefront (wave64), the lanes of :func:`mfma`'s layouts.
 
-There is no AMD hardware model in :mod:`linlayout.hw`; the NVIDIA
-constructors read their 32 lanes from :data:`linlayout.hw.sm90` instead.
+There is no AMD hardware model in :mod:`linlayout.hw`.  :func:`blocked` and
+:func:`cute_tv_layout` take the lanes of a warp as a parameter (default: the
+default hardware model's, :func:`~linlayout.hw.get_hardware`); the NVIDIA
+instruction layouts (:func:`mma`, :func:`wgmma`, :func:`ldmatrix`) have the
+32 lanes their PTX instruction defines, in their tables.
 """
+
+
+def _warp_lanes(lanes: int | None) -> int:
+    """The lanes of a warp: ``lanes`` (a power of two) or, for ``None``, the default hardware model's."""
+    if lanes is None:
+        return get_hardware().lanes
+    return 1 << log2_size(lanes, "lanes")
 
 
 def _dims(rank: int) -> list[str]:
@@ -182,6 +188,7 @@ def blocked(
     threads_per_warp: Sequence[int],
     warps_per_cta: Sequence[int],
     order: Sequence[int],
+    lanes: int | None = None,
 ) -> LinearLayout:
     """Triton's blocked layout (``BlockedEncodingAttr``) on a tensor of ``shape``, rank 1 to 4.
 
@@ -190,7 +197,9 @@ def blocked(
     ``order`` lists tensor dimensions fastest first.  The CTA tile repeats
     into registers when the tensor is larger and broadcasts when it is smaller.
 
-    Requirements: power-of-two sizes; the product of ``threads_per_warp`` is 32.
+    Requirements: power-of-two sizes; the product of ``threads_per_warp`` is
+    ``lanes``, the lanes of a warp (default: the default hardware model's, 32
+    on ``sm90``).
 
     >>> print(blocked([4, 16], [1, 2], [4, 8], [1, 1], [1, 0]).grid())
     dim0\\dim1      0      1      2      3      4      5      6      7      8      9     10     11     12     13     14     15
@@ -214,8 +223,9 @@ def blocked(
     tpw = 1
     for x in threads_per_warp:
         tpw *= x
-    if tpw != sm90.lanes:
-        raise SizeError(f"threads_per_warp must multiply to {sm90.lanes} lanes, got {list(threads_per_warp)} = {tpw}")
+    warp = _warp_lanes(lanes)
+    if tpw != warp:
+        raise SizeError(f"threads_per_warp must multiply to {warp} lanes, got {list(threads_per_warp)} = {tpw}")
     L = (identity_nd("register", size_per_thread, order) * identity_nd("lane", threads_per_warp, order)
          * identity_nd("warp", warps_per_cta, order))
     return fit_to_shape(L, shape)
@@ -431,12 +441,13 @@ def _flatten_mode(shape, stride, what, depth=0):
     return s, t
 
 
-def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
+def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int], lanes: int | None = None) -> LinearLayout:
     """A CuTe thread-value layout ``((threads), (values)) : ((strides), (strides))`` as a distributed layout.
 
     CuTe maps ``(thread, value)`` to an index into a tile of shape ``tile``,
     column-major (``index = i + M j`` for an ``M x N`` tile).  Thread bits
-    become lanes (the first 5) and warps, value bits become registers.
+    become lanes (the first log2 ``lanes``: 5 for the default model's 32)
+    and warps, value bits become registers.
     Shapes and strides must be powers of two (0 strides broadcast) and the
     modes must not overlap in index bits; otherwise :class:`NotLinearError`.
 
@@ -472,7 +483,7 @@ def cute_tv_layout(tv_shape, tv_stride, tile: Sequence[int]) -> LinearLayout:
 
     thr = images(ts, tt, "threads")
     val = images(vs, vt, "values")
-    lane_bits = sm90.lane_bits
+    lane_bits = _warp_lanes(lanes).bit_length() - 1
     if len(thr) < lane_bits:
         thr += [0] * (lane_bits - len(thr))
 

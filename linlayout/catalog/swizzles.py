@@ -34,15 +34,7 @@ from ..core.memory import unswizzled
 from ..core.validate import check_instance, check_int, check_sequence
 from ..errors import DimensionError, NotLinearError, SizeError
 
-__all__ = [
-    "unswizzled",
-    "mma_swizzle",
-    "cute_layout",
-    "cute_swizzle",
-    "tma_swizzle",
-    "nvmma_layout",
-    "swizzle_mode_bytes",
-]
+__all__ = ["mma_swizzle", "cute_layout", "cute_swizzle", "tma_swizzle", "nvmma_layout", "swizzle_mode_bytes"]
 
 
 def mma_swizzle(rows: int, cols: int, vec: int, per_phase: int, max_phase: int) -> LinearLayout:

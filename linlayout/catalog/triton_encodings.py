@@ -39,7 +39,7 @@ from ..core.validate import (
     check_rectangular,
 )
 from ..errors import DimensionError, SizeError
-from .constructors import check_order, fit_tile, identity_nd
+from .constructors import AMD_WAVE64_LANE_BITS, check_order, fit_tile, identity_nd
 
 __all__ = [
     "triton_amd_mfma",
@@ -289,7 +289,7 @@ def triton_amd_mfma(shape: Sequence[int], version: int, warps_per_cta: Sequence[
     if check_int(element_bits, "elementBitWidth") != 32:
         raise DimensionError(f"amd_mfma with {element_bits}-bit elements is not supported (only 32)")
     m, n = check_int_sequence(instr_shape, "instrShape")[:2]
-    height, lanes = 4, 64
+    height, lanes = 4, 1 << AMD_WAVE64_LANE_BITS
     tiles = m * n // (lanes * height)
     dm, dn = "dim0", "dim1"
     if not transposed:

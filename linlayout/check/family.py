@@ -56,18 +56,11 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.batched import batch_rank
 from ..count.plan import access_shape, matrix_tile, plan_access
+from ..count.query import AccessQuery
 from ..errors import BasisError, DimensionError, LinLayoutError, LoweringError, SweepError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 
-__all__ = [
-    "MAX_TOGGLES",
-    "Toggle",
-    "Access",
-    "Family",
-    "KnownFact",
-    "KNOWN_FACTS",
-    "transpose_16x32_family",
-]
+__all__ = ["Toggle", "Access", "Family", "transpose_16x32_family"]
 
 MAX_TOGGLES = 32
 """Most toggles of a family (2^32 configurations); larger families need ``sample=``."""
@@ -91,7 +84,7 @@ class Toggle:
 
 @dataclass(frozen=True)
 class Access:
-    """One access swept over the family: the arguments of :func:`linlayout.conflicts.wavefronts` but the memory."""
+    """One access swept over the family: the fields of an :class:`~linlayout.count.query.AccessQuery` but the memory."""
 
     name: str
     layout: LinearLayout
@@ -106,17 +99,10 @@ class Access:
         """The instruction this access issues (its ``instruction``, or the default for its ``op``)."""
         return parse_instruction(self.instruction, self.op)
 
-    def query(self, memory: LinearLayout) -> dict[str, Any]:
-        """Keyword arguments of :func:`linlayout.conflicts.wavefronts` for one memory layout."""
-        return {
-            "layout": self.layout,
-            "memory": memory,
-            "element_bits": self.element_bits,
-            "op": self.op,
-            "instruction": self.instruction,
-            "vector_bits": self.vector_bits,
-            "hardware": self.hardware,
-        }
+    def query(self, memory: LinearLayout) -> AccessQuery:
+        """The :class:`~linlayout.count.query.AccessQuery` of this access on one memory layout."""
+        return AccessQuery(self.layout, memory, self.element_bits, self.op, self.instruction, self.vector_bits,
+                           self.hardware)
 
 
 @dataclass(frozen=True)
@@ -148,7 +134,7 @@ class Family:
         """Validate and build a family.
 
         ``accesses`` maps a name to the keyword arguments of
-        :func:`linlayout.conflicts.wavefronts` without ``memory`` (``layout``,
+        :func:`linlayout.count.closed_form.wavefronts` without ``memory`` (``layout``,
         ``element_bits``, ``op``, ``instruction``, ``vector_bits``,
         ``hardware``), or is a sequence of :class:`Access`.  A toggle is a
         :class:`Toggle`, a pair ``(basis, xor)`` or ``{"basis": k, "xor": x}``.
@@ -287,7 +273,7 @@ def _check_access(a: Access, memory: LinearLayout) -> None:
         memory.out_sizes,
     )
     try:
-        plan_access(a.layout, ident, a.element_bits, a.op, a.instruction, a.vector_bits, a.hardware)
+        plan_access(a.query(ident))
     except LoweringError:
         pass  # may depend on the memory: counted per configuration
     except LinLayoutError as e:

@@ -21,8 +21,8 @@ the accesses to count.  For every configuration and access the sweep
    count, checks the family's known fact if it has one, and tallies how
    many configurations give 1, 2, 4, ... wavefronts per instruction.
 
-Finally the library itself (:func:`linlayout.conflicts.wavefronts` and
-:func:`~linlayout.conflicts.lane_byte_offsets`, on full layout objects) is
+Finally the library itself (:func:`linlayout.count.closed_form.wavefronts` and
+:func:`~linlayout.count.by_simulation.lane_byte_offsets`, on full layout objects) is
 run on a sample of configurations and must agree with the vectorised counts
 and with the generated addresses.  Work is split across processes, in
 chunks of configurations whose tallies merge.
@@ -43,7 +43,7 @@ API
 ===
 
 :func:`sweep` (a :class:`SweepResult` with one :class:`SideSummary` per
-access, and its report :meth:`SweepResult.text`), and :func:`evaluate`, the
+access, and its report :meth:`SweepResult.text`), and :func:`evaluate_family`, the
 per-configuration detail of the same engine.  Families are read from JSON
 by :func:`linlayout.io.families.family_from_json`.
 """
@@ -62,13 +62,7 @@ from ..errors import LoweringError, NotInvertibleError, SweepError
 from .family import KNOWN_FACTS, Family, transpose_16x32_family  # noqa: F401 (the doctests use it)
 from .sweep_result import SideSummary, SweepResult
 
-__all__ = [
-    "SweepError",
-    "SideSummary",
-    "SweepResult",
-    "evaluate",
-    "sweep",
-]
+__all__ = ["evaluate_family"]
 
 
 # ---------------------------------------------------------------------------
@@ -116,17 +110,17 @@ class _Engine:
                                 for a, ins, imgs in self.accesses]
 
 
-def evaluate(family: Family, configs: Iterable[int]) -> dict[str, list[dict[str, Any]]]:
+def evaluate_family(family: Family, configs: Iterable[int]) -> dict[str, list[dict[str, Any]]]:
     """Closed-form and simulated wavefronts of each access, for a few configurations (a list per access).
 
     Each entry has ``config``, ``status`` (``"ok"``, ``"singular"`` memory or
     ``"not lowerable"``), and when counted ``wavefronts_per_instruction``
     (closed form), ``instructions``, ``access_bytes``, ``simulated`` (one
     count per instruction) and ``lane_byte_offsets`` (per instruction, as
-    :func:`linlayout.conflicts.lane_byte_offsets` gives them).  This is the
+    :func:`linlayout.count.by_simulation.lane_byte_offsets` gives them).  This is the
     vectorised engine of :func:`sweep`, for checking it against the library.
 
-    >>> e = evaluate(transpose_16x32_family(), [0])
+    >>> e = evaluate_family(transpose_16x32_family(), [0])
     >>> e["read"][0]["wavefronts_per_instruction"], e["read"][0]["simulated"][:3]
     (16, [16, 16, 16])
     """
@@ -318,8 +312,8 @@ def sweep(
         Sweep ``sample`` configurations drawn at random (without replacement)
         instead of all of them.
     library_check
-        Also run :func:`linlayout.conflicts.wavefronts` and
-        :func:`~linlayout.conflicts.lane_byte_offsets` on this many sampled
+        Also run :func:`linlayout.count.closed_form.wavefronts` and
+        :func:`~linlayout.count.by_simulation.lane_byte_offsets` on this many sampled
         configurations (configuration 0 included) and compare.
     examples
         How many failing configurations to keep per kind of failure.
@@ -413,7 +407,7 @@ def sweep(
         s.expect_mismatches = d["expect_mismatches"]
         s.expect_examples = d["expect_examples"]
         if d["examples"]:
-            det = evaluate(family, sorted({e["config"] for e in d["examples"]}))[a.name]
+            det = evaluate_family(family, sorted({e["config"] for e in d["examples"]}))[a.name]
             by = {r["config"]: r for r in det}
             for e in d["examples"]:
                 e["toggles"] = family.toggles_of(e["config"])
@@ -454,14 +448,14 @@ def _library_check(family: Family, res: SweepResult, pool, k: int, seed: int) ->
     else:
         cand = set(int(c) for c in rng.choice(pool, size=min(k, len(pool)), replace=False))
     cfgs = sorted(cand)[: max(k, 1)]
-    det = evaluate(family, cfgs)
+    det = evaluate_family(family, cfgs)
     res.library_checked = len(cfgs)
     for a in family.accesses:
         for row in det[a.name]:
             c = row["config"]
             mem = family.memory_at(c)
             try:
-                rep = wavefronts(**a.query(mem))
+                rep = wavefronts(a.query(mem))
             except NotInvertibleError:
                 if row["status"] != "singular":
                     res.library_mismatches.append(f"{a.name} config {c}: the library finds the memory singular, the engine does not")
@@ -481,5 +475,23 @@ def _library_check(family: Family, res: SweepResult, pool, k: int, seed: int) ->
                     f"instructions ({rep.access_bytes} B), engine {row['wavefronts_per_instruction']} x "
                     f"{row['instructions']} ({row['access_bytes']} B)"
                 )
-            elif lane_byte_offsets(**a.query(mem)) != row["lane_byte_offsets"]:
+            elif lane_byte_offsets(a.query(mem)) != row["lane_byte_offsets"]:
                 res.library_mismatches.append(f"{a.name} config {c}: lane byte offsets differ from the library's")
+
+
+_RENAMED = {"evaluate": "evaluate_family"}
+
+
+def __getattr__(name: str) -> Any:
+    """``evaluate``, this function's name before it said what it evaluates, for one release (DeprecationWarning).
+
+    It was exported as ``linlayout.evaluate``, which read as :mod:`linlayout.core.evaluate` (a layout at one
+    input); ``evaluate_family`` evaluates a sweep family at some configurations.
+    """
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} is deprecated; use {new}", DeprecationWarning, stacklevel=2)
+    return globals()[new]

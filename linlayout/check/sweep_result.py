@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SideSummary", "SweepResult"]
+__all__ = ["SweepResult"]
 
 
 @dataclass
@@ -198,7 +198,7 @@ class SweepResult:
                                                         f"holds on all {self.configs - self.singular:,} layouts"))
         if self.library_checked:
             L.append(
-                f"library check (linlayout.conflicts.wavefronts and lane_byte_offsets on {self.library_checked} "
+                f"library check (linlayout.count.closed_form.wavefronts and lane_byte_offsets on {self.library_checked} "
                 "sampled layouts): " + ("all equal" if not self.library_mismatches else
                                         f"{len(self.library_mismatches)} MISMATCHES: " + "; ".join(self.library_mismatches[:5]))
             )

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["COST_WEIGHTS", "cost_of", "opcode", "packing", "merge"]
+__all__ = ["COST_WEIGHTS", "cost_of"]
 
 COST_WEIGHTS = {"selp": 2, "prmt": 2, "mov": 2, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4,
                 "bar.sync": 16, "bar.warp.sync": 2}

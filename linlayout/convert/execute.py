@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import ExecutionError, InputError
-from .solve import aligned, hardware_of
+from .solve import aligned, index_bits
 
 __all__ = ["run", "execute", "ExecutionError"]
 
@@ -41,8 +41,8 @@ def run(plan, src: LinearLayout, dst: LinearLayout,
     A multi-step plan runs its steps one after the other, each on the registers the previous one left.
     """
     dst = aligned(src, dst)
-    sh, scols = hardware_of(src, "src")
-    dh, _ = hardware_of(dst, "dst")
+    sh, scols = index_bits(src, "src")
+    dh, _ = index_bits(dst, "dst")
     regs = {}
     for lane, om in _threads(sh):
         hi = (lane << sh.reg) | (om << (sh.reg + sh.lane))
@@ -107,7 +107,7 @@ def run(plan, src: LinearLayout, dst: LinearLayout,
 def execute(plan, src: LinearLayout, dst: LinearLayout) -> bool:
     """Run ``plan`` and check every destination slot; True, or :class:`ExecutionError` naming the first wrong slot."""
     dsta = aligned(src, dst)
-    dh, dcols = hardware_of(dsta, "dst")
+    dh, dcols = index_bits(dsta, "dst")
     got = run(plan, src, dsta)
     for lane, om in _threads(dh):
         hi = (lane << dh.reg) | (om << (dh.reg + dh.lane))

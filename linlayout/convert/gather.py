@@ -33,8 +33,9 @@ from ..core.validate import check_instance
 from ..count.closed_form import wavefronts
 from ..count.plan import check_element_bits
 from ..errors import DimensionError, InputError
+from ..hw import get_hardware
 from .cost import cost_of
-from .solve import conversion_map, hardware_of
+from .solve import conversion_map, index_bits
 
 __all__ = ["GatherPlan", "plan_gather", "execute_gather"]
 
@@ -85,9 +86,9 @@ def plan_gather(src: LinearLayout, index_layout: LinearLayout, axis: int, elemen
     a_src, a_idx = _drop_axis(src, name), _drop_axis(index_layout, name)
     if a_src.out_sizes != a_idx.out_sizes:
         raise DimensionError(f"src and index must agree off the axis: {a_src.out_sizes} vs {a_idx.out_sizes}")
-    sh, scols = hardware_of(src, "src")
+    sh, scols = index_bits(src, "src")
     # source register combinations that move only along the axis
-    off_axis = hardware_of(a_src, "src")[1]
+    off_axis = index_bits(a_src, "src")[1]
     kernel = f2.null_space(list(off_axis[:sh.reg]))
     k = len(kernel)
     cand = 1 << k
@@ -97,9 +98,9 @@ def plan_gather(src: LinearLayout, index_layout: LinearLayout, axis: int, elemen
         level = 3
     warps_move_axis = any(
         v[src.out_dims.index(name)] for d in ("warp", "block") for v in src.bases.get(d, []))
-    ih, _ = hardware_of(index_layout, "index")
+    ih, _ = index_bits(index_layout, "index")
     per_thread = 1 << ih.reg
-    wpe = max(1, eb // 32)
+    wpe = max(1, eb // (get_hardware(hardware).register_bytes * 8))  # shuffles per element: one per register
     if level <= 1 and not warps_move_axis:
         ins = {"shfl.sync": per_thread * cand * wpe}
         if cand > 1:
@@ -130,13 +131,14 @@ def execute_gather(plan: GatherPlan, src: LinearLayout, index_layout: LinearLayo
     name = f"dim{plan.axis}"
     ai = src.out_dims.index(name)
     size = src.out_sizes[name]
-    sh, scols = hardware_of(src, "src")
-    ih, icols = hardware_of(index_layout.transpose_outs(list(src.out_dims)) if index_layout.out_dims != src.out_dims
+    sh, scols = index_bits(src, "src")
+    ih, icols = index_bits(index_layout.transpose_outs(list(src.out_dims)) if index_layout.out_dims != src.out_dims
                             else index_layout, "index")
     where: dict[int, list[tuple[int, int, int]]] = {}
     for x in range(1 << sh.bits):
         t = f2.apply(scols, x)
-        where.setdefault(t, []).append((x & ((1 << sh.reg) - 1), (x >> sh.reg) & 31, x >> (sh.reg + sh.lane)))
+        where.setdefault(t, []).append((x & ((1 << sh.reg) - 1), (x >> sh.reg) & ((1 << sh.lane) - 1),
+                                        x >> (sh.reg + sh.lane)))
     outs = src.out_dim_bits
     lo = sum(b for _, b in outs[:ai])
     nb = outs[ai][1]

@@ -41,17 +41,16 @@ from typing import Any
 
 from ..core.layout import LinearLayout
 from ..core.quotient import is_trivial_over, quotient
-from ..core.validate import check_instance
-from ..count.plan import check_element_bits
-from ..errors import InputError, UnsupportedConversion
-from ..hw import get_hardware
+from ..errors import InputError, InputTypeError, UnsupportedConversion
+from ..hw import SharedMemory
 from .cost import COST_WEIGHTS, cost_of, merge, opcode
 from .multistep import cheapest_path
+from .query import PATHS, ConversionQuery
 from .smem import RoundTrip, round_trip
 from .solve import ConversionMap, aligned, conversion_map
 from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
 
-__all__ = ["COST_WEIGHTS", "Alternative", "ConversionPlan", "plan_conversion", "cost_of", "UnsupportedConversion"]
+__all__ = ["Alternative", "ConversionPlan", "plan_conversion"]
 
 OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
            "bar.warp.sync")
@@ -166,8 +165,9 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
     return quotient(L, stripped)
 
 
-def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware: Any = "sm90",
-                    scratch_bytes: int | None = None, paths: Any = None, multistep: bool = False) -> ConversionPlan:
+def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | None = None,
+                    element_bits: int | None = None, hardware: Any = "sm90", scratch_bytes: int | None = None,
+                    paths: Any = None, multistep: bool = False) -> ConversionPlan:
     """Plan the conversion of a register tensor from layout ``src`` to layout ``dst``.
 
     Parameters
@@ -185,18 +185,26 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
         Restrict the choice to these paths (``"registers"``, ``"shuffles"``,
         ``"shared_memory"``); ``None`` allows all.  The alternatives still
         list every possible path.
+    multistep
+        Also search two-step plans through an intermediate layout.
 
-    Returns a :class:`ConversionPlan`.  Raises :class:`UnsupportedConversion`
-    when data must cross the ``block`` dimension, :class:`InputError` on bad input.
+    Instead of the arguments, one :class:`~linlayout.convert.query.ConversionQuery`
+    may be given.  Returns a :class:`ConversionPlan`.  Raises
+    :class:`UnsupportedConversion` when data must cross the ``block``
+    dimension, :class:`InputError` on bad input.
     """
-    check_instance(src, LinearLayout, "src")
-    check_instance(dst, LinearLayout, "dst")
-    check_instance(multistep, bool, "multistep")
-    eb = check_element_bits(element_bits)
-    if eb not in (8, 16, 32, 64):
-        raise InputError(f"element_bits must be 8, 16, 32 or 64 for a conversion, got {eb}")
-    hw = get_hardware(hardware)
-    dst = aligned(src, dst)
+    if type(src) is ConversionQuery:
+        if dst is not None or element_bits is not None or scratch_bytes is not None or paths is not None \
+                or multistep or hardware != "sm90":
+            raise InputTypeError("pass either one ConversionQuery or the query's fields as arguments, not both")
+        return _plan(src)
+    return _plan(ConversionQuery(src, dst, element_bits, hardware, scratch_bytes, paths, multistep))
+
+
+def _plan(query: ConversionQuery) -> ConversionPlan:
+    """The :class:`ConversionPlan` of a checked :class:`~linlayout.convert.query.ConversionQuery`."""
+    src, eb, hw = query.src, query.element_bits, query.hw
+    dst = aligned(src, query.dst)
     cm = conversion_map(src, dst)
     minimal = _minimal(cm)
     if cm.level == 3:
@@ -204,6 +212,26 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
             "the conversion moves data across the block dimension (between CTAs); only conversions inside a CTA are planned")
     if src == dst:
         return ConversionPlan("none", eb, hw.name, {}, None, 1, 0, 0, (Alternative("none", 0, {}),), minimal, cm)
+    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes)
+    best = _cheapest(alts, query.paths)
+    if query.multistep and query.paths is None and best.cost > 0:
+        two_step = _two_step_plan(query, dst, best.cost, alts, minimal, cm, lower)
+        if two_step is not None:
+            return two_step
+    return ConversionPlan(
+        path=best.path, element_bits=eb, hardware=hw.name, instructions=dict(best.instructions),
+        wavefronts=best.wavefronts, reps=best.reps, scratch_bytes=best.scratch_bytes, cost=best.cost,
+        alternatives=tuple(alts), minimal=minimal, conversion=cm,
+        registers=progs.get("registers") if best.path == "registers" else None,
+        shuffles=progs.get("shuffles") if best.path == "shuffles" else None,
+        shared_memory=progs.get("shared_memory") if best.path == "shared_memory" else None,
+        shuffle_lower_bound=lower,
+    )
+
+
+def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: int, hw: SharedMemory,
+                  scratch_bytes: int | None) -> tuple[list[Alternative], dict[str, Any], int | None]:
+    """Every possible path with its program, and the shuffle lower bound (``None`` unless warp-local)."""
     alts: list[Alternative] = []
     progs: dict[str, Any] = {}
     lower = None
@@ -226,7 +254,7 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
             smem_error = e
         else:
             progs["shared_memory"] = rt
-            ins = {}
+            ins: dict[str, int] = {}
             for op, n in rt.instructions.items():
                 ins[opcode(op)] = ins.get(opcode(op), 0) + n
             alts.append(Alternative("shared_memory", cost_of(ins, rt.wavefronts), ins, rt.wavefronts, rt.reps,
@@ -234,35 +262,33 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     if not alts:
         why = f": {smem_error}" if smem_error else ": it moves data between warps and the shared-memory path needs one CTA (block size 1)"
         raise UnsupportedConversion(f"no path for this conversion{why}")
-    order = {"registers": 0, "shuffles": 1, "shared_memory": 2}
+    return alts, progs, lower
+
+
+def _cheapest(alts: list[Alternative], paths: tuple[str, ...] | None) -> Alternative:
+    """The cheapest alternative among the allowed ``paths`` (ties: registers, shuffles, shared memory)."""
+    allowed = alts
     if paths is not None:
-        if isinstance(paths, str) or not all(p in order for p in paths):
-            raise InputError(f"paths must be a list of {list(order)}, got {paths!r}")
         allowed = [a for a in alts if a.path in paths]
         if not allowed:
             raise UnsupportedConversion(f"none of the paths {list(paths)} can do this conversion "
                                         f"(possible: {[a.path for a in alts]})")
-    else:
-        allowed = alts
-    best = min(allowed, key=lambda a: (a.cost, order[a.path]))
-    if multistep and paths is None and best.cost > 0:
-        found = cheapest_path(src, dst, best.cost, lambda a, b: plan_conversion(a, b, eb, hw, scratch_bytes))
-        if found is not None:
-            cost, steps = found
-            ins = merge(*(p.instructions for _, p in steps))
-            wf_steps = [p.wavefronts for _, p in steps if p.wavefronts]
-            wf = {k: sum(w[k] for w in wf_steps) for k in ("write", "read")} if wf_steps else None
-            scratch = max(p.scratch_bytes for _, p in steps)
-            reps = max(p.reps for _, p in steps)
-            alt = Alternative("multistep", cost, ins, wf, reps, scratch)
-            return ConversionPlan("multistep", eb, hw.name, ins, wf, reps, scratch, cost, tuple(alts) + (alt,),
-                                  minimal, cm, shuffle_lower_bound=lower, steps=tuple(steps))
-    return ConversionPlan(
-        path=best.path, element_bits=eb, hardware=hw.name, instructions=dict(best.instructions),
-        wavefronts=best.wavefronts, reps=best.reps, scratch_bytes=best.scratch_bytes, cost=best.cost,
-        alternatives=tuple(alts), minimal=minimal, conversion=cm,
-        registers=progs.get("registers") if best.path == "registers" else None,
-        shuffles=progs.get("shuffles") if best.path == "shuffles" else None,
-        shared_memory=progs.get("shared_memory") if best.path == "shared_memory" else None,
-        shuffle_lower_bound=lower,
-    )
+    return min(allowed, key=lambda a: (a.cost, PATHS.index(a.path)))
+
+
+def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: list[Alternative],
+                   minimal: LinearLayout, cm: ConversionMap, lower: int | None) -> ConversionPlan | None:
+    """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`), or ``None``."""
+    eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
+    found = cheapest_path(query.src, dst, bound, lambda a, b: plan_conversion(a, b, eb, hw, scratch_bytes))
+    if found is None:
+        return None
+    cost, steps = found
+    ins = merge(*(p.instructions for _, p in steps))
+    wf_steps = [p.wavefronts for _, p in steps if p.wavefronts]
+    wf = {k: sum(w[k] for w in wf_steps) for k in ("write", "read")} if wf_steps else None
+    scratch = max(p.scratch_bytes for _, p in steps)
+    reps = max(p.reps for _, p in steps)
+    alt = Alternative("multistep", cost, ins, wf, reps, scratch)
+    return ConversionPlan("multistep", eb, hw.name, ins, wf, reps, scratch, cost, tuple(alts) + (alt,),
+                          minimal, cm, shuffle_lower_bound=lower, steps=tuple(steps))

@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import cost_of, merge, packing
-from .solve import aligned, conversion_map, hardware_of
+from .solve import aligned, conversion_map, index_bits
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "MAX_REP_CHOICES"]
 
@@ -90,8 +90,8 @@ class RoundTrip:
         c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
-            sh, scols = hardware_of(self.src_layout, "src")
-            dh, dcols = hardware_of(self.dst_layout, "dst")
+            sh, scols = index_bits(self.src_layout, "src")
+            dh, dcols = index_bits(self.dst_layout, "dst")
             if self.swizzle.write_word_access:
                 c = merge(c, packing((1 << f2.rank(scols[:sh.reg])) // n, self.element_bits, "pack"))
             if self.swizzle.read_word_access:
@@ -112,17 +112,17 @@ class RoundTrip:
 
     def src_rep(self, reg: int) -> int:
         """The iteration in which source register ``reg`` is written (the same for every thread)."""
-        _, cols = hardware_of(self.src_layout, "src")
+        _, cols = index_bits(self.src_layout, "src")
         return self.rep_of(f2.apply(cols, reg))
 
     def dst_rep(self, reg: int) -> int:
         """The iteration in which destination register ``reg`` is read."""
-        _, cols = hardware_of(self.dst_layout, "dst")
+        _, cols = index_bits(self.dst_layout, "dst")
         return self.rep_of(f2.apply(cols, reg))
 
     def dst_element(self, reg: int, lane: int, omega: int) -> int:
         """The element destination slot (reg, lane, ω) reads."""
-        hw, cols = hardware_of(self.dst_layout, "dst")
+        hw, cols = index_bits(self.dst_layout, "dst")
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
 
 
@@ -144,7 +144,7 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     """
     if src.in_sizes.get("warp", 1) == 1:
         return True
-    hw, cols = hardware_of(src, "src")
+    hw, cols = index_bits(src, "src")
     low = cols[:hw.reg + hw.lane]
     if f2.rank(cols) != f2.rank(low) + (len(cols) - len(low)):
         return False
@@ -154,8 +154,8 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
 def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     """Tensor bits held by exactly one register basis of each side and touched by no other basis."""
     out = []
-    sh, scols = hardware_of(src, "src")
-    dh, dcols = hardware_of(dst, "dst")
+    sh, scols = index_bits(src, "src")
+    dh, dcols = index_bits(dst, "dst")
     for b in range(src.out_bits):
         ok = True
         for hw, cols in ((sh, scols), (dh, dcols)):
@@ -169,7 +169,7 @@ def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
     """The layout on one slice: drop the register bases of ``bits`` and those tensor bits."""
-    hw, cols = hardware_of(layout, "layout")
+    hw, cols = index_bits(layout, "layout")
     keep_regs = [c for c in cols[:hw.reg] if not any(c == 1 << b for b in bits)]
     outs = []
     pos = 0

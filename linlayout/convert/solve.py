@@ -47,23 +47,29 @@ the dimensions it does not move.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "Hardware", "ConversionMap", "hardware_of", "aligned", "conversion_map"]
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
 
-HW_DIMS = ("register", "lane", "warp", "block")
-"""Hardware input dimensions, lowest level first."""
+HW_DIMS = DISTRIBUTED_DIMS
+"""The input dimensions of a hardware index (a distributed layout's), lowest level first."""
 
 LEVEL_PATHS = ("registers", "shuffles", "shared_memory", "unsupported")
 """The path each level needs."""
 
 
 @dataclass(frozen=True)
-class Hardware:
-    """Bit counts of a hardware index: registers, lanes, warps, blocks (flat bit order in this order)."""
+class IndexBits:
+    """Bit counts of a hardware index: registers, lanes, warps, blocks (flat bit order in this order).
+
+    These describe a layout's index, not the machine: the machine's numbers
+    (lanes per warp, banks) are a :class:`~linlayout.hw.SharedMemory`'s.
+    """
 
     reg: int
     lane: int
@@ -89,15 +95,15 @@ class Hardware:
         return m
 
 
-def hardware_of(layout: LinearLayout, what: str) -> tuple[Hardware, list[int]]:
-    """The hardware bit counts of a distributed layout and its flat columns in hardware order."""
+def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
+    """The index bit counts of a distributed layout and its flat columns in index order."""
     if not isinstance(layout, LinearLayout):
         raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
     extra = [d for d in layout.in_dims if d not in HW_DIMS]
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
     sizes = layout.in_sizes
-    hw = Hardware(*(sizes.get(d, 1).bit_length() - 1 for d in HW_DIMS))
+    hw = IndexBits(*(sizes.get(d, 1).bit_length() - 1 for d in HW_DIMS))
     cols: list[int] = []
     for d in HW_DIMS:
         if d in sizes:
@@ -153,14 +159,14 @@ _ALLOWED = (("register",), ("register", "lane"), ("register", "lane", "warp"), H
 class ConversionMap:
     """The chosen source slot of every destination basis.
 
-    ``columns[j]`` is the flat source index (``src_hw`` bit order) read by
-    destination basis ``j`` (``dst_hw`` bit order); ``levels[j]`` the level it
+    ``columns[j]`` is the flat source index (``src_bits`` bit order) read by
+    destination basis ``j`` (``dst_bits`` bit order); ``levels[j]`` the level it
     was solved at and ``level`` their maximum; ``layout`` the same map as a
     LinearLayout (destination hardware dims → source hardware dims).
     """
 
-    src_hw: Hardware
-    dst_hw: Hardware
+    src_bits: IndexBits
+    dst_bits: IndexBits
     src_cols: tuple[int, ...]
     dst_cols: tuple[int, ...]
     columns: tuple[int, ...]
@@ -184,8 +190,8 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     that ``src`` does not hold.
     """
     dst = aligned(src, dst)
-    sh, scols = hardware_of(src, "src")
-    dh, dcols = hardware_of(dst, "dst")
+    sh, scols = index_bits(src, "src")
+    dh, dcols = index_bits(dst, "dst")
     for d in ("lane", "warp", "block"):
         if sh.count(d) != dh.count(d):
             raise DimensionError(
@@ -229,3 +235,18 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
         bases[d] = lst
     layout = LinearLayout(bases, out_dims)
     return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)
+
+
+_RENAMED = {"Hardware": "IndexBits", "hardware_of": "index_bits"}
+
+
+def __getattr__(name: str) -> Any:
+    """The names this module had before they said what they are, for one release, with a DeprecationWarning."""
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} is deprecated; use {new} (the bit counts of a layout's index, not the "
+                  f"hardware model)", DeprecationWarning, stacklevel=2)
+    return globals()[new]

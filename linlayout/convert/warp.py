@@ -81,7 +81,7 @@ def _mask(n: int) -> int:
 
 def _split(cm: ConversionMap):
     """Per destination bit group: the (register, lane) parts of its source columns."""
-    sh, dh = cm.src_hw, cm.dst_hw
+    sh, dh = cm.src_bits, cm.dst_bits
     q = [c & _mask(sh.reg) for c in cm.columns]
     s = [(c >> sh.reg) & _mask(sh.lane) for c in cm.columns]
     r0, l0, o0 = 0, dh.reg, dh.reg + dh.lane
@@ -91,8 +91,8 @@ def _split(cm: ConversionMap):
 
 def thread_ids(cm: ConversionMap):
     """Every (lane, ω) of the conversion, ω = warp and block bits together."""
-    nl = cm.dst_hw.lane
-    no = cm.dst_hw.warp + cm.dst_hw.block
+    nl = cm.dst_bits.lane
+    no = cm.dst_bits.warp + cm.dst_bits.block
     return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
 
 
@@ -116,10 +116,6 @@ class RegisterProgram:
         """The source register read by destination register ``reg`` of thread (lane, ω)."""
         return f2.apply(self.Qr, reg) ^ f2.apply(self.Ql, lane) ^ f2.apply(self.Qo, omega)
 
-    @property
-    def thread_rank(self) -> int:
-        return f2.rank(list(self.Ql) + list(self.Qo))
-
     @cached_property
     def counts(self) -> dict[str, int]:
         """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one."""
@@ -134,8 +130,8 @@ def register_program(cm: ConversionMap, element_bits: int) -> RegisterProgram:
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
     assert cm.level == 0
     kernel = f2.null_space(qr)
-    return RegisterProgram(element_bits, tuple(qr), tuple(ql), tuple(qo), 1 << cm.dst_hw.reg, 1 << cm.src_hw.reg,
-                           1 << (cm.dst_hw.reg - len(kernel)))
+    return RegisterProgram(element_bits, tuple(qr), tuple(ql), tuple(qo), 1 << cm.dst_bits.reg, 1 << cm.src_bits.reg,
+                           1 << (cm.dst_bits.reg - len(kernel)))
 
 
 @dataclass(frozen=True)
@@ -402,7 +398,7 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     """
     import numpy as np
 
-    sh, dh = cm.src_hw, cm.dst_hw
+    sh, dh = cm.src_bits, cm.dst_bits
     per_word = max(1, 32 // element_bits)
     wpe = max(1, element_bits // 32)
     s_tab = np.array(f2.subset_xors(list(cm.src_cols)), dtype=np.int64)  # element of every source index
@@ -514,7 +510,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
 
 def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[ShuffleProgram]:
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
-    sh, dh = cm.src_hw, cm.dst_hw
+    sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
     # Copies: destination register vectors whose source is slot 0.
     both = [q | (s << sh.reg) for q, s in zip(qr, sr)]

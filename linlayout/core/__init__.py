@@ -2,3 +2,14 @@
 
 The lowest layer: it imports nothing else of linlayout but :mod:`linlayout.errors`.
 """
+
+from . import f2, layout, memory
+from .layout import *
+from .memory import *
+
+__all__ = ["f2", *layout.__all__, *memory.__all__]
+"""The layer's public names: the F2 kernel as a module, and each gathered module's ``__all__``.
+
+:mod:`.quotient` is gathered by ``linlayout`` itself: its function ``quotient`` would take the
+module's name here.
+"""

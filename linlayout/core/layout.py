@@ -30,7 +30,7 @@ the lowest bits when dimensions are flattened.  Order matters only for
 ``flatten_*`` methods, the matrix view and equality.
 
 A layout is immutable and hashable.  Composition is matrix multiplication,
-inversion is Gaussian elimination (:mod:`linlayout.f2`).
+inversion is Gaussian elimination (:mod:`linlayout.core.f2`).
 
 Argument order of composition
 -----------------------------
@@ -66,7 +66,7 @@ from .product import compose_columns, divide, image_table, product
 from .text import grid_text, layout_text
 from .validate import check_instance, check_mapping, check_names
 
-__all__ = ["LinearLayout", "DimSpec", "log2_size", "dim_offsets"]
+__all__ = ["LinearLayout"]
 
 
 class _Fields:

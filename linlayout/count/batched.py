@@ -73,22 +73,7 @@ from ..core import f2
 from ..hw import Instruction, SharedMemory, get_hardware
 from .plan import access_shape, matrix_tile, matrix_tile_ok_batch, vector_cap, widest_vector_batch
 
-__all__ = [
-    "COUNTED",
-    "SINGULAR",
-    "NOT_LOWERABLE",
-    "STATUS_NAMES",
-    "batch_rank",
-    "batch_span",
-    "batch_inverse",
-    "apply_columns",
-    "colliding_word_dims",
-    "MemoryBatch",
-    "memory_batch",
-    "InstructionGroup",
-    "BatchCount",
-    "count_batch",
-]
+__all__ = ["batch_rank"]
 
 COUNTED = 0
 """Status of a configuration whose access was counted."""

@@ -25,9 +25,10 @@ from ..errors import AccessError
 from ..hw import Instruction, SharedMemory
 from .closed_form import WavefrontReport
 from .plan import AccessPlan, Memory, plan_access
+from .query import AccessQuery
 from .simulate import simulate_access, simulate_batch
 
-__all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan", "instruction_byte_offsets"]
+__all__ = ["lane_byte_offsets", "simulate_wavefronts", "simulate_plan"]
 
 
 def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLayout | None = None,
@@ -54,9 +55,9 @@ def instruction_byte_offsets(plan: AccessPlan, memory: Memory, layout: LinearLay
 
 
 def lane_byte_offsets(
-    layout: LinearLayout,
-    memory: Memory,
-    element_bits: int,
+    layout: LinearLayout | AccessQuery,
+    memory: Memory | None = None,
+    element_bits: int | None = None,
     op: str | None = None,
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
@@ -75,15 +76,19 @@ def lane_byte_offsets(
     >>> L = LinearLayout({"lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}, {"dim0": 1, "dim1": 32})
     >>> lane_byte_offsets(L, unswizzled([1, 32]), 32, "store")[0][:4]
     [0, 4, 8, 12]
+    >>> lane_byte_offsets(AccessQuery(L, unswizzled([1, 32]), 32, "store"), limit=1)[0][:4]
+    [0, 4, 8, 12]
     """
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    if type(layout) is AccessQuery:
+        layout, memory = layout.layout, layout.memory
     return instruction_byte_offsets(plan, memory, layout, limit)
 
 
 def simulate_wavefronts(
-    layout: LinearLayout,
-    memory: Memory,
-    element_bits: int,
+    layout: LinearLayout | AccessQuery,
+    memory: Memory | None = None,
+    element_bits: int | None = None,
     op: str | None = None,
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
@@ -95,9 +100,12 @@ def simulate_wavefronts(
     accepts a padded memory (:func:`linlayout.core.memory.padded`).  The
     vector, instruction registers and matrix grouping come from the same
     access plan as the closed form's (for a padded memory, from its unpadded
-    reference), so the two agree on every linear layout.
+    reference), so the two agree on every linear layout.  Takes one
+    :class:`~linlayout.count.query.AccessQuery` instead of the arguments too.
     """
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    if type(layout) is AccessQuery:
+        layout, memory = layout.layout, layout.memory
     return simulate_plan(plan, memory, layout)
 
 

@@ -58,18 +58,9 @@ from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
-from .simulate import check_access
+from .query import AccessQuery, AddressQuery, check_access, no_extra_arguments
 
-__all__ = [
-    "ConflictDirection",
-    "WavefrontReport",
-    "collisions",
-    "conflict_directions",
-    "wavefronts",
-    "count_plan",
-    "access_wavefronts",
-    "fit_affine",
-]
+__all__ = ["ConflictDirection", "WavefrontReport", "wavefronts", "count_plan", "access_wavefronts", "fit_affine"]
 
 
 # ---------------------------------------------------------------------------
@@ -332,9 +323,9 @@ def conflict_directions(gens: Sequence[tuple[Generator, int]], found: Sequence[t
 
 
 def wavefronts(
-    layout: LinearLayout,
-    memory: Memory,
-    element_bits: int,
+    layout: LinearLayout | AccessQuery,
+    memory: Memory | None = None,
+    element_bits: int | None = None,
     op: str | None = None,
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
@@ -365,6 +356,9 @@ def wavefronts(
     Returns a :class:`WavefrontReport`.  A padded memory raises
     :class:`NotLinearError`: use :func:`simulate_wavefronts`.
 
+    Instead of the arguments, one :class:`~linlayout.count.query.AccessQuery`
+    (checked when it was built) may be given: ``wavefronts(query)``.
+
     >>> from linlayout import LinearLayout
     >>> from linlayout.catalog.swizzles import unswizzled
     >>> L = LinearLayout({"register": [[0, 1], [0, 2], [1, 0]], "lane": [[0, 4], [0, 8], [0, 16], [2, 0], [4, 0]]},
@@ -372,13 +366,24 @@ def wavefronts(
     >>> r = wavefronts(L, unswizzled([8, 32]), 32, "load")     # paper notes TC11: 128-bit vectors
     >>> r.vector_bits, r.wavefronts_per_instruction, r.passes_per_instruction
     (128, 4, 4)
+    >>> wavefronts(AccessQuery(L, unswizzled([8, 32]), 32, "load")) == r
+    True
     """
+    if type(layout) is AccessQuery:
+        _refuse_padded(layout.memory)
+        return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware),
+                          layout.layout)
+    _refuse_padded(memory)
+    return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware), layout)
+
+
+def _refuse_padded(memory: Memory | None) -> None:
+    """:class:`NotLinearError` for a padded memory, which only the simulator counts."""
     if isinstance(memory, PaddedLayout):
         raise NotLinearError(
             f"the padded memory (rows of {memory.pitch} elements) is not a power-of-two pattern, so it is not "
             f"linear over F2; count it with simulate_wavefronts (CLI: linlayout conflicts --simulate)"
         )
-    return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware), layout)
 
 
 def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> WavefrontReport:
@@ -515,10 +520,10 @@ def _fit_lanes(offs: Sequence[int]) -> tuple[int, list[int]]:
 
 
 def access_wavefronts(
-    instruction: str | None,
-    op: str | None,
-    access_bytes: int,
-    lane_byte_offsets: Sequence[int],
+    instruction: str | Instruction | AddressQuery | None,
+    op: str | None = None,
+    access_bytes: int | None = None,
+    lane_byte_offsets: Sequence[int] | None = None,
     hardware: str | SharedMemory | None = "sm90",
 ) -> WavefrontReport:
     """Closed-form wavefronts of one instruction given by its lane byte offsets.
@@ -527,12 +532,21 @@ def access_wavefronts(
     every linear layout); otherwise :class:`NotLinearError` says so and points
     to :func:`linlayout.count.simulate.simulate_access`.
 
+    Takes the fields of an :class:`~linlayout.count.query.AddressQuery`, or one.
+
     >>> access_wavefronts("ld.shared", "load", 8, [0] * 32).wavefronts   # merged broadcast load
     1
+    >>> access_wavefronts(AddressQuery("ld.shared", "load", 8, [0] * 32)).wavefronts
+    1
     """
-    hw = get_hardware(hardware)
-    ins = parse_instruction(instruction, op)
-    offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
+    if type(instruction) is AddressQuery:
+        no_extra_arguments(instruction, op, access_bytes, lane_byte_offsets, None if hardware == "sm90" else hardware)
+        q = instruction
+        hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
+    else:
+        hw = get_hardware(hardware)
+        ins = parse_instruction(instruction, op)
+        offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
     if ins.is_matrix:
         # Lanes rows*j .. rows*j + rows - 1 address matrix j: the low lane bits generate its rows.
         _, basis = _fit_lanes(offs[: hw.matrix_rows * ins.matrices])

@@ -66,13 +66,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
-from typing import Any, Union
+from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
-from ..core.memory import PaddedLayout
-from ..core.validate import check_instance
-from ..errors import DimensionError, LoweringError, SizeError
+from ..errors import LoweringError
 from ..hw import INSTRUCTIONS, PRESETS, Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
 from .matrix_tile import (
@@ -83,116 +81,19 @@ from .matrix_tile import (
     matrix_tile_ok_batch,
 )
 from .offsets import column_form, element_offsets, offsets_through_inverse
+from .query import (
+    DISTRIBUTED_DIMS,
+    AccessQuery,
+    Memory,
+    check_capacity,
+    check_distributed_dims,
+    check_element_bits,
+    check_tile_bytes,
+    check_vector_bits,
+    no_extra_arguments,
+)
 
-__all__ = [
-    "DISTRIBUTED_DIMS",
-    "Memory",
-    "Generator",
-    "MatrixTile",
-    "AccessShape",
-    "AccessPlan",
-    "check_element_bits",
-    "check_capacity",
-    "check_tile_bytes",
-    "check_distributed_dims",
-    "element_offsets",
-    "widest_vector",
-    "widest_vector_batch",
-    "vector_cap",
-    "matrix_tile",
-    "check_matrix_tile",
-    "matrix_tile_ok_batch",
-    "access_shape",
-    "plan_from_offsets",
-    "plan_access",
-]
-
-DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
-"""Input dimensions of a distributed layout, in this order."""
-
-Memory = Union[LinearLayout, PaddedLayout]
-
-
-# ---------------------------------------------------------------------------
-# Input checks shared by every counter
-# ---------------------------------------------------------------------------
-
-
-def check_capacity(memory: Memory, element_bits: int, hw: SharedMemory) -> int:
-    """The bytes a memory tile occupies; :class:`SizeError` if shared memory (``hw.smem_bytes``) cannot hold it.
-
-    >>> from linlayout.core.memory import unswizzled
-    >>> from linlayout.hw import sm90
-    >>> check_capacity(unswizzled([128, 128]), 32, sm90)
-    65536
-    >>> check_capacity(unswizzled([256, 256]), 32, sm90)
-    Traceback (most recent call last):
-    ...
-    linlayout.errors.SizeError: the memory tile holds 65536 elements of 32 bits = 262144 bytes, more than the 233472 bytes (228 KB) of shared memory on sm90
-    """
-    if type(memory) is LinearLayout:  # the common case first: no isinstance chain
-        elements = 1 << memory.in_bits
-    elif isinstance(check_instance(memory, (LinearLayout, PaddedLayout), "memory"), PaddedLayout):
-        elements = memory.pitch
-        for s in memory.shape[:-1]:
-            elements *= s
-    else:
-        elements = memory.total_in_size
-    return check_tile_bytes(elements, element_bits, hw)
-
-
-def check_tile_bytes(elements: int, element_bits: int, hw: SharedMemory) -> int:
-    """The bytes of a tile of ``elements`` elements; :class:`SizeError` beyond ``hw.smem_bytes``.
-
-    The capacity rule of :func:`check_capacity`, for callers that know the
-    tile's size but have no memory layout yet (the synthesizer).
-
-    >>> from linlayout.hw import sm90
-    >>> check_tile_bytes(128 * 128, 16, sm90)
-    32768
-    """
-    nbytes = (elements * element_bits + 7) // 8
-    if nbytes > hw.smem_bytes:
-        raise SizeError(
-            f"the memory tile holds {elements} elements of {element_bits} bits = {nbytes} bytes, more than the "
-            f"{hw.smem_bytes} bytes ({hw.smem_bytes / 1024:g} KB) of shared memory on {hw.name}"
-        )
-    return nbytes
-
-
-def check_element_bits(element_bits: Any) -> int:
-    """Validate an element width (a power of two from 1 to 128 bits)."""
-    if (
-        isinstance(element_bits, bool)
-        or not isinstance(element_bits, int)
-        or element_bits <= 0
-        or element_bits & (element_bits - 1)
-        or element_bits > 128
-    ):
-        raise SizeError(f"element_bits must be a power of two from 1 to 128, got {element_bits!r}")
-    return element_bits
-
-
-def check_distributed_dims(layout: Any, hw: SharedMemory, what: str = "layout") -> LinearLayout:
-    """A distributed layout for ``hw``: register/lane/warp/block inputs and exactly ``hw.lanes`` lanes."""
-    if not isinstance(layout, LinearLayout):
-        raise DimensionError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
-    lanes = 1
-    for d, b in layout.in_dim_bits:
-        if d not in DISTRIBUTED_DIMS:
-            raise DimensionError(
-                f"the distributed {what} has an input dimension {d!r}; expected register, lane and optionally "
-                f"warp and block"
-            )
-        if d == "lane":
-            lanes = 1 << b
-    if lanes != hw.lanes:
-        raise SizeError(
-            f"the {what} has {lanes} lanes but a {hw.name} warp has {hw.lanes}; give all {hw.lanes} lanes "
-            f"(a zero lane basis marks lanes that duplicate others)"
-        )
-    return layout
-
+__all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
 # ---------------------------------------------------------------------------
 # The vector rule
@@ -488,8 +389,7 @@ class AccessPlan:
 
 
 def _vector_bits_request(vector_bits: Any, element_bits: int, available: Sequence[int]) -> tuple[int, ...]:
-    if isinstance(vector_bits, bool) or not isinstance(vector_bits, int) or vector_bits <= 0 or vector_bits & (vector_bits - 1):
-        raise SizeError(f"vector_bits must be a power of two, got {vector_bits!r}")
+    check_vector_bits(vector_bits)
     if vector_bits < element_bits:
         raise LoweringError(f"vector_bits={vector_bits} is narrower than one {element_bits}-bit element")
     want = (vector_bits // element_bits).bit_length() - 1
@@ -646,9 +546,9 @@ _ELEMENT_BITS = frozenset(1 << k for k in range(8))
 
 
 def plan_access(
-    layout: LinearLayout,
-    memory: Memory,
-    element_bits: int,
+    layout: LinearLayout | AccessQuery,
+    memory: Memory | None = None,
+    element_bits: int | None = None,
     op: str | None = None,
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
@@ -656,13 +556,22 @@ def plan_access(
 ) -> AccessPlan:
     """Validate a layout-level query and plan it (the arguments of :func:`linlayout.wavefronts`).
 
+    Takes the query's fields, or one :class:`~linlayout.count.query.AccessQuery`
+    (already checked).
+
     >>> from linlayout.catalog.swizzles import unswizzled
     >>> L = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]},
     ...                  {"dim0": 2, "dim1": 32})
     >>> p = plan_access(L, unswizzled([2, 32]), 32, "store")
     >>> p.access_bytes, p.shape.passes, p.shape.instructions
     (8, 2, 1)
+    >>> plan_access(AccessQuery(L, unswizzled([2, 32]), 32, "store")) == p
+    True
     """
+    if type(layout) is AccessQuery:
+        no_extra_arguments(layout, memory, element_bits, op, instruction, vector_bits,
+                           None if hardware == "sm90" else hardware)
+        return _plan_query(layout)
     if type(layout) is LinearLayout:
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
@@ -673,19 +582,44 @@ def plan_access(
         lmemo = layout.memo()
         facts = lmemo.get(_CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
-        check_distributed_dims(layout, hw)
-        form = column_form(layout)
-        regs = lanes = ()
-        for d, _, _ in form[1]:
-            if d == "register":
-                regs = layout.flat_bases(d)
-            elif d == "lane":
-                lanes = layout.flat_bases(d)
-        facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
-                                                   form)
+        facts = _layout_facts(layout, hw, lmemo)
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
         check_element_bits(element_bits)
     check_capacity(memory, element_bits, hw)
+    return _plan_checked(layout, memory, element_bits, ins, hw, matrix, vector_bits, facts)
+
+
+def _plan_query(query: AccessQuery) -> AccessPlan:
+    """The plan of a checked :class:`~linlayout.count.query.AccessQuery`: its model and instruction are resolved
+    and its input checked, so only the layout's plan facts are looked up."""
+    layout, hw = query.layout, query.hw
+    lmemo = layout.memo()
+    facts = lmemo.get(_CHECKED_KEY)
+    if facts is None or facts.lanes != hw.lanes:
+        facts = _layout_facts(layout, hw, lmemo)
+    ins = query.ins
+    return _plan_checked(layout, query.memory, query.element_bits, ins, hw, ins.addressing == MATRIX,
+                         query.vector_bits, facts)
+
+
+def _layout_facts(layout: LinearLayout, hw: SharedMemory, lmemo: dict[Any, Any]) -> _LayoutFacts:
+    """Check ``layout`` for ``hw``'s lanes and keep what every plan of it reads (:class:`_LayoutFacts`)."""
+    check_distributed_dims(layout, hw)
+    form = column_form(layout)
+    regs = lanes = ()
+    for d, _, _ in form[1]:
+        if d == "register":
+            regs = layout.flat_bases(d)
+        elif d == "lane":
+            lanes = layout.flat_bases(d)
+    facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
+                                               form)
+    return facts
+
+
+def _plan_checked(layout: LinearLayout, memory: Memory, element_bits: int, ins: Instruction, hw: SharedMemory,
+                  matrix: bool, vector_bits: int | None, facts: _LayoutFacts) -> AccessPlan:
+    """The plan of checked input: ``C = M⁻¹ ∘ L``, then the matrix tile or the vector rule."""
     if type(memory) is LinearLayout:
         offs = offsets_through_inverse(layout, memory, facts.form)
         if offs is None:

@@ -22,25 +22,15 @@ Worked example: a 32x32 fp32 tile read by columns (lane ``l`` reads row
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AccessError
-from ..hw import SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
-from ..core.validate import check_int
+from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
+from .query import AddressQuery, check_access, check_lane_offsets, no_extra_arguments
 
-__all__ = [
-    "AccessError",
-    "Pass",
-    "AccessResult",
-    "simulate_access",
-    "simulate_batch",
-    "merged_load",
-    "max_words_per_bank",
-    "check_lane_offsets",
-    "check_access",
-]
+__all__ = ["AccessResult", "simulate_access", "simulate_batch"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +72,7 @@ class AccessResult:
         }
 
 
-def merged_load(offsets: Sequence[int], hw: SharedMemory | None = None) -> bool:
+def merged_load(offsets: Sequence[int]) -> bool:
     """Whether lane bit 0 or lane bit 1 broadcasts (lane ``l`` and ``l ^ 1`` or ``l ^ 2`` always agree).
 
     Observed on the addresses, independently of any plan; whether the
@@ -95,38 +85,6 @@ def merged_load(offsets: Sequence[int], hw: SharedMemory | None = None) -> bool:
         if all(offsets[l] == offsets[l ^ (1 << b)] for l in range(n)):
             return True
     return False
-
-
-def check_access(ins, access_bytes: int, offsets: Sequence[int], hw: SharedMemory) -> list[int]:
-    """Validate an address-level access (instruction on this model, size, one aligned offset per lane).
-
-    Returns the offsets as ints; raises :class:`AccessError` or
-    :class:`~linlayout.errors.SizeError` saying what is wrong.  Shared by the
-    simulator and :func:`linlayout.count.closed_form.access_wavefronts`, so both
-    accept exactly the same inputs.
-    """
-    if ins.is_matrix:
-        check_matrix_access(ins, access_bytes, hw)
-        return check_lane_offsets(offsets, hw.lanes, hw.matrix_row_bytes)
-    check_access_bytes(access_bytes, hw)
-    return check_lane_offsets(offsets, hw.lanes, access_bytes)
-
-
-def check_lane_offsets(offsets: Sequence[int], count: int, align: int) -> list[int]:
-    if isinstance(offsets, (str, bytes, Mapping)) or not isinstance(offsets, Iterable):
-        raise AccessError(f"lane_byte_offsets must be a list of integers, got {offsets!r}")
-    offs = [check_int(o, f"lane_byte_offsets[{i}]", error=AccessError) for i, o in enumerate(offsets)]
-    if len(offs) != count:
-        raise AccessError(f"expected {count} lane byte offsets (one per lane), got {len(offs)}")
-    for lane, o in enumerate(offs):
-        if o < 0:
-            raise AccessError(f"lane {lane} has a negative byte offset {o}")
-        if o % align:
-            raise AccessError(
-                f"lane {lane}'s byte offset {o} is not aligned to the {align}-byte access; "
-                f"shared-memory accesses must be naturally aligned"
-            )
-    return offs
 
 
 def _pass(lanes: Sequence[int], offs: Sequence[int], access_bytes: int, hw: SharedMemory) -> Pass:
@@ -152,13 +110,16 @@ def _groups(pass_bits: Sequence[int], nlanes: int) -> list[list[int]]:
 
 
 def simulate_access(
-    instruction: str | None,
-    op: str | None,
-    access_bytes: int,
-    lane_byte_offsets: Sequence[int],
+    instruction: str | Instruction | AddressQuery | None,
+    op: str | None = None,
+    access_bytes: int | None = None,
+    lane_byte_offsets: Sequence[int] | None = None,
     hardware: str | SharedMemory | None = None,
 ) -> AccessResult:
     """Simulate one instruction issued by one warp; return its wavefronts and passes.
+
+    Takes the fields of an :class:`~linlayout.count.query.AddressQuery`, or one
+    (already checked).
 
     Parameters
     ----------
@@ -180,11 +141,18 @@ def simulate_access(
     >>> r = simulate_access("ld.shared", "load", 16, [16 * l for l in range(32)])
     >>> r.wavefronts, len(r.passes)
     (4, 4)
+    >>> simulate_access(AddressQuery("ld.shared", "load", 16, [16 * l for l in range(32)])) == r
+    True
     """
-    hw = get_hardware(hardware)
-    ins = parse_instruction(instruction, op)
+    if type(instruction) is AddressQuery:
+        no_extra_arguments(instruction, op, access_bytes, lane_byte_offsets, hardware)
+        q = instruction
+        hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
+    else:
+        hw = get_hardware(hardware)
+        ins = parse_instruction(instruction, op)
+        offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
     op = ins.op
-    offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
     if ins.is_matrix:
         rows = hw.matrix_rows
         passes = tuple(
@@ -296,11 +264,12 @@ def _batch_pass(offs, access_bytes: int, hw: SharedMemory):
     return max_words_per_bank(words, hw.banks)
 
 
-def max_words_per_bank(words, banks: int = 32):  # -> numpy.ndarray
+def max_words_per_bank(words, banks: int | None = None):  # -> numpy.ndarray
     """For each row of word addresses, the largest number of distinct words that one bank holds.
 
-    ``words`` is an ``(n, m)`` integer array of 4-byte word indices (byte
-    address >> 2 on sm90); the bank of word ``w`` is ``w % banks``.  This is
+    ``words`` is an ``(n, m)`` integer array of word indices (byte address
+    >> 2 on sm90); the bank of word ``w`` is ``w % banks`` (default: the
+    default model's banks, :func:`~linlayout.hw.get_hardware`).  This is
     the cost of one pass.  Each row is sorted by (bank, word), so equal words
     and banks form runs; one sweep down the ``m`` columns (vectorised over
     the ``n`` rows) counts the distinct words of each bank's run.
@@ -311,6 +280,8 @@ def max_words_per_bank(words, banks: int = 32):  # -> numpy.ndarray
     """
     import numpy as np
 
+    if banks is None:
+        banks = get_hardware().banks
     words = np.asarray(words)
     n, m = words.shape
     if n == 0 or m == 0:

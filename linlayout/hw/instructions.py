@@ -32,16 +32,7 @@ from dataclasses import dataclass, field
 from ..core.validate import check_keyword
 from ..errors import AccessError, InstructionError, SizeError
 
-__all__ = [
-    "Instruction",
-    "INSTRUCTIONS",
-    "register_instruction",
-    "parse_instruction",
-    "check_access_bytes",
-    "check_matrix_access",
-    "VECTOR",
-    "MATRIX",
-]
+__all__ = ["Instruction", "INSTRUCTIONS", "register_instruction", "parse_instruction"]
 
 VECTOR = "vector"
 MATRIX = "matrix"

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, fields
 
 from ..errors import HardwareError, InstructionError
 
-__all__ = ["SharedMemory", "PRESETS", "get_hardware", "register_hardware"]
+__all__ = ["SharedMemory", "get_hardware", "register_hardware"]
 
 
 def _log2(x: object, what: str) -> int:

@@ -2,8 +2,9 @@
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
 "sm90", "scratch_bytes": null, "multistep": false}`` (``hardware``,
-``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the keyword arguments of
-:func:`~linlayout.convert.plan.plan_conversion`.
+``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the
+:class:`~linlayout.convert.query.ConversionQuery` that
+:func:`~linlayout.convert.plan.plan_conversion` takes.
 
 :func:`to_cuda` writes the plan as a CUDA device function over one thread's
 registers::
@@ -11,8 +12,9 @@ registers::
     __device__ void NAME(const T (&src)[NS], T (&dst)[ND] [, T* smem])
 
 with ``T`` the unsigned integer type of ``element_bits`` (the conversion
-moves bits).  It reads ``lane = threadIdx.x % 32``, ``warp = threadIdx.x /
-32`` and ``blockIdx.x``.  Thread-dependent choices are written as
+moves bits).  It reads ``lane = threadIdx.x % LANES``, ``warp = threadIdx.x /
+LANES`` and ``blockIdx.x``, with ``LANES`` the hardware model's lanes per warp
+(32 on ``sm90``; every number the code depends on comes from the model).  Thread-dependent choices are written as
 conditional expressions on the thread's own index, so every register index
 is a compile-time constant (no local memory).  The shared-memory path writes
 and reads aligned vectors of the width the plan's access rule found, and
@@ -36,26 +38,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..convert.plan import ConversionPlan
-from ..convert.solve import aligned, hardware_of
+from ..convert.query import ConversionQuery
+from ..convert.solve import aligned, index_bits
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.plan import plan_access
 from ..errors import DimensionError, LayoutJSONError
+from ..hw import SharedMemory, get_hardware
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
-__all__ = ["convert_query_from_json", "to_cuda", "CUDA_TYPES"]
+__all__ = ["convert_query_from_json", "to_cuda"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 
 _QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "multistep"}
 
 
-def convert_query_from_json(source: Any) -> dict[str, Any]:
-    """Parse a ``linlayout convert`` query (see the module doc).
+def convert_query_from_json(source: Any) -> ConversionQuery:
+    """Parse a ``linlayout convert`` query (see the module doc) into a checked :class:`ConversionQuery`.
 
     >>> q = convert_query_from_json('{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16}')
-    >>> sorted(q), q["hardware"], q["scratch_bytes"]
-    (['dst', 'element_bits', 'hardware', 'scratch_bytes', 'src'], 'sm90', None)
+    >>> q.element_bits, q.hardware, q.scratch_bytes, q.multistep
+    (16, 'sm90', None, False)
     """
     obj = decode(source, "query")
     if not isinstance(obj, Mapping):
@@ -73,13 +77,11 @@ def convert_query_from_json(source: Any) -> dict[str, Any]:
     sb = obj.get("scratch_bytes")
     if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
         raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
-    out = {"src": layout_from_json(obj["src"], "src layout"), "dst": layout_from_json(obj["dst"], "dst layout"),
-           "element_bits": eb, "hardware": hw, "scratch_bytes": sb}
-    if "multistep" in obj:  # optional: also search two-step plans (plan_conversion's multistep)
-        if not isinstance(obj["multistep"], bool):
-            raise LayoutJSONError(f"\"multistep\" must be true or false, got {obj['multistep']!r}")
-        out["multistep"] = obj["multistep"]
-    return out
+    multistep = obj.get("multistep", False)  # optional: also search two-step plans
+    if not isinstance(multistep, bool):
+        raise LayoutJSONError(f"\"multistep\" must be true or false, got {multistep!r}")
+    return ConversionQuery(src=layout_from_json(obj["src"], "src layout"), dst=layout_from_json(obj["dst"], "dst layout"),
+                           element_bits=eb, hardware=hw, scratch_bytes=sb, multistep=multistep)
 
 
 # ---------------------------------------------------------------------------
@@ -103,19 +105,24 @@ def _select(var: str, options: Sequence[tuple[int, str]]) -> str:
     return expr
 
 
-def _header(name: str, T: str, ns: int, nd: int, smem: bool) -> list[str]:
+def _header(name: str, T: str, ns: int, nd: int, smem: bool, model: SharedMemory) -> list[str]:
     extra = f", {T}* smem" if smem else ""
     return [f"__device__ __forceinline__ void {name}(const {T} (&src)[{ns}], {T} (&dst)[{nd}]{extra}) {{",
-            "  const unsigned lane = threadIdx.x % 32u;",
-            "  const unsigned warp = threadIdx.x / 32u;",
+            f"  const unsigned lane = threadIdx.x % {model.lanes}u;",
+            f"  const unsigned warp = threadIdx.x / {model.lanes}u;",
             "  (void)lane; (void)warp;"]
+
+
+def _warp_mask(model: SharedMemory) -> str:
+    """The ``__shfl_sync`` mask of a full warp of the model's lanes."""
+    return f"0x{(1 << model.lanes) - 1:x}u"
 
 
 def _omega(hw) -> str:
     return f"(warp | (blockIdx.x << {hw.warp}))" if hw.block else "warp"
 
 
-def _registers(plan, sh, dh, T) -> list[str]:
+def _registers(plan, dh) -> list[str]:
     prog = plan.registers
     lines = [f"  const unsigned om = {_omega(dh)}; (void)om;",
              f"  const unsigned t = {_lin(prog.Ql, 'lane')} ^ {_lin(prog.Qo, 'om')}; (void)t;"]
@@ -127,7 +134,7 @@ def _registers(plan, sh, dh, T) -> list[str]:
     return lines
 
 
-def _shuffles(plan, sh, dh, T, eb) -> list[str]:
+def _shuffles(plan, dh, T, eb, model: SharedMemory) -> list[str]:
     prog = plan.shuffles
     W = "unsigned long long" if eb == 64 else "unsigned int"
     n = 1 << prog.pack_bits
@@ -143,12 +150,12 @@ def _shuffles(plan, sh, dh, T, eb) -> list[str]:
         return "(" + " | ".join(f"((unsigned)src[{q}] << {j * eb})" for j, q in enumerate(regs)) + ")"
 
     if prog.strategy == "layers":
-        return lines + _shuffle_layers(prog, dh, T, eb, W, word)
+        return lines + _shuffle_layers(prog, dh, T, eb, W, word, model)
     send, recv = prog.selections
     for k in prog.used_rounds:  # every shuffled round, unless extra rounds leave some unused
         a = f2.apply(prog.A, k)
         lines.append(f"  const {W} s{k} = {_select(f'({a}u ^ sw)', [(w, word(w)) for w in send[k]])};")
-        lines.append(f"  const {W} r{k} = __shfl_sync(0xffffffffu, s{k}, {f2.apply(prog.As, k)}u ^ sl);")
+        lines.append(f"  const {W} r{k} = __shfl_sync({_warp_mask(model)}, s{k}, {f2.apply(prog.As, k)}u ^ sl);")
     for r in range(prog.kept):
         opts = []
         for kind, v in recv[r]:
@@ -187,7 +194,7 @@ def _dst_assign(prog, dh, T, eb) -> list[str]:
     return out
 
 
-def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
+def _shuffle_layers(prog, dh, T, eb, W, word, model: SharedMemory) -> list[str]:
     """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
     send_layers, recv_layers = prog.layers
     nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
@@ -202,7 +209,8 @@ def _shuffle_layers(prog, dh, T, eb, W, word) -> list[str]:
         if k in prog.self_rounds:
             lines.append(f"  const {W} b0_{k} = a{top}_{a};")
         else:
-            lines.append(f"  const {W} b0_{k} = __shfl_sync(0xffffffffu, a{top}_{a}, {f2.apply(prog.As, k)}u ^ sl);")
+            lines.append(f"  const {W} b0_{k} = __shfl_sync({_warp_mask(model)}, a{top}_{a}, "
+                         f"{f2.apply(prog.As, k)}u ^ sl);")
     for i, (b, lm) in enumerate(recv_layers):
         lines.append(f"  const bool pr{i} = {_parity(lm, 'lane')} != 0u;")
         lines += [f"  const {W} b{i + 1}_{k} = pr{i} ? b{i}_{k ^ b} : b{i}_{k};" for k in needs[i + 1]]
@@ -241,13 +249,13 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
     vregs = ap.shape.hardware.register_bytes * 8 // eb
     lane_off = throff[:hw.lane]
     warp_off = throff[hw.lane:]
-    used = (hw_rows := ap.hardware.matrix_rows) * nmat
+    used = ap.hardware.matrix_rows * nmat
 
     def off(slot):
         r, ll = slot
         return regoff[r] ^ f2.apply(lane_off, ll)
 
-    out = [f"  const unsigned wo_{op} = {_lin(warp_off, 'tid >> 5')}; (void)wo_{op};"]
+    out = [f"  const unsigned wo_{op} = {_lin(warp_off, f'tid >> {hw.lane}')}; (void)wo_{op};"]
     loaded: dict[int, int] = {}
     name = "ldmatrix" if op == "load" else "stmatrix"
     ptx = f"{name}.sync.aligned.m8n8.x{nmat}{'.trans' if trans else ''}.shared.b16"
@@ -284,7 +292,7 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
                          f'"r"((unsigned)__cvta_generic_to_shared({addr})), {ins_ops} : "memory");')
         lines.append("#endif")
         if op == "load":
-            mask = f" & {(1 << eb) - 1}u" if eb < 32 else ""
+            mask = f" & {(1 << eb) - 1}u" if eb < ap.hardware.register_bytes * 8 else ""
             for j, regs_j in enumerate(words):
                 for i, r in enumerate(regs_j):
                     sh_ = f" >> {eb * i}u" if i else ""
@@ -299,12 +307,10 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
     return out
 
 
-def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
+def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
     rt = plan.shared_memory
-    if sh.lane != 5:
-        raise LayoutJSONError("CUDA emission of the shared-memory path needs 32 lanes")
-    _, scols = hardware_of(src, "src")
-    _, dcols = hardware_of(dst, "dst")
+    _, scols = index_bits(src, "src")
+    _, dcols = index_bits(dst, "dst")
 
     def offs(cols, hw):  # the offset is linear in the element: split it into register and thread parts
         reg = [rt.offset(f2.apply(cols, q)) for q in range(1 << hw.reg)]
@@ -313,21 +319,21 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
 
     sreg, sthr = offs(scols, sh)
     dreg, dthr = offs(dcols, dh)
-    lines = ["  const unsigned tid = lane | (warp << 5);",
+    lines = [f"  const unsigned tid = lane | (warp << {model.lane_bits});",
              f"  const unsigned so = {_lin(sthr, 'tid')};",
              f"  const unsigned doff = {_lin(dthr, 'tid')};"]
 
-    def width(cols_thr, regoffs, hw):
+    def width(cols_thr):
         lowmask = 0
         for c in cols_thr:
             lowmask |= c
         w = 1
-        maxw = max(1, 128 // eb)
+        maxw = max(1, model.max_access_bytes * 8 // eb)
         while w < maxw and not (lowmask & (2 * w - 1)):
             w *= 2
         return w
 
-    ws, wd = width(sthr, sreg, sh), width(dthr, dreg, dh)
+    ws, wd = width(sthr), width(dthr)
     matrix_w = rt.swizzle.write_instruction if "matrix" in rt.swizzle.write_instruction and rt.reps == 1 else None
     matrix_r = rt.swizzle.read_instruction if "matrix" in rt.swizzle.read_instruction and rt.reps == 1 else None
     sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
@@ -367,20 +373,27 @@ def _shared(plan, src, dst, sh, dh, T, eb) -> list[str]:
     return lines
 
 
-def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: str = "convert_layout") -> str:
-    """The plan as a CUDA device function (see the module doc)."""
+def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: str = "convert_layout",
+            hardware: str | SharedMemory | None = None) -> str:
+    """The plan as a CUDA device function (see the module doc).
+
+    ``hardware`` is the model whose warp the code runs on (default: the
+    plan's); the layouts must give all its lanes.
+    """
+    model = get_hardware(plan.hardware if hardware is None else hardware)
     dst = aligned(src, dst)
-    sh, _ = hardware_of(src, "src")
-    dh, _ = hardware_of(dst, "dst")
-    if sh.lane != 5:
-        raise DimensionError(f"CUDA code needs layouts of 32 lanes (a full warp), got {1 << sh.lane}")
+    sh, _ = index_bits(src, "src")
+    dh, _ = index_bits(dst, "dst")
+    if sh.lane != model.lane_bits:
+        raise DimensionError(f"CUDA code needs layouts of {model.lanes} lanes (a full {model.name} warp), "
+                             f"got {1 << sh.lane}")
     T = CUDA_TYPES[plan.element_bits]
     if plan.path == "multistep":  # one device function per step, chained through the intermediate registers
         parts, layout, calls, regs = [], src, [], 1 << sh.reg
         smem = any(p.path == "shared_memory" for _, p in plan.steps)
         for k, (target, step) in enumerate(plan.steps):
-            parts.append(to_cuda(step, layout, target, f"{name}_step{k}"))
-            th, _ = hardware_of(aligned(layout, target), "dst")
+            parts.append(to_cuda(step, layout, target, f"{name}_step{k}", model))
+            th, _ = index_bits(aligned(layout, target), "dst")
             out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
             if out != "dst":
                 calls.append(f"  {T} {out}[{1 << th.reg}];")
@@ -391,20 +404,20 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
                 f"per thread {dict(plan.instructions)}"]
         if smem:
             head.append(f"// scratch: {plan.scratch_bytes} bytes; smem must be 16-byte aligned")
-        body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem) + calls + ["}"]
+        body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model) + calls + ["}"]
         return "".join(parts) + "\n".join(body) + "\n"
     smem = plan.path == "shared_memory"
     lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
     if smem:
         lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned")
-    lines += _header(name, T, 1 << sh.reg, 1 << dh.reg, smem)
+    lines += _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model)
     if plan.path == "none":
         lines += [f"  dst[{r}] = src[{r}];" for r in range(1 << dh.reg)]
     elif plan.path == "registers":
-        lines += _registers(plan, sh, dh, T)
+        lines += _registers(plan, dh)
     elif plan.path == "shuffles":
-        lines += _shuffles(plan, sh, dh, T, plan.element_bits)
+        lines += _shuffles(plan, dh, T, plan.element_bits, model)
     else:
-        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits)
+        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model)
     lines.append("}")
     return "\n".join(lines) + "\n"

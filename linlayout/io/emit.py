@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from ..errors import DimensionError, LinLayoutError, SizeError
 from ..core.layout import LinearLayout
 
-__all__ = ["CuteForm", "TritonForm", "to_c", "to_cute", "to_triton", "offset_terms", "C_PRELUDE"]
+__all__ = ["CuteForm", "TritonForm", "to_c", "to_cute", "to_triton", "offset_terms"]
 
 
 def _check_memory(memory: LinearLayout) -> LinearLayout:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..check.family import Family
-from ..errors import LayoutJSONError, SweepError
+from ..errors import LayoutJSONError, LinLayoutError, SweepError
 from .jsonio import conflicts_query_from_json, decode, layout_from_json, reject_unknown_keys
 
 __all__ = ["family_from_json"]
@@ -98,9 +98,14 @@ def family_from_json(source: Any) -> Family:
             raise LayoutJSONError(f"query {nm!r} has its own \"memory\"; give the memory once, at the top level")
         if "layout" not in q:
             raise LayoutJSONError(f"query {nm!r} needs a \"layout\"")
-        parsed = conflicts_query_from_json({**q, "memory": mem_obj})
-        parsed.pop("kind")
-        parsed.pop("memory")
-        accesses[nm] = parsed
+        try:
+            parsed = conflicts_query_from_json({**q, "memory": mem_obj})
+        except LayoutJSONError:
+            raise
+        except LinLayoutError as e:  # the query's checks: say which access failed them
+            raise type(e)(f"access {nm!r}: {e}") from None
+        accesses[nm] = {"layout": parsed.layout, "element_bits": parsed.element_bits, "op": parsed.op,
+                        "instruction": parsed.instruction, "vector_bits": parsed.vector_bits,
+                        "hardware": parsed.hardware}
     return Family.make(memory, accesses, obj["toggles"], name)
 

@@ -58,7 +58,7 @@ from ..check.gpu.verify import QueryProbes, plan_probes
 from ..errors import LayoutJSONError, LinLayoutError
 from .jsonio import conflicts_query_from_json, load_file, swizzle_query_from_json
 
-__all__ = ["read_query", "read_queries", "plan_query", "swizzle_sides", "load_queries", "verify_files"]
+__all__ = ["plan_query", "load_queries", "verify_files"]
 
 
 def _is_swizzle_query(obj: Any) -> bool:
@@ -70,7 +70,7 @@ def read_query(obj: Any, qid: str = "query") -> ParsedQuery:
 
     >>> e = read_query({"instruction": "ld.shared", "op": "load", "access_bytes": 4,
     ...                 "lane_byte_offsets": [128 * l for l in range(32)]}, "column")
-    >>> e.id, e.kind, e.query["kind"]
+    >>> e.id, e.kind, e.query.kind
     ('column', 'conflicts', 'access')
     """
     if _is_swizzle_query(obj):

@@ -1,11 +1,13 @@
 """JSON interchange: layouts, memory layouts and the queries of the CLI, in and out as JSON.
 
 This module turns JSON into the library's values and back; it decides
-nothing itself.  A query becomes keyword arguments: a ``linlayout
-conflicts`` query (:func:`conflicts_query_from_json`) those of
-:func:`~linlayout.count.closed_form.wavefronts` (layout level) or
-:func:`~linlayout.count.simulate.simulate_access` (address level), a
-``linlayout swizzle`` query (:func:`swizzle_query_from_json`) those of
+nothing itself.  A ``linlayout conflicts`` query
+(:func:`conflicts_query_from_json`) becomes a checked query value, an
+:class:`~linlayout.count.query.AccessQuery` (layout level, counted by
+:func:`~linlayout.count.closed_form.wavefronts`) or an
+:class:`~linlayout.count.query.AddressQuery` (address level, counted by
+:func:`~linlayout.count.simulate.simulate_access`); a
+``linlayout swizzle`` query (:func:`swizzle_query_from_json`) becomes the arguments of
 :func:`~linlayout.synth.synthesis.optimal_swizzle`.  ``"hardware"`` names a
 model known to :func:`~linlayout.hw.get_hardware` (``sm90`` by default, or
 any registered with :func:`~linlayout.hw.register_hardware`).
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.bases import decode, parse_layout_object
 from ..core.layout import LinearLayout
+from ..count.query import AccessQuery, AddressQuery
 from ..errors import LayoutJSONError
 from .named import is_named, named_layout, unwrap_document
 
@@ -190,57 +193,70 @@ def reject_unknown_keys(obj: Mapping[str, Any], allowed: Iterable[str], what: st
         raise LayoutJSONError(f"unknown key {unknown[0]!r} in {what}; allowed: {sorted(keys)}")
 
 
-def conflicts_query_from_json(source: Any) -> dict[str, Any]:
-    """Parse a ``linlayout conflicts`` query into keyword arguments.
+def conflicts_query_from_json(source: Any) -> AccessQuery | AddressQuery:
+    """Parse a ``linlayout conflicts`` query into a checked query value.
 
     Layout-level query: ``{"layout": LAYOUT, "memory": LAYOUT, "element_bits": 16,
     "op": "load", "instruction": "ld.shared", "vector_bits": 64, "hardware": "sm90"}``
     (``instruction``, ``vector_bits``, ``hardware`` optional; ``memory`` may be
-    ``{"padded": ...}``).  Returns ``{"kind": "layout", ...}`` with the
-    arguments of :func:`linlayout.count.closed_form.wavefronts`.
+    ``{"padded": ...}``).  Returns an :class:`~linlayout.count.query.AccessQuery`,
+    the argument of :func:`linlayout.count.closed_form.wavefronts`.
 
     Address-level query: ``{"instruction": "ld.shared", "op": "load",
-    "access_bytes": 8, "lane_byte_offsets": [32 ints]}``.  Returns
-    ``{"kind": "access", ...}`` with the arguments of
+    "access_bytes": 8, "lane_byte_offsets": [32 ints]}``.  Returns an
+    :class:`~linlayout.count.query.AddressQuery`, the argument of
     :func:`linlayout.count.simulate.simulate_access`.
+
+    Both have ``kind`` (``"layout"`` or ``"access"``).  Raises
+    :class:`LayoutJSONError` for a document that is not a query, and the
+    query's own checks (:class:`~linlayout.errors.SizeError`, ...) for bad values.
+
+    >>> q = conflicts_query_from_json({"instruction": "ld.shared", "op": "load", "access_bytes": 4,
+    ...                                "lane_byte_offsets": [4 * l for l in range(32)]})
+    >>> q.kind, q.access_bytes, q.hw.name
+    ('access', 4, 'sm90')
     """
     obj = decode(source, "query")
     if not isinstance(obj, Mapping):
         raise LayoutJSONError(f"a query must be a JSON object, got {type(obj).__name__}")
     if "layout" in obj or "memory" in obj:
-        reject_unknown_keys(obj, _LAYOUT_QUERY, "a layout query")
-        for k in ("layout", "memory"):
-            if k not in obj:
-                raise LayoutJSONError(f"a layout query needs \"{k}\"")
-        layout = layout_from_json(obj["layout"], "layout")
-        eb = obj.get("element_bits")
-        return {
-            "kind": "layout",
-            "layout": layout,
-            "memory": memory_from_json(obj["memory"], "memory", shape=list(layout.out_sizes.values()),
-                                       element_bits=eb if isinstance(eb, int) and not isinstance(eb, bool) else None),
-            "element_bits": _opt_int(obj, "element_bits", required=True),
-            "op": _opt_str(obj, "op"),
-            "instruction": _opt_str(obj, "instruction"),
-            "vector_bits": _opt_int(obj, "vector_bits"),
-            "hardware": _opt_str(obj, "hardware") or "sm90",
-        }
+        return _layout_query(obj)
     if "lane_byte_offsets" in obj:
         reject_unknown_keys(obj, _ACCESS_QUERY, "an address query")
         offs = obj["lane_byte_offsets"]
         if not isinstance(offs, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in offs):
             raise LayoutJSONError("\"lane_byte_offsets\" must be a list of integers (one per lane)")
-        return {
-            "kind": "access",
-            "instruction": _opt_str(obj, "instruction"),
-            "op": _opt_str(obj, "op"),
-            "access_bytes": _opt_int(obj, "access_bytes", required=True),
-            "lane_byte_offsets": offs,
-            "hardware": _opt_str(obj, "hardware") or "sm90",
-        }
+        return AddressQuery(
+            instruction=_opt_str(obj, "instruction"),
+            op=_opt_str(obj, "op"),
+            access_bytes=_opt_int(obj, "access_bytes", required=True),
+            lane_byte_offsets=tuple(offs),
+            hardware=_opt_str(obj, "hardware") or "sm90",
+        )
     raise LayoutJSONError(
         "a conflicts query has either \"layout\" and \"memory\" (layout-level) or \"lane_byte_offsets\" "
         "(address-level)"
+    )
+
+
+def _layout_query(obj: Mapping[str, Any]) -> AccessQuery:
+    """The :class:`~linlayout.count.query.AccessQuery` of a layout-level ``conflicts`` query object."""
+    reject_unknown_keys(obj, _LAYOUT_QUERY, "a layout query")
+    for k in ("layout", "memory"):
+        if k not in obj:
+            raise LayoutJSONError(f"a layout query needs \"{k}\"")
+    layout = layout_from_json(obj["layout"], "layout")
+    eb = obj.get("element_bits")
+    memory = memory_from_json(obj["memory"], "memory", shape=list(layout.out_sizes.values()),
+                              element_bits=eb if isinstance(eb, int) and not isinstance(eb, bool) else None)
+    return AccessQuery(
+        layout=layout,
+        memory=memory,
+        element_bits=_opt_int(obj, "element_bits", required=True),
+        op=_opt_str(obj, "op"),
+        instruction=_opt_str(obj, "instruction"),
+        vector_bits=_opt_int(obj, "vector_bits"),
+        hardware=_opt_str(obj, "hardware") or "sm90",
     )
 
 

@@ -25,34 +25,25 @@ its :class:`~.model.Lowering` (reusing the functions that did not change)
 and one entry in :data:`~.registry.LOWERINGS`.
 """
 
-from .lint import lint_module
-from .model import Lowering
-from .records import (
-    BufferLint,
-    BufferOptimum,
-    ConversionSuggestion,
-    ConvertPlanner,
-    KernelTotal,
-    LintReport,
-    LoopTrip,
-    LoweredConversion,
-    OpLint,
-)
-from .registry import DEFAULT_TRITON, LOWERINGS, get_lowering
+__all__ = ["ConvertPlanner", "LintReport", "LoweredConversion", "get_lowering", "lint_module", "shared_round_trip"]
+"""The names ``linlayout`` exports from this layer; the records, :class:`~.model.Lowering` and the
+registry's table are reached by their module paths (``linlayout.lower.records``, ...)."""
 
-__all__ = [
-    "BufferLint",
-    "BufferOptimum",
-    "ConversionSuggestion",
-    "ConvertPlanner",
-    "DEFAULT_TRITON",
-    "KernelTotal",
-    "LOWERINGS",
-    "LintReport",
-    "LoopTrip",
-    "Lowering",
-    "LoweredConversion",
-    "OpLint",
-    "get_lowering",
-    "lint_module",
-]
+_HOMES = {"ConvertPlanner": ".records", "LintReport": ".records", "LoweredConversion": ".records",
+          "get_lowering": ".registry", "lint_module": ".lint", "shared_round_trip": ".triton_3_6"}
+
+
+def __getattr__(name: str):
+    """The exported names, imported on first use.
+
+    :mod:`linlayout.io.ttgir` reads text into :mod:`.ir`'s values when
+    ``linlayout`` is imported; importing this package must not pull in the
+    lowering models (and through them ``convert/`` and numpy) at that point.
+    """
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_HOMES[name], __name__), name)
+    globals()[name] = value
+    return value

@@ -262,7 +262,7 @@ def complete(plan: Plan) -> tuple[list[int], list[int]]:
 
 
 def _units(m: int) -> tuple[int, ...]:
-    """:func:`linlayout.f2.unit_vectors` of ``m`` as a tuple, remembered (a synthesis asks for a few masks)."""
+    """:func:`linlayout.core.f2.unit_vectors` of ``m`` as a tuple, remembered (a synthesis asks for a few masks)."""
     hit = _UNITS.get(m)
     if hit is None:
         if len(_UNITS) > 4096:

@@ -34,7 +34,7 @@ order:
    rest.  This meets both sides' Grassmann bounds at once:
    ``conflicts_X = max(0, lanes_X - bank_bits)`` per pass (in log2 ways).
 
-A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.conflicts`), an
+A pass costs ``2^dim(P)`` wavefronts (see :mod:`linlayout.count.closed_form`), an
 instruction ``passes x 2^dim(P)``, a side ``instructions x that``.  Every
 candidate (extension side and length, word fill split, and with
 ``instructions=[...]`` every pair of instructions) is scored in closed form,
@@ -87,7 +87,7 @@ from .explain import unflat as _unflat
 from .general import exact_pair, general_blocks, general_columns, improve
 from .sides import Cost, Geometry, exact_cost, geometry, memory_inverse, side_of
 
-__all__ = ["SwizzleError", "SwizzleResult", "optimal_swizzle", "OBJECTIVES", "objective_key"]
+__all__ = ["SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 _new = tuple.__new__
@@ -132,7 +132,7 @@ class SwizzleResult:
     order).  ``vector_bits`` is the width of the memory's contiguous vector
     block (the widest access either side makes, as Triton reports it) and
     ``common_vector_bits`` the width both sides use.  ``write`` and ``read`` are the exact counter's reports
-    (:class:`~linlayout.conflicts.WavefrontReport`), computed on first use.
+    (:class:`~linlayout.count.closed_form.WavefrontReport`), computed on first use.
     ``lower_bound`` holds each side's best cost over *all* memory layouts
     (each side alone), ``optimal`` is True only when the result is proven
     optimal for the objective, and ``frontier`` lists the Pareto-optimal
@@ -245,7 +245,7 @@ class SwizzleResult:
 
     @cached_property
     def write(self):
-        """Exact report of the write side (``linlayout.conflicts.wavefronts``)."""
+        """Exact report of the write side (``linlayout.count.closed_form.wavefronts``)."""
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[0], self.memory, self.element_bits, "store", self.write_instruction,

@@ -1,7 +1,7 @@
 """Golden outputs of the ``linlayout`` command line: the case list and the generator.
 
 Run ``python tests/golden/make_golden.py`` (from anywhere) to (re)write one
-``<case>.txt`` per case in this folder; ``tests/test_golden_cli.py`` imports
+``<case>.txt`` per case in this folder; ``tests/cli/test_golden.py`` imports
 :data:`CASES` and :func:`render` from here and checks that every command still
 prints exactly the stored bytes.  Regenerate only when an output change is
 intended, and review the diff.
@@ -25,7 +25,7 @@ bytes do not depend on the locale.  A golden file holds::
 Each byte block is followed by one newline of the format, so a block that does
 not end with a newline still leaves the next header on its own line.
 
-The generator runs every case as that subprocess.  ``tests/test_golden_cli.py``
+The generator runs every case as that subprocess.  ``tests/cli/test_golden.py``
 runs every case in its own process through ``linlayout.cli.main``
 (:func:`run_case_in_process`, the same working directory, encoding and exit
 status; about a tenth of the time) and a few of them again as the subprocess.

@@ -9,7 +9,7 @@
 - atomics (``tt.atomic_rmw``/``tt.atomic_cas``): tensor adds whose result is unused (``red``) or used
   (``atom``), fp16 adds, scalar adds whose result every thread needs (broadcast through shared memory),
   and a spin lock;
-- gathers (``tt.gather``): along a warp-local axis and across warps;
+- gathers (``tt.gather``): along a warp-local axis and across warps (a Gluon one keeps a cross-warp layout);
 - pipelined matmuls (``num_stages`` > 1: ``cp.async`` into shared memory) at other tiles and types.
 
 Each kernel is one program per block of a larger tensor, so a launch has many CTAs.
@@ -138,6 +138,24 @@ def gather_kernel(src_ptr, idx_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, A
     idx = tl.load(idx_ptr + offs)
     y = tl.gather(src, idx, axis=AXIS)
     tl.store(out_ptr + offs, y)
+
+
+from triton.experimental import gluon  # noqa: E402 - here, so that the kernels above keep their line numbers
+from triton.experimental.gluon import language as ttgl  # noqa: E402
+
+
+@gluon.jit
+def gluon_gather_cross_warp_kernel(src_ptr, idx_ptr, out_ptr, R: ttgl.constexpr, C: ttgl.constexpr):
+    # Rows spread over the 4 warps and the gather runs along the rows: no warp holds a whole column,
+    # and Gluon keeps the layout it is given, so the gather goes through shared memory.
+    layout: ttgl.constexpr = ttgl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    rows = ttgl.arange(0, R, layout=ttgl.SliceLayout(1, layout))
+    cols = ttgl.arange(0, C, layout=ttgl.SliceLayout(0, layout))
+    offs = ttgl.program_id(0) * R * C + rows[:, None] * C + cols[None, :]
+    src = ttgl.load(src_ptr + offs)
+    idx = ttgl.load(idx_ptr + offs)
+    y = ttgl.gather(src, idx, 0)
+    ttgl.store(out_ptr + offs, y)
 
 
 PROGRAMS = 256
@@ -292,6 +310,9 @@ SMEM_OP_CASES = [
     _gather_case(64, 32, 1, 4),
     _gather_case(128, 16, 0, 4),
     _gather_case(4, 1024, 1, 4),
+    make_case("gluon_gather_ax0_64x16_w4", gluon_gather_cross_warp_kernel,
+              {"src_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32", "R": "constexpr", "C": "constexpr"},
+              {"R": 64, "C": 16}, (PROGRAMS, 1, 1), _args_gather(64, 16, 0), num_warps=4),
     make_case("pipelined_matmul_fp16_64x64x32_s4", matmul_kernel, MM_SIG, {"BM": 64, "BN": 64, "BK": 32},
               (MM // 64, MM // 64, 1), args_matmul("float16"), num_warps=4, num_stages=4, trips=MM_LOOP),
     make_case("pipelined_matmul_tf32_s3", matmul_kernel, MM32_SIG, {"BM": 128, "BN": 128, "BK": 32},

@@ -18,3 +18,15 @@ One concept per module, lowest first:
 Reading query files and decoding JSON queries is the I/O layer's job
 (:mod:`linlayout.io.gpu_queries`); nothing here reads files or JSON.
 """
+
+from . import codegen, ncu, tools
+from .codegen import *
+from .ncu import *
+from .tools import *
+
+__all__ = [*codegen.__all__, *ncu.__all__, *tools.__all__]
+"""The kit's public names: each gathered module's ``__all__``.
+
+:mod:`.verify` is gathered by ``linlayout`` itself: its function ``verify`` would take the
+module's name here.
+"""

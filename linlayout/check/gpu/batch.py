@@ -15,8 +15,8 @@ turns each entry into a :class:`ParsedQuery`) and hands them here:
    :class:`~linlayout.check.gpu.verify.VerifyResult`: its ``ok`` is the
    command's verdict, its ``text()`` and ``to_dict()`` the report.
 
->>> q = {"kind": "access", "instruction": "ld.shared", "op": "load", "access_bytes": 4,
-...      "lane_byte_offsets": [4 * l for l in range(32)], "hardware": "sm90"}
+>>> from linlayout.count.query import AddressQuery
+>>> q = AddressQuery("ld.shared", "load", 4, [4 * l for l in range(32)])
 >>> [(p.id, p.simulated_total) for p in plan_batch([ParsedQuery("rows", q)])]
 [('rows', 1)]
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import LayoutJSONError, LinLayoutError
+from ...count.query import AccessQuery
 from .verify import QueryProbes, VerifyResult, plan_probes, swizzle_side_queries, verify
 
 __all__ = ["ParsedQuery", "expand_swizzle", "plan_batch", "side_source", "verify_batch"]
@@ -50,15 +51,14 @@ class ParsedQuery:
     kind: str = "conflicts"
 
 
-def side_source(query: Mapping[str, Any]) -> dict[str, Any]:
-    """A parsed layout-level conflicts query (one side of :func:`swizzle_side_queries`) written as its JSON query."""
-    out: dict[str, Any] = {"layout": query["layout"].to_dict(), "memory": query["memory"].to_dict(),
-                           "element_bits": query["element_bits"], "op": query["op"],
-                           "instruction": query["instruction"]}
-    if query["hardware"] != "sm90":
-        out["hardware"] = query["hardware"]
-    if query["vector_bits"] is not None:
-        out["vector_bits"] = query["vector_bits"]
+def side_source(query: AccessQuery) -> dict[str, Any]:
+    """A layout-level conflicts query (one side of :func:`swizzle_side_queries`) written as its JSON query."""
+    out: dict[str, Any] = {"layout": query.layout.to_dict(), "memory": query.memory.to_dict(),
+                           "element_bits": query.element_bits, "op": query.op, "instruction": query.instruction}
+    if query.hardware != "sm90":
+        out["hardware"] = query.hardware
+    if query.vector_bits is not None:
+        out["vector_bits"] = query.vector_bits
     return out
 
 

@@ -51,6 +51,7 @@ from ...core.memory import PaddedLayout
 from ...count.by_simulation import instruction_byte_offsets, simulate_plan
 from ...count.closed_form import count_plan
 from ...count.plan import AccessPlan, Memory, plan_access
+from ...count.query import AccessQuery
 from ...hw import Instruction, SharedMemory
 
 __all__ = ["LayoutQueryCounts", "count_layout_query"]
@@ -85,9 +86,9 @@ class LayoutQueryCounts:
 
 
 def count_layout_query(
-    layout: LinearLayout,
-    memory: Memory,
-    element_bits: int,
+    layout: LinearLayout | AccessQuery,
+    memory: Memory | None = None,
+    element_bits: int | None = None,
     op: str | None = None,
     instruction: str | Instruction | None = None,
     vector_bits: int | None = None,
@@ -99,9 +100,12 @@ def count_layout_query(
     padded memory is accepted) and the same errors as
     :func:`~linlayout.count.by_simulation.simulate_wavefronts`: planning
     errors (``LoweringError``, ``SizeError``, ...) and :class:`AccessError`
-    when the memory makes an access misaligned.
+    when the memory makes an access misaligned.  Takes one
+    :class:`~linlayout.count.query.AccessQuery` instead of the arguments too.
     """
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+    if type(layout) is AccessQuery:
+        layout, memory = layout.layout, layout.memory
     offs = instruction_byte_offsets(plan, memory, layout)
     simulated = simulate_plan(plan, memory, layout)
     closed = None if isinstance(memory, PaddedLayout) else count_plan(plan).wavefronts_per_instruction

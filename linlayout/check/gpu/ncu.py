@@ -51,7 +51,7 @@ from typing import Any
 from ...errors import GPUToolError
 from .codegen import kernel_index
 
-__all__ = ["METRIC_LOAD", "METRIC_STORE", "parse_ncu_csv", "Measured", "collect_measurements"]
+__all__ = ["parse_ncu_csv"]
 
 METRIC_LOAD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 """Wavefronts of shared-memory loads (``ld.shared``, ``ldmatrix``)."""

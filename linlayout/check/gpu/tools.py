@@ -45,7 +45,7 @@ from typing import Any
 
 from ...errors import GPUToolError
 
-__all__ = ["Tools", "which_tool", "find_tools", "arch_number"]
+__all__ = ["find_tools"]
 
 
 @dataclass

@@ -38,8 +38,8 @@ query, is one ``st.shared`` of 16 bytes: 4 passes of 8 lanes (a quarter
 warp each), and inside a pass the 8 lanes hit the same banks 512 bytes
 apart, so every pass costs 8 wavefronts: 32, by both counters
 
->>> q = {"kind": "access", "instruction": "st.shared", "op": "store", "access_bytes": 16,
-...      "lane_byte_offsets": [512 * (l % 8) + 16 * (l // 8) for l in range(32)], "hardware": "sm90"}
+>>> from linlayout.count.query import AddressQuery
+>>> q = AddressQuery("st.shared", "store", 16, [512 * (l % 8) + 16 * (l // 8) for l in range(32)])
 >>> p = plan_probes(q, "float4")
 >>> [(i.instruction, i.access_bytes, i.closed_form, i.simulated) for i in p.instructions]
 [('st.shared', 16, 32, 32)]
@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from ...count.closed_form import access_wavefronts
+from ...count.query import AccessQuery, AddressQuery
 from ...count.simulate import simulate_access
 from ...errors import GPUToolError, InputError, NotLinearError
 from .codegen import MAX_SHARED_BYTES, ProbeInstruction, generate_cuda, kernel_name, shared_bytes
@@ -67,7 +68,7 @@ from .counts import count_layout_query
 from .ncu import METRIC_LOAD, METRIC_STORE, Measured, collect_measurements, parse_ncu_csv
 from .tools import Tools, arch_number, find_tools
 
-__all__ = ["QueryProbes", "plan_probes", "swizzle_side_queries", "VerifyResult", "verify"]
+__all__ = ["plan_probes", "VerifyResult", "verify"]
 
 
 # ---------------------------------------------------------------------------
@@ -105,14 +106,15 @@ QueryPlan = QueryProbes
 """The previous name of :class:`QueryProbes` (kept for one release; not exported)."""
 
 
-def plan_probes(query: Mapping[str, Any], qid: str = "query", source: Mapping[str, Any] | None = None) -> QueryProbes:
+def plan_probes(query: AccessQuery | AddressQuery, qid: str = "query",
+                source: Mapping[str, Any] | None = None) -> QueryProbes:
     """Expand one parsed ``linlayout conflicts`` query into its instructions and predictions.
 
     ``query`` is what :func:`linlayout.io.jsonio.conflicts_query_from_json`
-    returns: ``"kind"`` (``"layout"`` or ``"access"``) and the keyword
-    arguments of :func:`~linlayout.count.closed_form.wavefronts` or of
-    :func:`~linlayout.count.simulate.simulate_access`.  ``source`` (the query
-    as the user wrote it) is kept in the plan for the report.
+    returns: an :class:`~linlayout.count.query.AccessQuery` (layout level) or
+    an :class:`~linlayout.count.query.AddressQuery` (address level).
+    ``source`` (the query as the user wrote it) is kept in the plan for the
+    report.
 
     A layout-level query gives every instruction of warp 0, each predicted by
     the closed form (all instructions of a query cost the same) and by the
@@ -121,33 +123,31 @@ def plan_probes(query: Mapping[str, Any], qid: str = "query", source: Mapping[st
     XOR-affine in the lane index.  Raises the counters' errors
     (``LoweringError``, ``AccessError``, ...).
 
-    >>> q = {"kind": "access", "instruction": "ld.shared", "op": "load", "access_bytes": 4,
-    ...      "lane_byte_offsets": [128 * l for l in range(32)], "hardware": "sm90"}
+    >>> q = AddressQuery("ld.shared", "load", 4, [128 * l for l in range(32)])
     >>> p = plan_probes(q, "column")
     >>> p.kind, p.instructions[0].closed_form, p.instructions[0].simulated
     ('access', 32, 32)
     """
-    args = {k: v for k, v in query.items() if k != "kind"}
     src = dict(source) if source is not None else {}
-    if query["kind"] == "access":
-        res = simulate_access(**args)
+    if isinstance(query, AddressQuery):
+        res = simulate_access(query)
         try:
-            closed: int | None = access_wavefronts(**args).wavefronts
+            closed: int | None = access_wavefronts(query).wavefronts
             note = ""
         except NotLinearError:
             closed, note = None, "offsets not XOR-affine in the lane: simulator only"
-        offs = tuple(int(o) for o in args["lane_byte_offsets"])
-        ins = ProbeInstruction(qid, 0, res.instruction, res.op, res.access_bytes, offs, closed, res.wavefronts)
+        ins = ProbeInstruction(qid, 0, res.instruction, res.op, res.access_bytes, query.lane_byte_offsets, closed,
+                               res.wavefronts)
         return QueryProbes(qid, "access", [ins], note, src)
-    c = count_layout_query(**args)
+    c = count_layout_query(query)
     note = "" if c.closed_form is not None else "padded memory: simulator only"
     out = [ProbeInstruction(qid, k, c.instruction, c.op, c.access_bytes, o, c.closed_form, s)
            for k, (o, s) in enumerate(zip(c.lane_byte_offsets, c.simulated))]
     return QueryProbes(qid, "layout", out, note, src)
 
 
-def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The two parsed conflicts queries that check the answer of a parsed ``linlayout swizzle`` query.
+def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, AccessQuery]]:
+    """The two layout-level queries that check the answer of a parsed ``linlayout swizzle`` query.
 
     ``query`` is what :func:`linlayout.io.jsonio.swizzle_query_from_json`
     returns.  Synthesizes the memory with
@@ -160,13 +160,12 @@ def swizzle_side_queries(query: Mapping[str, Any]) -> list[tuple[str, dict[str, 
     from ...synth.synthesis import optimal_swizzle
 
     res = optimal_swizzle(**query)
-    out: list[tuple[str, dict[str, Any]]] = []
+    out: list[tuple[str, AccessQuery]] = []
     for side, layout, op, rep in (("write", query["write"], "store", res.write),
                                   ("read", query["read"], "load", res.read)):
         vector_bits = rep.vector_bits if rep.instruction in ("ld.shared", "st.shared") else None
-        out.append((side, {"kind": "layout", "layout": layout, "memory": res.memory,
-                           "element_bits": query["element_bits"], "op": op, "instruction": rep.instruction,
-                           "vector_bits": vector_bits, "hardware": query["hardware"]}))
+        out.append((side, AccessQuery(layout, res.memory, query["element_bits"], op, rep.instruction, vector_bits,
+                                      query["hardware"])))
     return out
 
 

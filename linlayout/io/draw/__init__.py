@@ -91,22 +91,4 @@ from .layouts import draw_distributed, draw_layout, draw_memory, element_bank
 from .palette import BANK_CMAP, COLUMN_CMAP, CONFLICT, EMPTY, LANE_CMAP, OKABE_ITO, ONE_WORD
 from .swizzle import draw_swizzle
 
-__all__ = [
-    "OKABE_ITO",
-    "picture_kind",
-    "element_bank",
-    "draw",
-    "draw_layout",
-    "draw_distributed",
-    "draw_memory",
-    "draw_access",
-    "draw_access_offsets",
-    "draw_swizzle",
-    "save",
-    "ONE_WORD",
-    "CONFLICT",
-    "EMPTY",
-    "LANE_CMAP",
-    "BANK_CMAP",
-    "COLUMN_CMAP",
-]
+__all__ = ["draw_layout", "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle"]

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...count.query import AddressQuery
 from ...errors import DrawError, LayoutJSONError
 from ..jsonio import conflicts_query_from_json, decode, layout_from_json, load_file, swizzle_query_from_json
 from ..named import is_named, unwrap_document
@@ -140,6 +141,7 @@ def draw(
     if kind == "swizzle":
         return draw_swizzle(**swizzle_query_from_json(obj), path=path, max_side=max_side)
     q = conflicts_query_from_json(obj)
-    if q.pop("kind") == "access":
-        return draw_access_offsets(**q, path=path)
-    return draw_access(**q, path=path)
+    if isinstance(q, AddressQuery):
+        return draw_access_offsets(q.instruction, q.op, q.access_bytes, list(q.lane_byte_offsets), q.hardware,
+                                   path=path)
+    return draw_access(q.layout, q.memory, q.element_bits, q.op, q.instruction, q.vector_bits, q.hardware, path=path)

@@ -42,14 +42,7 @@ from ...core.validate import check_int, check_int_sequence, check_str
 from ...errors import InputError
 from .attributes import Attr, TTGIRError
 
-__all__ = [
-    "SUPPORTED_ENCODINGS",
-    "is_shared_encoding",
-    "layout_from_encoding",
-    "layout_from_ttgir",
-    "to_ttgir_linear",
-    "to_ttgir_shared",
-]
+__all__ = ["layout_from_encoding", "layout_from_ttgir", "to_ttgir_linear", "to_ttgir_shared"]
 
 SUPPORTED_ENCODINGS = ("ttg.blocked", "ttg.slice", "ttg.linear", "ttg.nvidia_mma", "ttg.dot_op", "ttg.amd_mfma",
                        "ttg.swizzled_shared", "ttg.nvmma_shared", "ttg.shared_linear", "ttg.padded_shared")

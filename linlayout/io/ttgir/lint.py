@@ -44,11 +44,7 @@ from .attributes import TTGIRError, parse_attribute
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import parse_module
 
-__all__ = ["gluon_text", "lint_json", "lint_text", "render_lint", "tensor_layout"]
-
-# The lowering's names that this module defined before linlayout/lower existed (ConvertPlanner, LintReport,
-# LoweredConversion, conversion_scope, count_local_access, planned_conversion, shared_round_trip) stay importable
-# from here for one release; their home is linlayout.lower.
+__all__ = ["lint_json", "lint_text", "render_lint"]
 
 
 def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:

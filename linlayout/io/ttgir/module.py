@@ -34,7 +34,7 @@ from .attributes import (
     split_top,
 )
 
-__all__ = ["Loop", "Module", "Op", "UnreadType", "is_ttgir_text", "parse_module"]
+__all__ = ["parse_module"]
 
 
 def is_ttgir_text(text: str) -> bool:

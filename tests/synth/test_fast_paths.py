@@ -1,0 +1,217 @@
+"""The synthesizer's fast paths against the general algorithms they replace (issue 16).
+
+* :func:`linlayout.synth.sides.memory_inverse` (one Gauss-Jordan per memory,
+  shared by both sides) against F2 elimination per direction;
+* :func:`linlayout.synth.sides.exact_cost` with and without a shared inverse,
+  and on columns that are no basis (the elimination fallback);
+* the bank completion of :func:`linlayout.synth.construct.complete` (unit /
+  pair membership) against greedy elimination with :class:`linlayout.core.f2.Span`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from linlayout import LinearLayout, f2
+from linlayout.hw import get_hardware, parse_instruction
+from linlayout.synth import construct
+from linlayout.synth.sides import (
+    _offsets_by_elimination,
+    _offsets_from_inverse,
+    exact_cost,
+    geometry,
+    memory_inverse,
+    side_of,
+)
+
+from ..strategies import invertible_matrices
+from ..conftest import examples
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(invertible_matrices(max_n=12))
+def test_memory_inverse_solves_every_direction(cols):
+    inv = memory_inverse(cols)
+    assert inv is not None and len(inv) == len(cols) + 1 and inv[-1] == 0
+    ech = f2.echelon(cols)[0]
+    for i in range(len(cols)):
+        assert f2.apply(cols, inv[i]) == 1 << i
+        assert inv[i] == ech.reduce(1 << i)[1]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(invertible_matrices(min_n=2, max_n=10), st.data())
+def test_memory_inverse_refuses_columns_that_are_no_basis(cols, data):
+    i = data.draw(st.integers(0, len(cols) - 1))
+    j = data.draw(st.integers(0, len(cols) - 1).filter(lambda x: x != i))
+    bad = list(cols)
+    bad[i] = bad[j]  # two equal columns
+    assert memory_inverse(bad) is None
+    assert memory_inverse([1 << len(cols)] + list(cols[1:])) is None  # a direction beyond the offset bits
+
+
+def _distributed(rng: random.Random, d: int, lane_bits: int = 5) -> LinearLayout:
+    slots = [("register", i) for i in range(d - 3)] + [("lane", i) for i in range(lane_bits)] + [("warp", 0)]
+    rng.shuffle(slots)
+    flat = dict.fromkeys(slots, 0)
+    for s, b in zip(slots, range(d)):
+        flat[s] = 1 << b
+    bases = {"register": [], "lane": [], "warp": []}
+    for dim, i in sorted(flat):
+        v = flat[(dim, i)]
+        bases[dim].append([v & 7, v >> 3])
+    return LinearLayout(bases, {"dim0": 8, "dim1": 1 << (d - 3)})
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.integers(0, 2**32), st.integers(5, 11), st.sampled_from([8, 16, 32]), st.sampled_from([None, 0, 1]),
+       invertible_matrices(min_n=5, max_n=11))
+def test_exact_cost_with_a_shared_inverse_or_by_elimination_is_the_same(seed, d, eb, fixed, cols):
+    if len(cols) != d:
+        cols = [1 << i for i in range(d)]
+    rng = random.Random(seed)
+    hw = get_hardware("sm90")
+    L = _distributed(rng, d)
+    side = side_of("write", "store", L, hw, L.out_dim_bits)
+    geo = geometry(d, eb, hw)
+    ins = parse_instruction("st.shared")
+    direct = exact_cost(cols, side, ins, geo, hw, fixed)
+    assert exact_cost(cols, side, ins, geo, hw, fixed, memory_inverse(cols)) == direct
+    # The elimination path (columns that are no basis) gives the same offsets on a basis.
+    assert _offsets_by_elimination(cols, side) == _offsets_from_inverse(side, memory_inverse(cols))
+
+
+def _greedy_bank(plan, S, candidates):
+    span = f2.Span(plan.F + tuple(S))
+    return [q for q in candidates if span.add(q)]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.integers(0, 2**32))
+def test_bank_completion_matches_greedy_elimination(seed):
+    rng = random.Random(seed)
+    d = rng.randint(3, 14)
+    units = [1 << i for i in range(d)]
+    rng.shuffle(units)
+    nD = rng.randint(0, min(4, d))
+    D, rest = tuple(units[:nD]), units[nD:]
+    u = rng.randint(0, min(2, len(rest)))
+    F, rest = tuple(rest[:u]), rest[u:]
+    b = rng.randint(0, len(rest))
+    s = len(rest) - b
+    tw = frozenset(x for x in rest if rng.random() < 0.5)
+    tr = frozenset(x for x in rest if rng.random() < 0.5)
+    plan = construct.Plan(D, F, {"write": sum(tw), "read": sum(tr)}, b, s, d)  # pass lanes as masks
+    B, S = construct.complete(plan)
+    fset = set(F)
+    U, W = tw - fset, tr - fset
+    C = [q for q in (1 << i for i in range(d)) if q not in set(D) | fset and q not in U and q not in W]
+    expect = _greedy_bank(plan, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
+    assert B == expect
+    assert f2.rank(D + F + tuple(B) + tuple(S)) == d
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.integers(0, 2**32), st.integers(5, 12), st.sampled_from([4, 8, 16, 32, 64]))
+def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
+    """The search passes each ld/st block's vector widths to ``plans`` (the extended side's is ``len(D)``, the
+    other's ``len(V)``) instead of scanning D for each side's register prefix: both give the same candidates."""
+    rng = random.Random(seed)
+    hw = get_hardware("sm90")
+    W, R = _distributed(rng, d), _distributed(rng, d)
+    sides = {"write": side_of("write", "store", W, hw, W.out_dim_bits),
+             "read": side_of("read", "load", R, hw, W.out_dim_bits)}
+    geo = geometry(d, eb, hw)
+    ins = {"write": parse_instruction("st.shared"), "read": parse_instruction("ld.shared")}
+    common = [r for r in sides["write"].regs if r in sides["read"].reg_set]
+    per_side = construct.pair_sides(sides, ins, geo, hw)
+    for second in (False, True):
+        for D, V, _, ext in construct.low_blocks(sides, ins, common, geo, hw, None, [], False, second):
+            ks = (len(D), len(V)) if ext == "write" else (len(V), len(D)) if ext == "read" else (len(V), len(V))
+            assert construct.plans(D, per_side, geo, hw, None, None, ks) == construct.plans(D, per_side, geo, hw, None)
+
+
+def test_reused_layouts_give_the_results_of_fresh_ones_across_settings():
+    """Each side keeps memory-independent data per (instruction, element width, hardware) on its layout:
+    one layout pair asked under many settings in turn answers exactly as fresh copies do."""
+    from linlayout import optimal_swizzle
+    from linlayout.hw import SharedMemory
+
+    toy = SharedMemory(name="toy", banks=4, bank_bytes=4, lanes=8, merge_broadcast_loads=True, matrix_rows=0)
+    toy2 = SharedMemory(name="toy", banks=8, bank_bytes=4, lanes=8, merge_broadcast_loads=False, matrix_rows=0)
+    rng = random.Random(7)
+    settings_list = [dict(element_bits=eb, vector_bits=vb, instructions=ins)
+                     for eb in (8, 16, 32) for vb in (None, 32)
+                     for ins in (None, ["st.shared", "ld.shared", "ldmatrix.x4"], ["st.shared", "stmatrix.x2", "ld.shared"])]
+    checked = 0
+    for _ in range(3):
+        d = rng.randint(8, 11)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+
+        def ask(W, R, **kw):
+            try:
+                res = optimal_swizzle(W, R, **kw)
+            except ValueError as e:
+                return str(e)
+            return (res.memory.flat_bases("offset"), res.write_wavefronts, res.read_wavefronts,
+                    res.write_instruction, res.read_instruction, res.optimal)
+
+        W8, R8 = _distributed(rng, d, 3), _distributed(rng, d, 3)  # 8 lanes
+        cases = [((W, R), kw) for kw in settings_list] + [((W8, R8), dict(element_bits=eb, hardware=hw))
+                                                          for hw in (toy, toy2, toy) for eb in (32, 64)]
+        for pair, kw in cases:
+            reused = ask(*pair, **kw)
+            fresh = ask(*(LinearLayout.from_json(L.to_json()) for L in pair), **kw)
+            assert reused == fresh, kw
+            checked += not isinstance(reused, str)
+    assert checked >= 20
+
+
+def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatch):
+    """``bounds.search_floor`` ends the candidate search at the first candidate that meets it: on random
+    distributed pairs, element widths, objectives, fixed vectors and instruction sets the result (memory,
+    costs, instructions, frontier) is that of the search without the floor, and the floor is never above
+    the result's key."""
+    from linlayout import optimal_swizzle
+    from linlayout.synth import synthesis
+    from linlayout.synth.bounds import objective_key
+
+    def ask(W, R, kw):
+        try:
+            res = optimal_swizzle(W, R, **kw)
+        except ValueError as e:
+            return str(e), None
+        return (res.memory.flat_bases("offset"), res.write_wavefronts, res.read_wavefronts, res.write_instruction,
+                res.read_instruction, res.write_instructions, res.read_instructions, res.frontier), res
+
+    rng = random.Random(16)
+    floors = []
+    real = synthesis.search_floor
+
+    def spy(*a):
+        f = real(*a)
+        floors.append(f)
+        return f
+
+    stopped = 0
+    for trial in range(60):
+        d = rng.randint(6, 12)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+        kw = dict(element_bits=rng.choice([8, 16, 32, 64]), objective=rng.choice(["balanced", "sum", "read", "write"]),
+                  vector_bits=rng.choice([None, None, 32, 64]),
+                  instructions=rng.choice([None, None, ["st.shared", "stmatrix.x4", "ld.shared", "ldmatrix.x4"]]))
+        monkeypatch.setattr(synthesis, "search_floor", spy)
+        floors.clear()
+        fast, res = ask(LinearLayout.from_json(W.to_json()), LinearLayout.from_json(R.to_json()), kw)
+        monkeypatch.setattr(synthesis, "search_floor", lambda *a: None)
+        full, _ = ask(W, R, kw)
+        assert fast == full, kw
+        if res is not None and floors and floors[0] is not None:
+            key = objective_key(kw["objective"], res.write_wavefronts, res.read_wavefronts) + (
+                res.write_instructions + res.read_instructions,)
+            assert floors[0][:3] <= key
+            stopped += floors[0][:3] == key
+    assert stopped >= 10  # the floor is met often enough for the stop to matter
