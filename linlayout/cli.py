@@ -395,11 +395,30 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
                        strict_trip_counts=True)
+    if args.queries:
+        _write_queries(args.queries, report)
     if args.json:
         print(json.dumps(lint_json(report)))
     else:
         print(render_lint(report))
     return 0
+
+
+def _write_queries(folder: str, report) -> None:
+    """Write each conversion's ``linlayout convert`` query as FOLDER/convert_<line>.json."""
+    import os
+
+    from .errors import InputError
+    from .io.ttgir.lint import conversion_query
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for o in report.ops:
+            if o.layouts is not None:
+                with open(os.path.join(folder, f"convert_{o.line}.json"), "w", encoding="utf-8") as f:
+                    json.dump(conversion_query(o), f)
+    except OSError as e:
+        raise InputError(f"cannot write the queries to {folder}: {e.strerror or e}") from None
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -507,6 +526,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
                    "(file:line[:col] or line of its scf.for), repeatable; a LOC that matches no loop is an error. "
                    "Loops with constant bounds are read from the IR")
+    t.add_argument("--queries", metavar="DIR", help="write each conversion's ready 'linlayout convert' query to "
+                   "DIR/convert_LINE.json (LINE: the op's line in the TTGIR)")
     t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "
                    f"the kernel, whose lowering is modelled: {', '.join(sorted(LOWERINGS))} (default {DEFAULT_TRITON})")
     t.set_defaults(func=_cmd_lint)

@@ -165,7 +165,8 @@ def _conversion(ctx: _Ctx, op: Op, src_t: TensorType, dst_t: TensorType) -> OpLi
     base = _record(op, "convert", src_t.element_bits, src_t.shape)
     try:
         S, D = ctx.layout_of(src_t), ctx.layout_of(dst_t)
-        base = replace(base, layout_text=f"{src_t.encoding.text} -> {dst_t.encoding.text}")  # type: ignore[union-attr]
+        base = replace(base, layout_text=f"{src_t.encoding.text} -> {dst_t.encoding.text}",  # type: ignore[union-attr]
+                       layouts=(S, D) if isinstance(S, LinearLayout) and isinstance(D, LinearLayout) else None)
         scope = ctx.lowering.conversion_scope(S, D)
         if scope != "warps" and ctx.planner is ctx.lowering.shared_round_trip:
             plan = LoweredConversion("")

@@ -149,7 +149,9 @@ class OpLint:
     saying why (the note also names what the map leaves out).  A lowering
     through scratch memory (a reduction, a scan, a histogram, a scalar
     atomic's broadcast, ``cp.async``) lists its counted ``accesses`` and
-    says what it does in ``method``.
+    says what it does in ``method``.  A conversion keeps its source and
+    destination ``layouts`` (aliases resolved), for a ready ``linlayout
+    convert`` query.
     """
 
     op: str
@@ -171,6 +173,7 @@ class OpLint:
     instructions_note: str = ""
     accesses: tuple[tuple[str, WavefrontReport], ...] = ()
     method: str = ""
+    layouts: tuple[LinearLayout, LinearLayout] | None = None
 
     @property
     def counted_accesses(self) -> tuple[tuple[str, WavefrontReport], ...]:

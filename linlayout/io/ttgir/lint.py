@@ -116,6 +116,12 @@ def _suggestion_json(s: ConversionSuggestion) -> dict[str, Any]:
     return d
 
 
+def conversion_query(o: OpLint) -> dict[str, Any]:
+    """A conversion's ready ``linlayout convert`` query: its source and destination layouts and element bits."""
+    assert o.layouts is not None
+    return {"src": o.layouts[0].to_dict(), "dst": o.layouts[1].to_dict(), "element_bits": o.element_bits}
+
+
 def _memory_text(o: OpLint) -> str:
     """The op's shared encoding as printed in the module, or the memory its counted round trip goes through."""
     if o.memory_text or not o.counted or o.conversion is None or o.conversion.memory is None:
@@ -130,6 +136,8 @@ def _op_json(o: OpLint) -> dict[str, Any]:
                          "executions_per_warp": o.executions_per_warp}
     if o.conversion is not None and o.conversion.suggestion is not None:
         e["linlayout_plan"] = _suggestion_json(o.conversion.suggestion)
+    if o.layouts is not None:
+        e["query"] = conversion_query(o)
     if o.counted and o.accesses:
         e.update({"plan": o.method, "instruction": " + ".join(r.instruction for _, r in o.accesses),
                   "wavefronts_per_warp": sum(r.wavefronts for _, r in o.accesses),

@@ -20,7 +20,7 @@ from linlayout.cli import main
 from linlayout.io.ttgir.lint import lint_json, lint_text
 from linlayout.lower.records import INSTRUCTION_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 T39 = ROOT / "tests" / "data" / "ttgir39"
 PTX39 = json.loads((T39 / "ptx_counts.json").read_text())["kernels"]
 

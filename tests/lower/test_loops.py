@@ -12,7 +12,7 @@ from linlayout.cli import main
 from linlayout.errors import InputError
 from linlayout.io.ttgir.lint import lint_json, lint_text
 
-T39 = Path(__file__).resolve().parents[1] / "tests" / "data" / "ttgir39"
+T39 = Path(__file__).resolve().parents[2] / "tests" / "data" / "ttgir39"
 MATMUL = (T39 / "matmul_fp16_s3.ttgir").read_text()
 
 
@@ -68,3 +68,22 @@ def test_num_warps_that_disagrees_with_the_module_is_an_error(tmp_path, capsys):
     assert "--num-warps 8 disagrees with the module's ttg.num-warps = 4" in capsys.readouterr().err
     assert main(["lint", str(path), "--num-warps", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["num_warps"] == 4
+
+
+def test_every_conversion_carries_a_ready_convert_query(tmp_path, capsys):
+    from linlayout.convert.plan import plan_conversion
+    from linlayout.io.convert_io import convert_query_from_json
+
+    text = (T39 / "tut_grouped_gemm.ttgir").read_text()
+    d = lint_json(lint_text(text))
+    (cvt,) = [o for o in d["ops"] if o["op"] == "ttg.convert_layout"]
+    q = convert_query_from_json(json.dumps(cvt["query"]))
+    assert q.element_bits == 16 and plan_conversion(q).path == cvt["linlayout_plan"]["path"]
+    path = tmp_path / "k.ttgir"
+    path.write_text(text)
+    assert main(["lint", str(path), "--queries", str(tmp_path / "q")]) == 0
+    capsys.readouterr()
+    (written,) = sorted((tmp_path / "q").iterdir())
+    assert written.name == f"convert_{cvt['line']}.json"
+    assert main(["convert", str(written), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == "shared_memory"
