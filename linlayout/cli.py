@@ -394,7 +394,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
-                       strict_trip_counts=True)
+                       strict_trip_counts=True, pass_name=args.dump_pass)
     if args.queries:
         _write_queries(args.queries, report)
     if args.json:
@@ -526,6 +526,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
                    "(file:line[:col] or line of its scf.for), repeatable; a LOC that matches no loop is an error. "
                    "Loops with constant bounds are read from the IR")
+    t.add_argument("--pass", dest="dump_pass", metavar="NAME", help="an MLIR_ENABLE_DUMP log: lint the module dumped "
+                   "before the last pass whose name contains NAME (default: the last TTGIR-level module)")
     t.add_argument("--queries", metavar="DIR", help="write each conversion's ready 'linlayout convert' query to "
                    "DIR/convert_LINE.json (LINE: the op's line in the TTGIR)")
     t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "

@@ -41,6 +41,7 @@ from ...lower.records import (
 from ...lower.registry import DEFAULT_TRITON
 from ...lower.triton_3_6 import conversion_scope, count_local_access, planned_conversion, shared_round_trip
 from .attributes import TTGIRError, parse_attribute
+from .dump import is_dump, select_module
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import parse_module
 
@@ -56,7 +57,8 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
-              triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False) -> LintReport:
+              triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
+              pass_name: str | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -65,8 +67,12 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     out the kernel's totals.  ``triton`` names the compiler version whose
     lowering is modelled (:data:`~linlayout.lower.registry.LOWERINGS`).
     ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
-    location that matches no loop an error that lists the loops.
+    location that matches no loop an error that lists the loops.  An
+    ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
+    one dumped before the pass ``pass_name`` names (:mod:`.dump`).
     """
+    if isinstance(text, str) and is_dump(text):
+        text = select_module(text, pass_name)[1]
     module = parse_module(text)  # checks that ``text`` is a str
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
