@@ -393,7 +393,10 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
-    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips)
+    report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
+                       strict_trip_counts=True, pass_name=args.dump_pass)
+    if args.queries:
+        _write_queries(args.queries, report)
     if args.json:
         print(json.dumps(lint_json(report)))
     else:
@@ -401,8 +404,26 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_queries(folder: str, report) -> None:
+    """Write each conversion's ``linlayout convert`` query as FOLDER/convert_<line>.json."""
+    import os
+
+    from .errors import InputError
+    from .io.ttgir.lint import conversion_query
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for o in report.ops:
+            if o.layouts is not None:
+                with open(os.path.join(folder, f"convert_{o.line}.json"), "w", encoding="utf-8") as f:
+                    json.dump(conversion_query(o), f)
+    except OSError as e:
+        raise InputError(f"cannot write the queries to {folder}: {e.strerror or e}") from None
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .lower.registry import DEFAULT_TRITON, LOWERINGS
 
     p = _Parser(prog="linlayout", description="GPU tensor layouts as linear algebra over F2.")
     p.add_argument("--version", action="version", version=f"linlayout {__version__}")
@@ -503,7 +524,14 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--grid", type=int, nargs=3, metavar=("X", "Y", "Z"), help="launch grid: multiply out the "
                    "kernel's total wavefronts")
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
-                   "(file:line[:col] or line of its scf.for), repeatable")
+                   "(file:line[:col] or line of its scf.for), repeatable; a LOC that matches no loop is an error. "
+                   "Loops with constant bounds are read from the IR")
+    t.add_argument("--pass", dest="dump_pass", metavar="NAME", help="an MLIR_ENABLE_DUMP log: lint the module dumped "
+                   "before the last pass whose name contains NAME (default: the last TTGIR-level module)")
+    t.add_argument("--queries", metavar="DIR", help="write each conversion's ready 'linlayout convert' query to "
+                   "DIR/convert_LINE.json (LINE: the op's line in the TTGIR)")
+    t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "
+                   f"the kernel, whose lowering is modelled: {', '.join(sorted(LOWERINGS))} (default {DEFAULT_TRITON})")
     t.set_defaults(func=_cmd_lint)
     return p
 

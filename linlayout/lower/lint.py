@@ -49,7 +49,7 @@ from ..errors import InputError
 from ..hw import get_hardware
 from ..synth.synthesis import optimal_swizzle
 from .ir import Module, Op, TensorType, UnreadType
-from .model import Lowering
+from .model import Lowering, OpContext, ScratchCost, barrier_name
 from .records import (
     TOTAL_CATEGORIES,
     BufferLint,
@@ -60,7 +60,9 @@ from .records import (
     LoopTrip,
     LoweredConversion,
     OpLint,
+    opcode_base,
 )
+from .loops import LoopCount, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
 
 __all__ = ["LayoutOf", "lint_module", "loop_matches"]
@@ -77,6 +79,7 @@ class _Use(NamedTuple):
     record: OpLint
     layout: LinearLayout | None
     perm: list[int] | None
+    leading_barrier: bool = False
 
 
 # ----------------------------------------------------------------------------- buffers and views
@@ -122,6 +125,8 @@ class _Ctx(NamedTuple):
     planner: ConvertPlanner
     root: dict[str, str]
     perm: dict[str, object]
+    num_warps: int
+    used: frozenset[str]
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
@@ -149,7 +154,8 @@ def _local_access(ctx: _Ctx, op: Op, kind: str, reg_t: TensorType, mem_t: Tensor
             return _Use(replace(base, reason=f"{L.in_sizes['lane']}-lane layout: no bank model for it here "
                                              f"({hw.name} has {hw.lanes} lanes)"), L, order)
         report = ctx.lowering.count_local_access(L, M, bits, kind)
-        return _Use(replace(base, counted=True, access=report), L, order)
+        return _Use(replace(base, counted=True, access=report,
+                            instructions=((opcode_base(report.instruction), report.instructions),)), L, order)
     except InputError as e:
         return _Use(replace(base, reason=f"not read: {e}"), None, order)
 
@@ -159,7 +165,8 @@ def _conversion(ctx: _Ctx, op: Op, src_t: TensorType, dst_t: TensorType) -> OpLi
     base = _record(op, "convert", src_t.element_bits, src_t.shape)
     try:
         S, D = ctx.layout_of(src_t), ctx.layout_of(dst_t)
-        base = replace(base, layout_text=f"{src_t.encoding.text} -> {dst_t.encoding.text}")  # type: ignore[union-attr]
+        base = replace(base, layout_text=f"{src_t.encoding.text} -> {dst_t.encoding.text}",  # type: ignore[union-attr]
+                       layouts=(S, D) if isinstance(S, LinearLayout) and isinstance(D, LinearLayout) else None)
         scope = ctx.lowering.conversion_scope(S, D)
         if scope != "warps" and ctx.planner is ctx.lowering.shared_round_trip:
             plan = LoweredConversion("")
@@ -168,10 +175,31 @@ def _conversion(ctx: _Ctx, op: Op, src_t: TensorType, dst_t: TensorType) -> OpLi
     except InputError as e:
         return replace(base, reason=f"not read: {e}")
     if plan.uses_shared_memory:
-        return replace(base, counted=True, conversion=plan)
+        return replace(base, counted=True, conversion=plan, **_round_trip_instructions(ctx, plan, S, D,
+                                                                                       src_t.element_bits))
     reason = ("register permutation, no shared memory" if scope == "registers"
               else "warp shuffles inside each warp, no shared memory")
-    return replace(base, reason=reason, conversion=plan)
+    note = "" if scope == "registers" else "its warp shuffles are not counted here"
+    return replace(base, reason=reason, conversion=plan, instructions=(() if scope == "registers" else None),
+                   instructions_note=note)
+
+
+def _round_trip_instructions(ctx: _Ctx, plan: LoweredConversion, src: LinearLayout, dst: LinearLayout,
+                             bits: int) -> dict:
+    """A counted round trip's instructions per thread: its stores and loads, and a barrier between them per rep."""
+    st, ld = plan.store, plan.load
+    assert st is not None and ld is not None
+    reps, note = plan.reps, ""
+    if reps == 1 and ctx.lowering.conversion_reps is not None:
+        try:
+            reps = ctx.lowering.conversion_reps(src, dst, bits)
+        except InputError as e:
+            reps, note = 0, f"bar.sync not counted: the reps are unknown ({e})"
+    ins = {opcode_base(st.instruction): st.instructions}
+    ins[opcode_base(ld.instruction)] = ins.get(opcode_base(ld.instruction), 0) + ld.instructions
+    if reps:
+        ins[barrier_name(ctx.num_warps)] = 2 * reps - 1
+    return {"instructions": tuple(ins.items()), "instructions_note": note}
 
 
 def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
@@ -190,6 +218,22 @@ def _reduction(ctx: _Ctx, op: Op) -> OpLint | None:
     reason = ("reduction across warps: Triton exchanges partial results through scratch shared memory "
               "(its lowering is not modelled here)" if cross else f"reduction: layout not read ({why})")
     return _record(op, "", t.element_bits if t else 0, t.shape if t else (), reason=reason)
+
+
+def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
+    """The record of an op lowered through scratch memory (counted unless the model gives a reason)."""
+    tens = [x for x in op.operand_types + op.result_types if isinstance(x, TensorType)]
+    t = next((x for x in tens if x.memdesc), tens[0] if tens else None)  # a copy's buffer gives its element
+    reg = next((x for x in tens if not x.memdesc), None)
+    rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
+                  layout_text=reg.encoding.text if reg and reg.encoding else "", method=cost.method,
+                  instructions=cost.instructions, instructions_note=cost.note,
+                  memory_text=t.encoding.text if t and t.memdesc and t.encoding else "")
+    if cost.reason:
+        return rec
+    if not cost.accesses:  # shuffles or barriers only: listed with its instructions, nothing to count
+        return replace(rec, reason=cost.method)
+    return replace(rec, counted=True, accesses=cost.accesses)
 
 
 def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
@@ -214,6 +258,13 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
                              ctx.perm.get(buf))  # type: ignore[arg-type]
     if n == "ttg.convert_layout" and len(tens) >= 2:
         return _Use(_conversion(ctx, op, tens[0], tens[-1]), None, None)
+    if n in low.op_models:
+        used = bool(op.results) and op.results[0] in ctx.used
+        cost = low.op_models[n](op, OpContext(ctx.layout_of, ctx.num_warps, used))
+        if cost is None:
+            return None
+        bufs = ",".join(sorted({ctx.root[v] for v in op.operands + op.results if v in ctx.root})) or None
+        return _Use(replace(_scratch_record(op, cost), buffer=bufs), None, None, cost.leading_barrier)
     if n in low.async_ops:
         t = next((x for x in op.result_types + op.operand_types if isinstance(x, TensorType) and x.memdesc), None)
         bufs = sorted({ctx.root[v] for v in op.operands if v in ctx.root})
@@ -245,14 +296,14 @@ def _in_buffer_dims(layout: LinearLayout, perm: list[int] | None) -> LinearLayou
 def _buffer_lint(lowering: Lowering, name: str, uses: list[_Use], allocated_at: str) -> BufferLint:
     """A buffer's current wavefronts per warp and, for one writer and one reader layout, its optimum."""
     counted = [u for u in uses if u.record.counted and u.record.access is not None]
-    fixed = [u.record for u in uses if not u.record.counted]
+    fixed = [u.record for u in uses if not u.record.counted or u.record.kind == "scratch"]
     w = sum(u.record.access.wavefronts for u in counted if u.record.kind == "store")  # type: ignore[union-attr]
     r = sum(u.record.access.wavefronts for u in counted if u.record.kind == "load")  # type: ignore[union-attr]
     enc = next((u.record.memory_text for u in uses if u.record.memory_text), "")
     current = BufferLint(name, allocated_at, enc, w, r)
     if fixed:
-        return replace(current, reason=f"also used by {fixed[0].op} ({fixed[0].reason}); its layout is fixed by that "
-                                       f"user")
+        return replace(current, reason=f"also used by {fixed[0].op} ({fixed[0].reason or fixed[0].method}); its "
+                                       f"layout is fixed by that user")
     if any(u.perm is None and u.record.buffer is None for u in counted):
         return replace(current, reason="a view of the buffer was not followed")
     writers = {_in_buffer_dims(u.layout, u.perm) for u in counted if u.record.kind == "store"}  # type: ignore[arg-type]
@@ -284,19 +335,63 @@ def _buffers(lowering: Lowering, module: Module, uses: list[_Use]) -> tuple[Buff
                  for name, lst in by_buf.items())
 
 
-# ----------------------------------------------------------------------------- loops and totals
+# ----------------------------------------------------------------------------- barriers between ops
 
 
-def loop_matches(location: str, key: str) -> bool:
-    """Whether a trip-count key names the loop at ``location``: its ``file:line:col``, ``file:line`` or ``line``.
+def _phases(rec: OpLint) -> tuple[str, str, str, bool] | None:
+    """(memory, first access kind, last access kind, barrier inside) of an op whose shared accesses membar sees."""
+    if rec.instructions is None or not rec.counted:
+        return None
+    if rec.access is not None:
+        return rec.buffer or "?", rec.kind, rec.kind, False
+    kinds = [k.split("@")[0] for k, _ in rec.counted_accesses if k.split("@")[0] in ("store", "load")]
+    if not kinds:
+        return None
+    return "scratch", kinds[0], kinds[-1], dict(rec.instructions).get("bar.sync", 0) > 0
 
-    >>> loop_matches("kernels.py:69:8", "kernels.py:69"), loop_matches("kernels.py:69:8", "69"), loop_matches("a.py:7:1", "8")
-    (True, True, False)
+
+def _membar(uses: list[_Use]) -> list[_Use]:
+    """Add the barrier Triton's membar pass puts before an op whose first access races an earlier one.
+
+    Straight-line code only (inside loops the back edges decide; those ops are left as they are and the
+    state is reset).  Scratch buffers of different ops may share bytes; an explicit buffer shares them with
+    scratch only outside its live range (first to last use).
     """
-    if location == key or location.endswith(key):
-        return True
-    base = location.rsplit(":", 1)[0]  # file:line without the column
-    return base == key or base.endswith(key) or base.endswith("/" + key) or base.split(":")[-1] == key
+    live: dict[str, tuple[int, int]] = {}
+    for i, u in enumerate(uses):
+        if u.record.access is not None and u.record.buffer:
+            a, _ = live.get(u.record.buffer, (i, i))
+            live[u.record.buffer] = (a, i)
+
+    def overlap(x: str, y: str, at: int) -> bool:
+        if x == y:
+            return True
+        if "scratch" not in (x, y):
+            return False
+        buf = y if x == "scratch" else x
+        a, b = live.get(buf, (at, at))
+        return not a <= at <= b
+
+    out, pending = [], []
+    for i, u in enumerate(uses):
+        ph = _phases(u.record)
+        if ph is None or u.record.loops:
+            pending = [] if u.record.loops or u.leading_barrier else pending
+            out.append(u)
+            continue
+        mem, first, last, inside = ph
+        race = not u.leading_barrier and any(overlap(m, mem, i) and "store" in (k, first) for m, k in pending)
+        if race:
+            ins = dict(u.record.instructions or ())
+            ins["bar.sync"] = ins.get("bar.sync", 0) + 1
+            note = "; ".join(x for x in (u.record.instructions_note, "1 bar.sync before it from Triton's membar pass") if x)
+            u = u._replace(record=replace(u.record, instructions=tuple(ins.items()), instructions_note=note))
+        pending = [(mem, last)] if inside or u.leading_barrier else ([] if race else pending) + [(mem, first), (mem, last)]
+        out.append(u)
+    return out
+
+
+# ----------------------------------------------------------------------------- loops and totals
 
 
 def _placed(record: OpLint, op_loops: Sequence[int], module: Module, trips: Mapping[int, int | None]) -> OpLint:
@@ -316,6 +411,33 @@ def _category(kind: str, instruction: str) -> str:
     return "ld" if kind == "load" else "st"
 
 
+def _per_iteration(ops: Sequence[OpLint], module: Module, counts: Mapping[int, LoopCount], grid: Sequence[int],
+                   num_warps: int) -> tuple[tuple[str, int, int], ...]:
+    """Per data-dependent loop (``scf.while``): its body's load and store wavefronts over the grid, one iteration."""
+    ctas = 1
+    for g in grid:
+        ctas *= int(g)
+    by_loc = {module.loops[i].location: i for i, c in counts.items() if c.source == "data-dependent"}
+    sums: dict[str, list[int]] = {}
+    for o in ops:
+        whiles = [loc for loc in o.loops if loc in by_loc]
+        if not whiles or o.executions_per_warp is not None:
+            continue
+        other = [counts[lp.index].trip_count for lp in module.loops if lp.location in o.loops
+                 and lp.location not in by_loc]
+        if any(t is None for t in other):
+            continue
+        execs = 1
+        for t in other:
+            execs *= t  # type: ignore[operator]
+        acc = sums.setdefault(whiles[-1], [0, 0])
+        for kind, rep in o.counted_accesses:
+            k = kind.split("@")[0]
+            if k in ("load", "store"):
+                acc[k == "store"] += rep.wavefronts * (1 if kind.endswith("@cta") else num_warps) * ctas * execs
+    return tuple((loc, v[0], v[1]) for loc, v in sums.items())
+
+
 def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: Sequence[str]) -> KernelTotal:
     """The kernel's wavefronts over ``grid`` (see the module docstring)."""
     ctas = 1
@@ -326,16 +448,20 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
     grid_t = tuple(int(g) for g in grid)
     if missing:
         return KernelTotal(grid_t, ctas, num_warps, None, None, (), tuple(sorted(missing)), not_counted)
-    sums = {"load": 0, "store": 0, **dict.fromkeys(TOTAL_CATEGORIES, 0)}
+    sums = {"load": 0, "store": 0, "async_copy": 0, **dict.fromkeys(TOTAL_CATEGORIES, 0)}
     for o in ops:
         if o.executions_per_warp is None:
             continue
         for kind, rep in o.counted_accesses:
-            n = rep.wavefronts * num_warps * ctas * o.executions_per_warp
+            n = rep.wavefronts * (1 if kind.endswith("@cta") else num_warps) * ctas * o.executions_per_warp
+            kind = kind.split("@")[0]
+            if kind == "async_copy":
+                sums["async_copy"] += n
+                continue
             sums["load" if kind == "load" else "store"] += n
             sums[_category(kind, rep.instruction)] += n
     return KernelTotal(grid_t, ctas, num_warps, sums["load"], sums["store"],
-                       tuple((c, sums[c]) for c in TOTAL_CATEGORIES), (), not_counted)
+                       tuple((c, sums[c]) for c in TOTAL_CATEGORIES), (), not_counted, sums["async_copy"])
 
 
 # ----------------------------------------------------------------------------- the kernel
@@ -343,7 +469,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
 
 def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
                 grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
-                convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON) -> LintReport:
+                convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON,
+                strict_trip_counts: bool = False) -> LintReport:
     """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
 
     ``layout_of`` resolves a tensor type's encoding to its layout (the
@@ -352,18 +479,26 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     ``trip_counts`` (loop location → iterations, matched by
     :func:`loop_matches`) multiply out the kernel's totals.
     ``convert_planner`` replaces the lowering's ``planned_conversion``.
+    Trip counts come from ``trip_counts``, else from an ``scf.for``'s constant
+    bounds (:mod:`linlayout.lower.loops`); an ``scf.while`` is data-dependent:
+    its body is left out of the totals and given per iteration
+    (``total.per_iteration``).  ``strict_trip_counts`` makes a
+    ``trip_counts`` location that matches no loop an error; a ``num_warps``
+    that disagrees with the module's is one.
     """
     lowering = get_lowering(triton)
     if num_warps is not None:
         check_int(num_warps, "num_warps", minimum=1)
+        if module.num_warps and num_warps != module.num_warps:
+            raise InputError(f"--num-warps {num_warps} disagrees with the module's ttg.num-warps = {module.num_warps}")
     nw = num_warps or module.num_warps
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
-    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm)
-    trips = dict(trip_counts or {})
-    loop_trip = {lp.index: next((v for k, v in trips.items() if loop_matches(lp.location, k)), None)
-                 for lp in module.loops}
+    used = frozenset(v for op in module.ops for v in op.operands)
+    ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
+    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts)
+    loop_trip = {i: c.trip_count for i, c in counts.items()}
     uses: list[_Use] = []
     missing: set[str] = set()
     for op in module.ops:
@@ -371,12 +506,16 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         if use is None:
             continue
         uses.append(use._replace(record=_placed(use.record, op.loops, module, loop_trip)))
-        missing.update(module.loops[li].location for li in op.loops if loop_trip.get(li) is None)
+        missing.update(module.loops[li].location for li in op.loops
+                       if loop_trip.get(li) is None and counts[li].source != "data-dependent")
     for k, v in module.aliases.items():
         if getattr(v, "kind", "") == "unreadable":
             rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
             uses.append(_Use(rec, None, None))
-    ops = tuple(u.record for u in uses)
+    ops = tuple(u.record for u in _membar(uses))
     total = None if grid is None else _total(ops, grid, nw, sorted(missing))
-    loops = tuple(LoopTrip(lp.location, loop_trip[lp.index]) for lp in module.loops)
+    if total is not None:
+        total = replace(total, per_iteration=_per_iteration(ops, module, counts, grid, nw))
+    loops = tuple(LoopTrip(lp.location, loop_trip[lp.index], counts[lp.index].kind, counts[lp.index].source)
+                  for lp in module.loops)
     return LintReport(nw, ops, _buffers(lowering, module, uses), total, loops, lowering.version)

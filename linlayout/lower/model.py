@@ -22,6 +22,14 @@ memory (``quiet_ops``) and which are views of a buffer (``view_ops``), each
 with the reason printed for it.  ``hardware`` names the model of
 :mod:`linlayout.hw` its counts use.
 
+Ops lowered through scratch memory (a reduction across warps, a scan, a
+histogram, a scalar atomic's broadcast, ``cp.async``) have a model each in
+``op_models``: ``model(op, context)`` (:class:`OpContext`) returns a
+:class:`ScratchCost` (its counted accesses and instructions, or why it is
+not counted), or ``None`` for an op that touches no shared memory.
+``conversion_reps(src, dst, bits)`` says how many reps a conversion's round
+trip takes (its barriers), where the planner does not.
+
 A second compiler version is a second module that builds its own
 :class:`Lowering` (reusing what did not change) and registers it in
 :mod:`linlayout.lower.registry`.
@@ -30,13 +38,59 @@ A second compiler version is a second module that builds its own
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport
+from .ir import Op
 from .records import ConvertPlanner
 
-__all__ = ["Lowering"]
+__all__ = ["Lowering", "OpContext", "OpModel", "ScratchCost", "barrier_name"]
+
+
+def barrier_name(num_warps: int) -> str:
+    """The barrier an op's lowering emits between its own accesses: ``bar.warp.sync`` with one warp, else ``bar.sync``.
+
+    (Seen in Triton 3.6's and 3.9's PTX: a one-warp conversion synchronises its warp only; the barrier Triton's
+    membar pass puts between ops stays ``bar.sync``.)
+    """
+    return "bar.warp.sync" if num_warps == 1 else "bar.sync"
+
+
+@dataclass(frozen=True)
+class ScratchCost:
+    """One op lowered through scratch shared memory, for one execution by one warp.
+
+    ``method`` says what the compiler emits; ``accesses`` are the counted
+    ``(kind, report)`` pairs (``"store"``, ``"load"``, ``"async_copy"``; a kind
+    ending in ``"@cta"`` is the whole CTA's, not one warp's: only some warps
+    access);
+    ``instructions`` the per-thread PTX instructions by base name (``None``
+    when unknown).  A non-empty ``reason`` means the op is not counted (and
+    why); ``note`` says what the counts leave out.  ``leading_barrier`` is
+    true when the op starts with its own barrier (Triton 3.9's atomics).
+    """
+
+    method: str
+    accesses: tuple[tuple[str, WavefrontReport], ...] = ()
+    instructions: tuple[tuple[str, int], ...] | None = ()
+    reason: str = ""
+    note: str = ""
+    leading_barrier: bool = False
+
+
+class OpContext(NamedTuple):
+    """What a scratch model may read besides its op: the reader's ``layout_of``, the warps per CTA, whether the op's
+    first result is used by a later op (a scalar atomic broadcasts its result only then)."""
+
+    layout_of: Callable[[Any], Any]
+    num_warps: int
+    result_used: bool
+
+
+OpModel = Callable[[Op, OpContext], "ScratchCost | None"]
+"""``model(op, context)``: an op's :class:`ScratchCost`, or ``None`` when it touches no shared memory."""
 
 
 @dataclass(frozen=True)
@@ -54,3 +108,5 @@ class Lowering:
     scratch_ops: Mapping[str, str]
     quiet_ops: frozenset[str]
     view_ops: frozenset[str]
+    op_models: Mapping[str, OpModel] = field(default_factory=dict)
+    conversion_reps: Callable[[LinearLayout, LinearLayout, int], int] | None = None

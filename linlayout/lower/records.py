@@ -43,12 +43,30 @@ __all__ = [
     "LintReport",
     "LoopTrip",
     "LoweredConversion",
+    "INSTRUCTION_NAMES",
     "OpLint",
     "TOTAL_CATEGORIES",
+    "opcode_base",
 ]
 
 TOTAL_CATEGORIES = ("ld", "ldsm", "st", "stsm")
 """The instruction families a kernel total is split into (ncu's per-instruction counters)."""
+
+INSTRUCTION_NAMES = ("st.shared", "ld.shared", "stmatrix", "ldmatrix", "shfl.sync", "bar.sync", "bar.warp.sync",
+                     "atom.shared", "red.shared", "cp.async")
+"""The PTX opcode base names an op's ``instructions`` map counts, per thread."""
+
+
+def opcode_base(instruction: str) -> str:
+    """The base name of a counted instruction: ``ldmatrix.x4.trans`` → ``ldmatrix``, ``st.shared`` → ``st.shared``.
+
+    >>> opcode_base("stmatrix.x2.trans"), opcode_base("ld.shared")
+    ('stmatrix', 'ld.shared')
+    """
+    for base in ("ldmatrix", "stmatrix"):
+        if instruction.startswith(base):
+            return base
+    return instruction
 
 
 @dataclass(frozen=True)
@@ -81,7 +99,9 @@ class LoweredConversion:
     ``method`` says what the lowering does; ``store`` and ``load`` are the
     wavefronts per warp of its shared-memory round trip through ``memory``
     (all three ``None`` when it uses no shared memory); ``suggestion`` is a
-    cheaper plan's summary, if the planner has one.
+    cheaper plan's summary, if the planner has one.  ``reps`` is how many
+    times the round trip runs through a smaller scratch buffer (store,
+    barrier, load, then a barrier before the next rep).
     """
 
     method: str
@@ -89,6 +109,7 @@ class LoweredConversion:
     load: WavefrontReport | None = None
     memory: LinearLayout | None = None
     suggestion: ConversionSuggestion | None = None
+    reps: int = 1
 
     @property
     def uses_shared_memory(self) -> bool:
@@ -121,6 +142,16 @@ class OpLint:
     ``loops`` are the locations of the enclosing loops and
     ``executions_per_warp`` the product of their trip counts (``None`` when
     one is unknown).  ``buffer`` names the shared buffer(s) the op uses.
+
+    ``instructions`` are the PTX instructions each thread issues for one
+    execution of the op, by opcode base name (:data:`INSTRUCTION_NAMES`);
+    ``None`` when the lowering is not known, with ``instructions_note``
+    saying why (the note also names what the map leaves out).  A lowering
+    through scratch memory (a reduction, a scan, a histogram, a scalar
+    atomic's broadcast, ``cp.async``) lists its counted ``accesses`` and
+    says what it does in ``method``.  A conversion keeps its source and
+    destination ``layouts`` (aliases resolved), for a ready ``linlayout
+    convert`` query.
     """
 
     op: str
@@ -138,12 +169,21 @@ class OpLint:
     conversion: LoweredConversion | None = None
     loops: tuple[str, ...] = ()
     executions_per_warp: int | None = 1
+    instructions: tuple[tuple[str, int], ...] | None = None
+    instructions_note: str = ""
+    accesses: tuple[tuple[str, WavefrontReport], ...] = ()
+    method: str = ""
+    layouts: tuple[LinearLayout, LinearLayout] | None = None
 
     @property
     def counted_accesses(self) -> tuple[tuple[str, WavefrontReport], ...]:
-        """The counted accesses as ``(kind, report)``: one for a local load/store, store and load for a conversion."""
+        """The counted accesses as ``(kind, report)``: one for a local load/store, store and load for a conversion,
+        the op's own list for a scratch lowering (a reduction's exchange, a scan's carry, ``cp.async`` as
+        ``"async_copy"``)."""
         if not self.counted:
             return ()
+        if self.accesses:
+            return self.accesses
         if self.access is not None:
             return ((self.kind, self.access),)
         if self.conversion is not None and self.conversion.uses_shared_memory:
@@ -186,7 +226,11 @@ class BufferLint:
 class KernelTotal:
     """The kernel's wavefronts over a grid: per warp × warps × CTAs × executions.
 
-    ``by_instruction`` splits them into :data:`TOTAL_CATEGORIES`.  When a
+    ``by_instruction`` splits them into :data:`TOTAL_CATEGORIES`;
+    ``async_copy_wavefronts`` are ``cp.async``'s (LDGSTS), a third total
+    (ncu's ``..._op_ldgsts``).  ``per_iteration`` gives, per data-dependent
+    loop (``scf.while``), its body's load and store wavefronts for one
+    iteration; they are not in the totals.  When a
     loop has no trip count, ``missing_trip_counts`` names it and the totals
     are ``None``.  ``not_counted`` lists the ops that touch shared memory but
     are not counted, with the reason.
@@ -200,14 +244,19 @@ class KernelTotal:
     by_instruction: tuple[tuple[str, int], ...] = ()
     missing_trip_counts: tuple[str, ...] = ()
     not_counted: tuple[str, ...] = ()
+    async_copy_wavefronts: int | None = None
+    per_iteration: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class LoopTrip:
-    """A loop of the module (its location) and the trip count given for it (``None`` if none was)."""
+    """A loop of the module (its location, ``scf.for`` or ``scf.while``) and its trip count (``None`` if unknown), with
+    where the count came from: ``"given"``, ``"constant bounds"``, ``"data-dependent"`` or ``""``."""
 
     location: str
     trip_count: int | None
+    kind: str = "scf.for"
+    source: str = ""
 
 
 @dataclass(frozen=True)

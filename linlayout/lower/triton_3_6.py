@@ -43,6 +43,8 @@ from ..errors import InputError
 from ..synth.synthesis import optimal_swizzle
 from .model import Lowering
 from .records import ConversionSuggestion, LoweredConversion
+from .scratch_ops import TRITON_3_6_OPS
+from .triton_swizzling import triton_scratch
 
 __all__ = [
     "ASYNC_OPS",
@@ -51,11 +53,13 @@ __all__ = [
     "SCRATCH_OPS",
     "TRITON_3_6",
     "VIEW_OPS",
+    "conversion_reps",
     "conversion_scope",
     "count_local_access",
     "planned_conversion",
     "reduce_crosses_warps",
     "shared_round_trip",
+    "suggest_conversion",
 ]
 
 HARDWARE = "sm90"
@@ -165,7 +169,7 @@ def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, st
     return cost_of({opcode(k): v for k, v in rt.instructions.items()}, rt.wavefronts)
 
 
-def _suggestion(src: LinearLayout, dst: LinearLayout, element_bits: int,
+def suggest_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int,
                 base: LoweredConversion) -> ConversionSuggestion:
     """linlayout's plan for the conversion, with the counted lowering's cost beside it."""
     try:
@@ -205,13 +209,18 @@ def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) 
         base = LoweredConversion("register permutation, no shared memory" if scope == "registers"
                                  else "warp shuffles inside each warp, no shared memory")
     return LoweredConversion(base.method, base.store, base.load, base.memory,
-                             _suggestion(src, dst, element_bits, base))
+                             suggest_conversion(src, dst, element_bits, base))
 
 
 def reduce_crosses_warps(layout: LinearLayout, axis: int) -> bool:
     """Whether a ``tt.reduce`` along ``axis`` combines values held by different warps (or CTAs)."""
     j = list(layout.out_dims).index(f"dim{axis}")
     return any(b[j] for d in ("warp", "block") if d in layout.in_dims for b in layout.bases[d])
+
+
+def conversion_reps(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+    """How many reps the round trip of a conversion takes (Triton's scratch layout; the same in 3.6 and 3.9)."""
+    return triton_scratch(src, dst, element_bits).reps
 
 
 ASYNC_OPS = {
@@ -247,5 +256,6 @@ TRITON_3_6 = Lowering(
     version="3.6", hardware=HARDWARE, count_local_access=count_local_access, conversion_scope=conversion_scope,
     planned_conversion=planned_conversion, shared_round_trip=shared_round_trip,
     reduce_crosses_warps=reduce_crosses_warps, async_ops=ASYNC_OPS, scratch_ops=SCRATCH_OPS, quiet_ops=QUIET_OPS,
-    view_ops=VIEW_OPS)
-"""Triton 3.6 on sm90 (measured on an H100 and an H200)."""
+    view_ops=VIEW_OPS, op_models=TRITON_3_6_OPS, conversion_reps=conversion_reps)
+"""Triton 3.6 on sm90 (measured on an H100 and an H200).  A conversion's reps (its barriers) are Triton's scratch
+layout's, which 3.6 and 3.9 share (``paper_notes/triton_lowering.md``)."""

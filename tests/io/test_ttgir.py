@@ -214,9 +214,10 @@ def test_lint_reports_the_planner_for_every_convert_layout():
     seen = 0
     for path in CORPUS + GPU:
         text = path.read_text()
-        d = lint_json(lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}))
+        d = lint_json(lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16},
+                                triton="3.6"))
         old = lint_json(lint_text(text, grid=(1, 1, 1), trip_counts={"kernels.py:69": 8, "kernels.py:108": 16},
-                                  convert_planner=shared_round_trip))
+                                  convert_planner=shared_round_trip, triton="3.6"))
         assert d["total"] == old["total"]  # the suggestion never changes what is counted (Triton's lowering)
         for op in d["ops"]:
             if op["op"] != "ttg.convert_layout":
@@ -240,20 +241,22 @@ def test_lint_totals_equal_the_gpu_measurement():
              "gluon_smem_transpose": (16, 16, 1), "gluon_smem_transpose_swz": (16, 16, 1),
              "gluon_smem_transpose_opt": (16, 16, 1)}
     grids.update({k: (4, 4, 1) for k in measured if k.startswith("matmul")})
-    exact = explained = 0
+    exact = split = 0
     for name, m in measured.items():
         rep = lint_json(lint_text((DATA / "ttgir_gpu" / f"{name}.ttgir").read_text(), grid=grids[name],
-                                  trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}))
+                                  trip_counts={"kernels.py:69": 8, "kernels.py:108": 16}, triton="3.6"))
         t = rep["total"]
         got = {k: t[k] for k in ("ld", "ldsm", "st", "stsm")}
-        if any("tt.reduce" in n and "across warps" in n for n in t["not_counted"]):
-            # the difference is the reduction's scratch traffic, which lint lists as not counted
-            assert all(got[k] <= m[k] for k in got), (name, got, m)
-            explained += 1
+        assert not any("tt.reduce" in n for n in t["not_counted"])  # reductions across warps are modelled
+        if name == "colsum":
+            # the loads' total is exact; 3.6's conversion model reads the column sums with ld.shared where Triton
+            # issues ldmatrix.x1 (256 wavefronts counted as ld instead of ldsm)
+            assert got["ld"] + got["ldsm"] == m["ld"] + m["ldsm"] and got["st"] == m["st"], (name, got, m)
+            split += 1
         else:
             assert got == {k: int(m[k]) for k in got}, (name, got, m)
             exact += 1
-    assert exact == 11 and explained == 3
+    assert exact == 13 and split == 1
     h200 = {r["kernel"]: r["measured"] for r in json.loads((DATA / "ttgir_gpu" / "ncu_run1_h200.json").read_text())["rows"]}
     assert all(h200[k] == measured[k] for k in h200)
 

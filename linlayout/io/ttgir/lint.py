@@ -41,6 +41,7 @@ from ...lower.records import (
 from ...lower.registry import DEFAULT_TRITON
 from ...lower.triton_3_6 import conversion_scope, count_local_access, planned_conversion, shared_round_trip
 from .attributes import TTGIRError, parse_attribute
+from .dump import is_dump, select_module
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import parse_module
 
@@ -56,7 +57,8 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
-              triton: str = DEFAULT_TRITON) -> LintReport:
+              triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
+              pass_name: str | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -64,11 +66,18 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     loop's ``file:line:col``, ``file:line`` or ``line``) let it multiply
     out the kernel's totals.  ``triton`` names the compiler version whose
     lowering is modelled (:data:`~linlayout.lower.registry.LOWERINGS`).
+    ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
+    location that matches no loop an error that lists the loops.  An
+    ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
+    one dumped before the pass ``pass_name`` names (:mod:`.dump`).
     """
+    if isinstance(text, str) and is_dump(text):
+        text = select_module(text, pass_name)[1]
     module = parse_module(text)  # checks that ``text`` is a str
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
-    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton)
+    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
+                       strict_trip_counts=strict_trip_counts)
 
 
 def gluon_text(ttgir: str) -> str:
@@ -113,6 +122,12 @@ def _suggestion_json(s: ConversionSuggestion) -> dict[str, Any]:
     return d
 
 
+def conversion_query(o: OpLint) -> dict[str, Any]:
+    """A conversion's ready ``linlayout convert`` query: its source and destination layouts and element bits."""
+    assert o.layouts is not None
+    return {"src": o.layouts[0].to_dict(), "dst": o.layouts[1].to_dict(), "element_bits": o.element_bits}
+
+
 def _memory_text(o: OpLint) -> str:
     """The op's shared encoding as printed in the module, or the memory its counted round trip goes through."""
     if o.memory_text or not o.counted or o.conversion is None or o.conversion.memory is None:
@@ -127,7 +142,16 @@ def _op_json(o: OpLint) -> dict[str, Any]:
                          "executions_per_warp": o.executions_per_warp}
     if o.conversion is not None and o.conversion.suggestion is not None:
         e["linlayout_plan"] = _suggestion_json(o.conversion.suggestion)
-    if o.counted and o.access is not None:
+    if o.layouts is not None:
+        e["query"] = conversion_query(o)
+    if o.counted and o.accesses:
+        e.update({"plan": o.method, "instruction": " + ".join(r.instruction for _, r in o.accesses),
+                  "wavefronts_per_warp": sum(r.wavefronts for _, r in o.accesses),
+                  "instructions_per_warp": sum(r.instructions for _, r in o.accesses),
+                  "ideal_wavefronts_per_warp": sum(r.ideal_wavefronts for _, r in o.accesses),
+                  "conflict_ways": max(r.conflict_ways for _, r in o.accesses),
+                  "accesses": [{"kind": k, **_report_json(r)} for k, r in o.accesses]})
+    elif o.counted and o.access is not None:
         e.update(_report_json(o.access))
     elif o.counted and o.conversion is not None and o.conversion.uses_shared_memory:
         st, ld = o.conversion.store, o.conversion.load
@@ -140,6 +164,11 @@ def _op_json(o: OpLint) -> dict[str, Any]:
                   "store": _report_json(st), "load": _report_json(ld)})
     else:
         e.update({"wavefronts_per_warp": None, "instructions_per_warp": None, "ideal_wavefronts_per_warp": None})
+        if o.method:
+            e["plan"] = o.method
+    e["instructions"] = None if o.instructions is None else dict(o.instructions)
+    if o.instructions_note:
+        e["instructions_note"] = o.instructions_note
     return e
 
 
@@ -166,16 +195,22 @@ def _total_json(t: KernelTotal) -> dict[str, Any]:
         d = {"load_wavefronts": t.load_wavefronts, "store_wavefronts": t.store_wavefronts, **dict(t.by_instruction),
              "grid": list(t.grid), "ctas": t.ctas, "warps_per_cta": t.warps_per_cta}
     d["not_counted"] = list(t.not_counted)
+    d["async_copy_wavefronts"] = t.async_copy_wavefronts
+    if t.per_iteration:
+        d["data_dependent_loops"] = [{"location": loc, "load_wavefronts_per_iteration": ld,
+                                      "store_wavefronts_per_iteration": st} for loc, ld, st in t.per_iteration]
     return d
 
 
 def lint_json(report: LintReport) -> dict[str, Any]:
-    """The JSON document of a lint report (``linlayout lint --json``): ``num_warps``, ``ops``, ``buffers``, ``total``, ``loops``."""
-    d: dict[str, Any] = {"num_warps": report.num_warps, "ops": [_op_json(o) for o in report.ops],
+    """The JSON document of a lint report (``linlayout lint --json``): ``triton``, ``num_warps``, ``ops``, ``buffers``,
+    ``total``, ``loops``."""
+    d: dict[str, Any] = {"triton": report.lowering, "num_warps": report.num_warps, "ops": [_op_json(o) for o in report.ops],
                          "buffers": [_buffer_json(b) for b in report.buffers]}
     if report.total is not None:
         d["total"] = _total_json(report.total)
-    d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count} for lp in report.loops]
+    d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count, "kind": lp.kind,
+                   "trip_count_from": lp.source or None} for lp in report.loops]
     return d
 
 
@@ -197,9 +232,31 @@ def _suggestion_text(s: ConversionSuggestion) -> str:
     return f"linlayout plan: {s.path}, cost {s.cost}{vs} ({ins}{wf})"
 
 
+def _instructions_text(o: OpLint) -> str:
+    if o.instructions is None:
+        return "instructions: not known" + (f" ({o.instructions_note})" if o.instructions_note else "")
+    ins = ", ".join(f"{k} {v}" for k, v in o.instructions) or "none"
+    return f"instructions/thread: {ins}" + (f" ({o.instructions_note})" if o.instructions_note else "")
+
+
+def _scratch_text(o: OpLint, head: str) -> list[str]:
+    """A reduction, scan, histogram, atomic or cp.async: what Triton emits, each access, the instructions."""
+    what = f"{o.element_bits}-bit {list(o.shape)}" if o.shape else "scalar"
+    lines = [f"{head}\n    {what}  {o.method}"]
+    for kind, r in o.accesses:
+        per = "CTA" if kind.endswith("@cta") else "warp"
+        lines.append(f"    {kind.split('@')[0]:<10} {r.instruction}: {r.wavefronts} wavefronts/{per} in {r.instructions} "
+                     f"instructions (ideal {r.ideal_wavefronts}, {r.conflict_ways}-way)")
+    lines.append(f"    {_instructions_text(o)}" + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions"
+                                                    if o.loops else ""))
+    return lines + ([f"    layout {o.layout_text}"] if o.layout_text else [])
+
+
 def _op_text(o: OpLint) -> list[str]:
     head = f"{o.op:<28} {o.location}"
     plan = o.conversion.suggestion if o.conversion is not None else None
+    if o.counted and o.kind == "scratch":
+        return _scratch_text(o, head)
     if not o.counted:
         return [f"{head}\n    not counted: {o.reason}"] + ([f"    {_suggestion_text(plan)}"] if plan else [])
     e = _op_json(o)
@@ -233,8 +290,13 @@ def _total_text(t: KernelTotal) -> list[str]:
     by = dict(t.by_instruction)
     counts = "" if t.load_wavefronts is None else f" (ld {by['ld']}, ldsm {by['ldsm']}, st {by['st']}, stsm {by['stsm']})"
     lines = [f"total over grid {list(t.grid)}: load {t.load_wavefronts} store {t.store_wavefronts} wavefronts{counts}"]
+    if t.async_copy_wavefronts:
+        lines.append(f"    async copies (cp.async, LDGSTS): {t.async_copy_wavefronts} wavefronts")
     if t.missing_trip_counts:
         lines.append(f"    give --trip-count for the loops at {', '.join(t.missing_trip_counts)}")
+    for loc, ld, st in t.per_iteration:
+        lines.append(f"    data-dependent loop (scf.while) at {loc}: load {ld} store {st} wavefronts per iteration, "
+                     f"not in the total")
     return lines + [f"    not counted: {n}" for n in t.not_counted]
 
 

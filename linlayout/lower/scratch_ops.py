@@ -1,0 +1,442 @@
+"""Ops Triton lowers through scratch shared memory: reductions across warps, histograms, atomics, gathers, cp.async.
+
+Each model takes an op of the IR (:class:`~linlayout.lower.ir.Op`) and an
+:class:`~linlayout.lower.model.OpContext` and returns a
+:class:`~linlayout.lower.model.ScratchCost` (or ``None`` when the op touches
+no shared memory).  :data:`TRITON_3_6_OPS` and :data:`TRITON_3_9_OPS` map op
+names to each version's models.  What Triton emits, per version, is
+``paper_notes/triton_lowering.md`` (read from both compilers' PTX); the
+wavefronts are counted by :func:`~linlayout.count.closed_form.wavefronts` on
+the layouts of the accesses, which this module builds:
+
+* ``tt.reduce``: shuffles inside a warp (``log2(lanes along the axis)`` per
+  accumulator and operand); across warps, 3.6 stores each warp's partials
+  (scalar, one per accumulator), accumulates them in rounds over the scratch
+  (a load, shuffles, a store per round) and reads the result back (a scalar
+  load per result element), with 2 barriers; 3.9 converts the partials (the
+  warps along the axis become lanes: :func:`~linlayout.lower.triton_swizzling.triton_scratch`
+  picks the scratch, instructions and reps) and shuffles again.
+* ``tt.histogram``: zero the bins, barrier, ``atom.shared.add`` (3.6: bins/32
+  per thread after ballots; 3.9: one per element), barrier, a load per result
+  element.  The atomics' wavefronts depend on the data: not counted.
+* scalar ``tt.atomic_rmw``/``tt.atomic_cas`` whose result is used: thread 0
+  stores the old value, barrier, every thread loads it (3.9 adds a barrier
+  before every ``acq_rel`` atomic and one after).
+* ``tt.scan``: shuffles inside each warp (``shfl.sync.up`` per lane bit along
+  the axis and one ``shfl.sync.idx`` per chunk; a reverse scan reverses the
+  lanes on the way in and out: 5 butterflies per value in 3.6, one in 3.9),
+  each chunk's total stored, one barrier, the earlier segments' totals loaded
+  (3.9 loads a row's totals as whole vectors).  Only the instructions are
+  given: the scratch layout is not modelled, so the wavefronts are not counted.
+* ``tt.gather``: warp-local (shuffles only) when no warp splits the axis,
+  else through shared memory with data-dependent loads (not counted).
+* ``ttg.async_copy_global_to_local``: ``cp.async`` (LDGSTS), one per 16 bytes
+  (or the vector the layout and ``contiguity`` allow), counted as stores of
+  that width into the buffer's layout (kind ``"async_copy"``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..core.memory import PaddedLayout
+from ..count.closed_form import WavefrontReport, wavefronts
+from ..errors import InputError
+from .ir import Op, TensorType
+from .model import OpContext, OpModel, ScratchCost, barrier_name
+from .triton_swizzling import count_matrix_or_vector, triton_scratch
+
+__all__ = ["TRITON_3_6_OPS", "TRITON_3_9_OPS", "reduce_exchange_layouts"]
+
+HARDWARE = "sm90"
+
+
+def _tensors(types: list) -> list[TensorType]:
+    return [t for t in types if isinstance(t, TensorType)]
+
+
+def _ins(**counts: int) -> tuple[tuple[str, int], ...]:
+    """An instructions map from keywords (``st_shared=1`` → ``st.shared``), zero counts dropped."""
+    names = {"st_shared": "st.shared", "ld_shared": "ld.shared", "shfl_sync": "shfl.sync", "bar_sync": "bar.sync",
+             "bar_warp_sync": "bar.warp.sync", "atom_shared": "atom.shared", "cp_async": "cp.async"}
+    return tuple((names[k], v) for k, v in counts.items() if v)
+
+
+def _merge(*maps: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = {}
+    for m in maps:
+        for k, v in m:
+            out[k] = out.get(k, 0) + v
+    return tuple((k, v) for k, v in out.items() if v)
+
+
+def _one_word(op: str) -> WavefrontReport:
+    """One 32-bit word accessed by a warp whose lanes all use the same address (a broadcast)."""
+    return wavefronts(LinearLayout({"register": [], "lane": [[0]] * 5}, {"dim0": 1}),
+                      LinearLayout({"offset": []}, {"dim0": 1}), 32, op, hardware=HARDWARE)
+
+
+def _consecutive_words(bits: int, op: str) -> WavefrontReport:
+    """One warp whose lanes access 32 consecutive elements, one each (a zeroing or accumulation round)."""
+    lanes = [[1 << i] for i in range(5)]
+    return wavefronts(LinearLayout({"register": [], "lane": lanes}, {"dim0": 32}),
+                      LinearLayout({"offset": lanes}, {"dim0": 32}), bits, op, vector_bits=bits, hardware=HARDWARE)
+
+
+def _cta_rounds(report: WavefrontReport, elements: int, threads: int) -> WavefrontReport:
+    """A per-warp round over ``elements`` consecutive words by ``threads`` threads: the CTA's total (idle warps issue
+    the instruction predicated off and move no data)."""
+    rounds = max(1, -(-elements // threads))
+    active = -(-elements // 32)
+    return replace(report, wavefronts=report.wavefronts_per_instruction * active,
+                   ideal_wavefronts=report.passes_per_instruction * active, instructions=rounds)
+
+
+# ----------------------------------------------------------------------------- atomics
+
+
+def _atomic(op: Op, ctx: OpContext, barriers_around: bool) -> ScratchCost | None:
+    scalar = not _tensors(op.operand_types)
+    around = _ins(bar_sync=2) if barriers_around and "acq_rel" in op.text else ()
+    note = "" if not barriers_around or "acq_rel" in op.text else "barriers of a non-acq_rel atomic are not modelled"
+    if not (scalar and ctx.result_used):
+        if not around and not note:
+            return None
+        return ScratchCost("no shared memory; a barrier before and after the acq_rel atomic", (), around, note=note,
+                           leading_barrier=bool(around))
+    method = ("scalar atomic: thread 0 stores the old value to scratch, barrier, every thread loads it"
+              + ("; a barrier before the atomic" if around else ""))
+    return ScratchCost(method, (("store@cta", _one_word("store")), ("load", _one_word("load"))),
+                       _merge(_ins(st_shared=1, ld_shared=1, bar_sync=1 + (1 if around else 0))), note=note,
+                       leading_barrier=bool(around))
+
+
+def _atomic_36(op: Op, ctx: OpContext) -> ScratchCost | None:
+    return _atomic(op, ctx, barriers_around=False)
+
+
+def _atomic_39(op: Op, ctx: OpContext) -> ScratchCost | None:
+    return _atomic(op, ctx, barriers_around=True)
+
+
+# ----------------------------------------------------------------------------- cp.async
+
+
+def _offset_memory(ctx: OpContext, mem_t: TensorType) -> LinearLayout:
+    M = ctx.layout_of(mem_t)
+    if isinstance(M, PaddedLayout):
+        raise InputError("padded shared layout: not linear")
+    if M.bases.get("block"):
+        raise InputError("a shared layout split over several CTAs")
+    return LinearLayout({"offset": M.bases["offset"]}, M.out_sizes)
+
+
+def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
+    """``cp.async``: each thread copies its contiguous runs of up to 16 bytes (``contiguity`` caps the vector)."""
+    ptr = next(iter(_tensors(op.operand_types)), None)
+    mem = next((t for t in _tensors(op.result_types) if t.memdesc), None)
+    if ptr is None or mem is None:
+        return ScratchCost("cp.async", reason="cp.async: its pointer or buffer type was not read", instructions=None)
+    try:
+        L, M = ctx.layout_of(ptr), _offset_memory(ctx, mem)
+        bits = mem.element_bits
+        rep = wavefronts(L, M, bits, "store", hardware=HARDWARE)
+        m = re.search(r"contiguity\s*=\s*(\d+)", op.text)
+        if m and rep.vector_bits > int(m.group(1)) * bits:
+            rep = wavefronts(L, M, bits, "store", vector_bits=max(int(m.group(1)) * bits, bits), hardware=HARDWARE)
+    except InputError as e:
+        return ScratchCost("cp.async", reason=f"cp.async (LDGSTS) not counted: {e}", instructions=None)
+    return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
+                       (("async_copy", replace(rep, instruction="cp.async", op="async_copy")),),
+                       _ins(cp_async=rep.instructions))
+
+
+# ----------------------------------------------------------------------------- histogram
+
+
+def _histogram(op: Op, ctx: OpContext, per_element: bool) -> ScratchCost:
+    src, res = next(iter(_tensors(op.operand_types)), None), next(iter(_tensors(op.result_types)), None)
+    if src is None or res is None:
+        return ScratchCost("histogram", reason="tt.histogram: its types were not read", instructions=None)
+    try:
+        S, R = ctx.layout_of(src), ctx.layout_of(res)
+        bins, threads = res.shape[0], 32 * ctx.num_warps
+        words = max(bins, 32)
+        zero = _cta_rounds(_consecutive_words(32, "store"), words, threads)
+        memory = LinearLayout({"offset": [[1 << i] for i in range(int(math.log2(bins)))]}, {"dim0": bins})
+        read = wavefronts(R, memory, 32, "load", hardware=HARDWARE)
+    except InputError as e:
+        return ScratchCost("histogram", reason=f"tt.histogram not counted: {e}", instructions=None)
+    elements = len([b for b in S.flat_bases("register") if b]) if "register" in S.in_dims else 0
+    atoms = (1 << elements) if per_element else max(bins, 32) // 32
+    method = ("zero the bins, barrier, " + ("one atom.shared.add per element" if per_element else
+              "per warp a ballot histogram, bins/32 atom.shared.add per thread") + ", barrier, the bins loaded")
+    return ScratchCost(method, (("store@cta", zero), ("load", read)),
+                       _ins(st_shared=zero.instructions, bar_sync=2, atom_shared=atoms, ld_shared=read.instructions),
+                       note="the atom.shared wavefronts depend on the data (lanes that hit one bin serialise): "
+                            "not counted")
+
+
+def _histogram_36(op: Op, ctx: OpContext) -> ScratchCost:
+    return _histogram(op, ctx, per_element=False)
+
+
+def _histogram_39(op: Op, ctx: OpContext) -> ScratchCost:
+    return _histogram(op, ctx, per_element=True)
+
+
+# ----------------------------------------------------------------------------- gather
+
+
+def _axis(op: Op) -> int | None:
+    m = re.search(r"axis\s*=\s*(\d+)", op.text)
+    return int(m.group(1)) if m else None
+
+
+def _along(L: LinearLayout, dim: str, axis: int) -> list[tuple[int, ...]]:
+    j = list(L.out_dims).index(f"dim{axis}")
+    return [b for b in (L.bases.get(dim) or []) if b[j]]
+
+
+def _gather(op: Op, ctx: OpContext) -> ScratchCost:
+    tens, axis = _tensors(op.operand_types), _axis(op)
+    if len(tens) < 2 or axis is None:
+        return ScratchCost("gather", reason="tt.gather: its types were not read", instructions=None)
+    try:
+        S, I = ctx.layout_of(tens[0]), ctx.layout_of(tens[1])
+    except InputError as e:
+        return ScratchCost("gather", reason=f"tt.gather: layout not read ({e})", instructions=None)
+    if any(_along(L, d, axis) for L in (S, I) for d in ("warp", "block")):
+        n_src = len([b for b in S.flat_bases("register") if b])
+        n_idx = len([b for b in I.flat_bases("register") if b])
+        return ScratchCost("gather through shared memory: the source stored, barrier, one load per index",
+                           reason="gather through shared memory: the loads' addresses depend on the indices",
+                           instructions=_ins(st_shared=1 << n_src, bar_sync=1, ld_shared=1 << n_idx))
+    idx_regs = 1 << len([b for b in I.flat_bases("register") if b])
+    per_column = 1 << len(_along(S, "register", axis))
+    return ScratchCost("warp-local gather: one shfl.sync.idx per index register and source register of its column, "
+                       "no shared memory", (), _ins(shfl_sync=idx_regs * per_column))
+
+
+# ----------------------------------------------------------------------------- reduce
+
+
+def _project(L: LinearLayout, axis: int) -> list[tuple[int, ...]]:
+    """The register bases with their axis coordinate dropped (what the accumulators are indexed by)."""
+    j = list(L.out_dims).index(f"dim{axis}")
+    return [tuple(0 if i == j else x for i, x in enumerate(b)) for b in L.bases.get("register", [])]
+
+
+def _accumulators(L: LinearLayout, axis: int) -> int:
+    flat = [L.out_flat({d: b[i] for i, d in enumerate(L.out_dims)}) for b in _project(L, axis)]
+    return 1 << f2.rank(flat)
+
+
+def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, LinearLayout]:
+    """The partials of a reduction across warps as stored (``P``: accumulators in registers, the warps along the
+    axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``: those warp bits moved to the
+    lowest lanes, displaced lanes to the warps)."""
+    j = list(L.out_dims).index(f"dim{axis}")
+    sizes = dict(L.out_sizes)
+    warp_axis = [b for b in L.bases.get("warp", []) if b[j]]
+    sizes[f"dim{axis}"] = 1 << len(warp_axis)
+
+    def unit(k: int) -> tuple[int, ...]:
+        return tuple((1 << k) if i == j else 0 for i in range(len(L.out_dims)))
+
+    def drop(b) -> tuple[int, ...]:
+        return tuple(0 if i == j else x for i, x in enumerate(b))
+
+    regs = [drop(b) for b in L.bases.get("register", [])]
+    lanes = [drop(b) for b in L.bases.get("lane", [])]
+    k = 0
+    warps = []
+    for b in L.bases.get("warp", []):
+        warps.append(unit(k) if b[j] else drop(b))
+        k += bool(b[j])
+    P = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, sizes)
+    moved = [unit(i) for i in range(len(warp_axis))]
+    kept = [b for b in lanes if any(b)]
+    zeros = [b for b in lanes if not any(b)]
+    q_lanes = (moved + kept + zeros)[:len(lanes)]
+    displaced = [b for b in (moved + kept) if b not in q_lanes]
+    q_warps = [drop(b) if not b[j] else (displaced.pop(0) if displaced else drop(b)) for b in L.bases.get("warp", [])]
+    Q = LinearLayout({"register": regs, "lane": q_lanes, "warp": q_warps}, sizes)
+    return P, Q
+
+
+def _reduce_parts(op: Op, ctx: OpContext) -> tuple[list[TensorType], LinearLayout, int, int, int, int] | None:
+    """(operand types, layout, axis, accumulators, lanes along the axis, warps along the axis)."""
+    tens, axis = _tensors(op.operand_types), _axis(op)
+    if not tens or axis is None:
+        raise InputError("its operand types or axis were not read")
+    L = ctx.layout_of(tens[0])
+    lanes = len(_along(L, "lane", axis))
+    warps = len(_along(L, "warp", axis))
+    if _along(L, "block", axis):
+        raise InputError("a reduction across CTAs")
+    return tens, L, axis, _accumulators(L, axis), lanes, warps
+
+
+def _reduce(op: Op, ctx: OpContext, exchange) -> ScratchCost | None:
+    try:
+        tens, L, axis, accs, lanes, warps = _reduce_parts(op, ctx)  # type: ignore[misc]
+        shuffles = accs * lanes * len(tens)
+        if not warps:
+            return ScratchCost("reduction inside warps: shuffles only, no shared memory", (), _ins(shfl_sync=shuffles))
+        return exchange(op, ctx, tens, L, axis, accs, warps, shuffles)
+    except InputError as e:
+        return ScratchCost("reduction", reason=f"reduction: layout not read ({e})", instructions=None)
+
+
+def _exchange_36(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -> ScratchCost:
+    """Triton 3.6: partials stored, barrier, accumulation rounds, barrier, the result read back."""
+    P, _ = reduce_exchange_layouts(L, axis)
+    memory = _row_major(P.out_sizes, [axis] + [i for i in _order(L) if i != axis])  # the warp index fastest
+    res = _tensors(op.result_types)
+    threads = 32 * ctx.num_warps
+    elements = math.prod(P.out_sizes.values())
+    rounds = -(-elements // threads)
+    accesses, n_st, n_ld = [], 0, 0
+    for t, r in zip(tens, res + [None] * len(tens)):
+        bits = t.element_bits
+        store = wavefronts(P, memory, bits, "store", vector_bits=bits, hardware=HARDWARE)
+        acc_ld = _cta_rounds(_consecutive_words(bits, "load"), elements, threads)
+        acc_st = _cta_rounds(_consecutive_words(bits, "store"), elements, threads)
+        read = wavefronts(_with_axis(ctx.layout_of(r), axis, P), memory, bits, "load", vector_bits=bits,
+                          hardware=HARDWARE) if r is not None else _one_word("load")
+        accesses += [("store", store), ("load@cta", acc_ld), ("store@cta", acc_st), ("load", read)]
+        n_st += store.instructions + rounds
+        n_ld += rounds + read.instructions
+    return ScratchCost("reduction across warps (Triton 3.6): partials stored, barrier, accumulated in rounds, "
+                       "barrier, read back", tuple(accesses),
+                       _ins(st_shared=n_st, ld_shared=n_ld, bar_sync=2,
+                            shfl_sync=shuffles + len(tens) * rounds * warps))
+
+
+def _exchange_39(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -> ScratchCost:
+    """Triton 3.9: the partials converted so that the warps along the axis become lanes, then shuffled again."""
+    P, Q = reduce_exchange_layouts(L, axis)
+    accesses, ins = [], _ins(shfl_sync=shuffles)
+    for t in tens:
+        s = triton_scratch(P, Q, t.element_bits)
+        st = count_matrix_or_vector(P, s.memory, t.element_bits, "store", s.write)
+        ld = count_matrix_or_vector(Q, s.memory, t.element_bits, "load", s.read)
+        accesses += [("store", st), ("load", ld)]
+        ins = _merge(ins, ((s.write.split(".trans")[0], st.instructions), (s.read.split(".trans")[0], ld.instructions),
+                           (barrier_name(ctx.num_warps), 2 * s.reps - 1), ("shfl.sync", warps * accs)))
+    return ScratchCost("reduction across warps (Triton 3.9): the partials converted through scratch so that the "
+                       "warps along the axis become lanes, then shuffled", tuple(accesses), ins)
+
+
+def _order(L: LinearLayout) -> list[int]:
+    """The dims from fastest to slowest as the layout's registers, then lanes, then warps first move along them."""
+    seen: list[int] = []
+    for d in ("register", "lane", "warp"):
+        for b in L.bases.get(d, []):
+            for i, x in enumerate(b):
+                if x and i not in seen:
+                    seen.append(i)
+    return seen + [i for i in range(len(L.out_dims)) if i not in seen]
+
+
+def _row_major(sizes: Mapping[str, int], order: list[int]) -> LinearLayout:
+    dims = list(sizes)
+    bases = []
+    for i in order:
+        n = sizes[dims[i]]
+        bases += [tuple((1 << k) if q == i else 0 for q in range(len(dims))) for k in range(int(math.log2(n)))]
+    return LinearLayout({"offset": [list(b) for b in bases]}, dict(sizes))
+
+
+def _with_axis(R: LinearLayout, axis: int, P: LinearLayout) -> LinearLayout:
+    """The result's layout (the axis removed) seen in the scratch tensor at axis coordinate 0."""
+    def put(b) -> list[int]:
+        b = list(b)
+        return b[:axis] + [0] + b[axis:]
+    return LinearLayout({d: [put(b) for b in bs] for d, bs in R.bases.items()}, P.out_sizes)
+
+
+# ----------------------------------------------------------------------------- scan
+
+
+def _scan_shape(L: LinearLayout, axis: int) -> tuple[int, int, int, int, int]:
+    """(values, chunks, positions off the axis, lane bits along the axis, segments along the axis) of a thread.
+
+    A chunk is a run of a thread's registers that are consecutive along the axis; a segment is one chunk's
+    span along the axis in one warp (chunks along the axis times the warps along it).
+    """
+    j = list(L.out_dims).index(f"dim{axis}")
+    regs = [b for b in L.bases.get("register", []) if any(b)]
+    contiguous = 0
+    while contiguous < len(regs) and regs[contiguous][j] == 1 << contiguous and not any(
+            x for i, x in enumerate(regs[contiguous]) if i != j):
+        contiguous += 1
+    along = [b for b in regs[contiguous:] if b[j]]
+    off_axis = len(regs) - contiguous - len(along)
+    warps = len(_along(L, "warp", axis))
+    return 1 << len(regs), 1 << (len(regs) - contiguous), 1 << off_axis, len(_along(L, "lane", axis)), \
+        (1 << len(along)) * (1 << warps)
+
+
+def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -> ScratchCost:
+    tens, axis = _tensors(op.operand_types), _axis(op)
+    try:
+        if not tens or axis is None:
+            raise InputError("its operand types or axis were not read")
+        L = ctx.layout_of(tens[0])
+        if _along(L, "block", axis):
+            raise InputError("a scan across CTAs")
+        values, chunks, positions, lane_bits, segments = _scan_shape(L, axis)
+    except InputError as e:
+        return ScratchCost("scan", reason=f"tt.scan: layout not read ({e})", instructions=None)
+    if not _along(L, "warp", axis):
+        return ScratchCost("scan", reason="a scan whose axis no warp splits: its lowering is not modelled",
+                           instructions=None)
+    n = len(tens)
+    shuffles = chunks * (lane_bits + 1 if lane_bits else 0)
+    if "reverse = true" in op.text:
+        shuffles += 2 * reversal_shuffles * values
+    if positions == 1:  # one row: the totals of the earlier segments, loaded as vectors
+        earlier = segments - 1  # 3.6 loads exactly these, as v4, then a v2 and a b32 for the rest; 3.9 all, as v4
+        loads = -(-segments // 4) if vector_totals else earlier // 4 + (earlier >> 1 & 1) + (earlier & 1)
+    else:
+        loads = positions * (segments - 1)
+    return ScratchCost(
+        "scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, and the "
+        "earlier segments' totals loaded", (), _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n * loads,
+                                                    shfl_sync=n * shuffles),
+        reason="tt.scan's scratch layout is not modelled: its instructions are given, its wavefronts not counted")
+
+
+def _scan_36(op: Op, ctx: OpContext) -> ScratchCost:
+    return _scan(op, ctx, reversal_shuffles=5, vector_totals=False)
+
+
+def _scan_39(op: Op, ctx: OpContext) -> ScratchCost:
+    return _scan(op, ctx, reversal_shuffles=1, vector_totals=True)
+
+
+def _reduce_36(op: Op, ctx: OpContext) -> ScratchCost | None:
+    return _reduce(op, ctx, _exchange_36)
+
+
+def _reduce_39(op: Op, ctx: OpContext) -> ScratchCost | None:
+    return _reduce(op, ctx, _exchange_39)
+
+
+TRITON_3_6_OPS: Mapping[str, OpModel] = MappingProxyType({
+    "tt.atomic_rmw": _atomic_36, "tt.atomic_cas": _atomic_36, "ttg.async_copy_global_to_local": _async_copy,
+    "tt.histogram": _histogram_36, "tt.gather": _gather, "tt.reduce": _reduce_36, "tt.scan": _scan_36})
+"""Triton 3.6's scratch-memory models by op name."""
+
+TRITON_3_9_OPS: Mapping[str, OpModel] = MappingProxyType({
+    "tt.atomic_rmw": _atomic_39, "tt.atomic_cas": _atomic_39, "ttg.async_copy_global_to_local": _async_copy,
+    "tt.histogram": _histogram_39, "tt.gather": _gather, "tt.reduce": _reduce_39, "tt.scan": _scan_39})
+"""Triton 3.9's scratch-memory models by op name."""

@@ -1,0 +1,106 @@
+"""Triton 3.9's lowering of shared-memory ops on sm90: where it differs from 3.6, and what it shares.
+
+Checked against Triton 3.9.0 itself: the kernels of ``tools/ttgir_corpus``
+compiled on the CPU for ``cuda:90`` (``tests/data/ttgir39``: their TTGIR and
+the static count of every shared-memory PTX instruction), see
+``tests/test_lower_versions.py`` and ``paper_notes/triton_lowering.md``.
+
+* **Conversions through shared memory** (:func:`shared_round_trip`): the
+  scratch layout, the reps and the instruction pair are Triton's own choice
+  (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, its generic
+  swizzling): ``stmatrix``/``ldmatrix`` for 32-bit data too, transposed
+  matrices for 16-bit data, vectors otherwise; a matmul epilogue that does
+  not fit the scratch runs in reps.  The wavefronts are counted by
+  :func:`~linlayout.count.closed_form.wavefronts` through that layout.
+* **Local loads and stores** (:func:`count_local_access`): a matrix
+  instruction when the layout admits it (16-bit data, also transposed;
+  32-bit data as pairs of 16-bit halves), else vectors.
+* **Which conversions stay out of shared memory** (:func:`conversion_scope`):
+  3.6's rule, except that a source broadcast over lanes goes through shared
+  memory rather than shuffles.
+* **What did not change** is 3.6's: the async-proxy ops, the views.
+
+The reduction, scan, histogram, atomic and ``cp.async`` models are in
+:mod:`linlayout.lower.scratch_ops` (by version where the versions differ).
+:data:`TRITON_3_9` bundles these as a :class:`~linlayout.lower.model.Lowering`.
+"""
+
+from __future__ import annotations
+
+from ..core.layout import LinearLayout
+from ..count.closed_form import WavefrontReport, wavefronts
+from ..errors import InputError
+from .model import Lowering
+from .records import LoweredConversion
+from .scratch_ops import TRITON_3_9_OPS
+from . import triton_3_6
+from .triton_3_6 import (
+    ASYNC_OPS,
+    HARDWARE,
+    QUIET_OPS,
+    SCRATCH_OPS,
+    VIEW_OPS,
+    reduce_crosses_warps,
+    suggest_conversion,
+)
+from .triton_swizzling import count_matrix_or_vector, triton_scratch
+
+__all__ = ["TRITON_3_9", "conversion_scope", "count_local_access", "count_matrix_or_vector", "planned_conversion",
+           "shared_round_trip"]
+
+
+
+def conversion_scope(src: LinearLayout, dst: LinearLayout) -> str:
+    """3.6's scope, except that a source broadcast over lanes never converts by shuffles: Triton goes through
+    shared memory (seen in both versions' PTX: a one-warp reduction's result, ``red_sum_row_fp32_32x128_w1``)."""
+    scope = triton_3_6.conversion_scope(src, dst)
+    if scope == "lanes" and "lane" in src.in_dims and 0 in src.flat_bases("lane"):
+        return "warps"
+    return scope
+
+
+def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str) -> WavefrontReport:
+    """One warp's ``local_load``/``local_store``: a matrix instruction if it fits (16- and 32-bit data), else vectors."""
+    prefix = "stmatrix" if op == "store" else "ldmatrix"
+    families = {16: (prefix, prefix + ".trans"), 32: (prefix,)}.get(element_bits, ())
+    for family in families:
+        try:
+            return count_matrix_or_vector(layout, memory, element_bits, op, family)
+        except InputError:
+            continue
+    return wavefronts(layout, memory, element_bits, op, hardware=HARDWARE)
+
+
+def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
+    """A conversion through shared memory as Triton 3.9 emits it: its scratch layout, instructions and reps."""
+    s = triton_scratch(src, dst, element_bits)
+    store = count_matrix_or_vector(src, s.memory, element_bits, "store", s.write)
+    load = count_matrix_or_vector(dst, s.memory, element_bits, "load", s.read)
+    reps = f" in {s.reps} reps" if s.reps > 1 else ""
+    return LoweredConversion(f"shared-memory round trip through Triton's scratch layout ({store.instruction}, "
+                             f"{load.instruction}){reps}", store, load, s.memory, reps=s.reps)
+
+
+def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
+    """Triton 3.9's lowering of a conversion, counted, with linlayout's plan as the suggestion."""
+    scope = conversion_scope(src, dst)
+    if scope == "warps":
+        base = shared_round_trip(src, dst, element_bits)
+    else:
+        base = LoweredConversion("register permutation, no shared memory" if scope == "registers"
+                                 else "warp shuffles inside each warp, no shared memory")
+    return LoweredConversion(base.method, base.store, base.load, base.memory,
+                             suggest_conversion(src, dst, element_bits, base), base.reps)
+
+
+def conversion_reps(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+    """How many reps Triton's round trip of a conversion takes."""
+    return triton_scratch(src, dst, element_bits).reps
+
+
+TRITON_3_9 = Lowering(
+    version="3.9", hardware=HARDWARE, count_local_access=count_local_access, conversion_scope=conversion_scope,
+    planned_conversion=planned_conversion, shared_round_trip=shared_round_trip,
+    reduce_crosses_warps=reduce_crosses_warps, async_ops=ASYNC_OPS, scratch_ops=SCRATCH_OPS, quiet_ops=QUIET_OPS,
+    view_ops=VIEW_OPS, op_models=TRITON_3_9_OPS, conversion_reps=conversion_reps)
+"""Triton 3.9 on sm90 (checked against its PTX on the CPU)."""

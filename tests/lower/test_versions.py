@@ -1,0 +1,165 @@
+"""Version-aware lint: --triton, the per-op ``instructions`` map, and Triton 3.9's lowering checked against its PTX.
+
+``tests/data/ttgir39`` holds the corpus (``tools/ttgir_corpus``) compiled by Triton 3.9.0 on the CPU for cuda:90:
+each kernel's TTGIR and, in ``ptx_counts.json``, the static count of every shared-memory PTX instruction.  A TTGIR
+op is lowered once into straight-line PTX (a loop's body appears once; nothing is unrolled), so the sum over the
+module's ops of each op's per-execution ``instructions`` is the kernel's static count; the comparison holds it to
+that, family by family.  Barriers are compared only in loop-free kernels (inside loops Triton's membar pass also
+guards the back edge, which lint does not model).  No Triton is needed to run these tests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from linlayout.cli import main
+from linlayout.io.ttgir.lint import lint_json, lint_text
+from linlayout.lower.records import INSTRUCTION_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+T39 = ROOT / "tests" / "data" / "ttgir39"
+PTX39 = json.loads((T39 / "ptx_counts.json").read_text())["kernels"]
+
+MEMORY_FAMILIES = ("st.shared", "ld.shared", "stmatrix", "ldmatrix", "atom.shared", "red.shared", "cp.async")
+"""The instruction families that touch shared memory, compared in every kernel whose ops lint counts."""
+
+KNOWN_DIFFERENCES = {
+    "red_sum_col_fp16_512x64_w8": "the 16-bit slice -> blocked conversion after the reduction: Triton 3.9 stores "
+                                  "8 scalar st.shared.b16 where its scratch layout allows one 128-bit vector",
+    "red_max_col_fp16_128x64_w2": "the same 16-bit slice conversion (8 scalar st.shared.b16)",
+    "tut_layernorm_bwd_dwdb": "the same 16-bit slice conversion (8 scalar st.shared.b16 per column sum)",
+    "colsum": "a reduction along axis 0 with a lane along the axis: Triton 3.9 exchanges the partials in 2 reps "
+              "(2 st.shared.v4 + 2 ld.shared.v4, 3 barriers); lint's exchange layout gives 1 rep",
+    "red_argmax_col_fp32_256x64_w8": "the same axis-0 exchange (2 reps per operand in Triton 3.9, 1 in lint)",
+    "tut_layernorm_bwd_dx": "its scalar atomics and the lock's scf.while: the static count is not per execution",
+}
+"""Kernels where lint's instructions differ from Triton 3.9's PTX, and why (the wavefronts may still agree)."""
+
+
+SHUFFLES_NOT_MODELLED = ("tut_matmul_fp16", "tut_matmul_fp8")
+"""Kernels with a shuffle lint does not attribute (a scalar broadcast of the program id's group, outside any op it
+models)."""
+
+
+def _sums(name: str) -> tuple[Counter, list[str]]:
+    report = lint_text((T39 / f"{name}.ttgir").read_text(), triton="3.9")
+    got: Counter = Counter()
+    unknown = []
+    for o in report.ops:
+        if o.instructions is None and "register permutation" not in o.reason:
+            unknown.append(o.op)
+        for k, n in o.instructions or ():
+            got[k] += n
+    return got, unknown
+
+
+def _ptx(name: str, family: str) -> int:
+    return PTX39[name]["ptx"].get(family, {}).get("total", 0)
+
+
+def _modelled(unknown: list[str], name: str = "") -> bool:
+    """Whether every op that touches shared memory through the LSU has an instructions map (the async proxy's do not)."""
+    return all(op in ("ttng.warp_group_dot", "ttng.async_tma_copy_global_to_local") for op in unknown)
+
+
+@pytest.mark.parametrize("name", sorted(PTX39))
+def test_instructions_sum_to_the_ptx_of_triton_3_9(name):
+    got, unknown = _sums(name)
+    if not _modelled(unknown, name) or name in KNOWN_DIFFERENCES:
+        pytest.skip(f"not every op is modelled ({sorted(set(unknown))})" if name not in KNOWN_DIFFERENCES
+                    else KNOWN_DIFFERENCES[name])
+    families = MEMORY_FAMILIES + ("shfl.sync",) + (("bar.sync",) if not PTX39[name]["ttgir_loops"] else ())
+    if name in SHUFFLES_NOT_MODELLED:
+        families = tuple(f for f in families if f != "shfl.sync")
+    assert {f: got[f] for f in families} == {f: _ptx(name, f) for f in families}
+
+
+def test_enough_kernels_are_checked_against_the_ptx():
+    checked = [n for n in PTX39 if n not in KNOWN_DIFFERENCES and _modelled(_sums(n)[1], n)]
+    assert len(checked) >= 50, checked
+
+
+def test_the_grouped_gemm_epilogue_is_stmatrix_trans_in_four_reps():
+    """The issue's example: 16 stmatrix.x4.trans + 16 ld.shared.v4 in 4 reps (7 barriers between them)."""
+    report = lint_text((T39 / "tut_grouped_gemm.ttgir").read_text(), triton="3.9")
+    (cvt,) = [o for o in report.ops if o.op == "ttg.convert_layout" and o.counted]
+    assert cvt.conversion.store.instruction == "stmatrix.x4.trans" and cvt.conversion.reps == 4
+    assert dict(cvt.instructions) == {"stmatrix": 16, "ld.shared": 16, "bar.sync": 7}
+
+
+def test_32_bit_data_is_read_with_ldmatrix():
+    """atomic_max_tensor_i32: Triton 3.9 converts the i32 operand with st.shared.v4 + ldmatrix.x4 in 2 reps."""
+    report = lint_text((T39 / "atomic_max_tensor_i32.ttgir").read_text(), triton="3.9")
+    (cvt,) = [o for o in report.ops if o.op == "ttg.convert_layout"]
+    assert cvt.element_bits == 32 and cvt.conversion.load.instruction == "ldmatrix.x4"
+    assert dict(cvt.instructions) == {"st.shared": 2, "ldmatrix": 2, "bar.sync": 3}
+
+
+def test_every_op_has_an_instructions_map_or_says_why_not():
+    for name in ("matmul_fp16_s3", "softmax", "tut_grouped_gemm"):
+        d = lint_json(lint_text((T39 / f"{name}.ttgir").read_text(), triton="3.9"))
+        assert d["triton"] == "3.9"
+        for op in d["ops"]:
+            assert "instructions" in op
+            if op["instructions"] is None:
+                assert op["reason"] or op.get("instructions_note"), op
+            else:
+                assert set(op["instructions"]) <= set(INSTRUCTION_NAMES), op
+
+
+def test_cli_takes_the_triton_version(capsys):
+    path = str(T39 / "transpose.ttgir")
+    assert main(["lint", path, "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main(["lint", path, "--json", "--triton", "3.6"]) == 0
+    old = json.loads(capsys.readouterr().out)
+    assert default["triton"] == "3.9" and old["triton"] == "3.6"
+    assert default["ops"][0]["instructions"] == {"st.shared": 4, "ldmatrix": 4, "bar.sync": 1}
+    assert main(["lint", path, "--triton", "4.0"]) == 2
+    assert "unknown Triton version '4.0'" in capsys.readouterr().err
+
+
+def test_one_warp_barriers_are_warp_barriers():
+    """With one warp a conversion's own barrier is bar.warp.sync; the one between two ops stays bar.sync."""
+    got, _ = _sums("red_argmax_row_fp32_4x256_w1")
+    assert got["bar.warp.sync"] == 2 == PTX39["red_argmax_row_fp32_4x256_w1"]["ptx"]["st.shared"]["total"]
+    assert got["bar.sync"] == _ptx("red_argmax_row_fp32_4x256_w1", "bar.sync") == 1
+
+
+T36 = ROOT / "tests" / "data" / "ttgir36"
+PTX36 = json.loads((T36 / "ptx_counts.json").read_text())["kernels"]
+
+
+@pytest.mark.parametrize("name", sorted(PTX36))
+def test_instructions_sum_to_the_ptx_of_triton_3_6(name):
+    """Triton 3.6's scratch models (reductions, histograms, atomics, cp.async, gathers' shuffles) against its PTX.
+
+    Kernels with a conversion through shared memory are left out: 3.6's conversion model (kept unchanged, the H100
+    corpus rests on it) picks ld/st.shared where Triton 3.6 also emits ldmatrix/stmatrix for 32-bit data and
+    epilogues, as 3.9 does (tests above)."""
+    report = lint_text((T36 / f"{name}.ttgir").read_text(), triton="3.6")
+    got: Counter = Counter()
+    unknown = [o.op for o in report.ops if o.instructions is None and "register permutation" not in o.reason]
+    shared_cvt = [o for o in report.ops if o.op == "ttg.convert_layout" and o.counted]
+    if shared_cvt or not _modelled(unknown) or name in ("tut_layernorm_bwd_dx", "tut_matmul_fp16", "tut_matmul_fp8"):
+        pytest.skip("a conversion through shared memory, or an op not modelled")
+    for o in report.ops:
+        for k, n in o.instructions or ():
+            got[k] += n
+    families = MEMORY_FAMILIES + ("shfl.sync",) + (("bar.sync",) if not PTX36[name]["ttgir_loops"] else ())
+    want = {f: PTX36[name]["ptx"].get(f, {}).get("total", 0) for f in families}
+    assert {f: got[f] for f in families} == want
+
+
+def test_a_scan_gives_its_instructions_and_says_its_wavefronts_are_not_counted():
+    report = lint_text((T39 / "scan_cumsum_rev_ax1_fp32_1x1024_w4.ttgir").read_text(), triton="3.9", grid=(1, 1, 1))
+    (scan,) = [o for o in report.ops if o.op == "tt.scan"]
+    assert not scan.counted and "not counted" in scan.reason
+    assert dict(scan.instructions) == {"st.shared": 2, "bar.sync": 1, "ld.shared": 2, "shfl.sync": 28}
+    assert any(n.startswith("tt.scan") for n in report.total.not_counted)
+    old = lint_text((T36 / "scan_cumsum_rev_ax1_fp32_1x1024_w4.ttgir").read_text(), triton="3.6")
+    assert dict(next(o for o in old.ops if o.op == "tt.scan").instructions)["shfl.sync"] == 92  # 5 bfly per reversal
