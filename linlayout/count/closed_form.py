@@ -56,9 +56,9 @@ from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
-from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
+from ..hw import Instruction, SharedMemory, parse_instruction
 from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
-from .query import AccessQuery, AddressQuery, check_access, no_extra_arguments
+from .query import AccessQuery, AddressQuery, address_query
 
 __all__ = ["ConflictDirection", "WavefrontReport", "wavefronts", "count_plan", "access_wavefronts", "fit_affine"]
 
@@ -539,14 +539,8 @@ def access_wavefronts(
     >>> access_wavefronts(AddressQuery("ld.shared", "load", 8, [0] * 32)).wavefronts
     1
     """
-    if type(instruction) is AddressQuery:
-        no_extra_arguments(instruction, op, access_bytes, lane_byte_offsets, None if hardware == "sm90" else hardware)
-        q = instruction
-        hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
-    else:
-        hw = get_hardware(hardware)
-        ins = parse_instruction(instruction, op)
-        offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
+    q = address_query(instruction, op, access_bytes, lane_byte_offsets, hardware)
+    hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
     if ins.is_matrix:
         # Lanes rows*j .. rows*j + rows - 1 address matrix j: the low lane bits generate its rows.
         _, basis = _fit_lanes(offs[: hw.matrix_rows * ins.matrices])

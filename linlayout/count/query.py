@@ -269,3 +269,19 @@ class AddressQuery:
         object.__setattr__(self, "lane_byte_offsets", tuple(offs))
         object.__setattr__(self, "hw", hw)
         object.__setattr__(self, "ins", ins)
+
+
+def address_query(instruction: str | Instruction | AddressQuery | None, op: str | None, access_bytes: int | None,
+                  lane_byte_offsets: Sequence[int] | None, hardware: str | SharedMemory | None) -> AddressQuery:
+    """The query of an address-level call: the :class:`AddressQuery` passed first, or one built from the fields.
+
+    A query passed together with any field is refused; ``hardware`` counts as
+    given only when it names a model other than the default (``None`` or
+    ``"sm90"``, the entry points' defaults).
+    """
+    if type(instruction) is AddressQuery:
+        no_extra_arguments(instruction, op, access_bytes, lane_byte_offsets,
+                           None if hardware in (None, "sm90") else hardware)
+        return instruction
+    return AddressQuery(instruction, op, access_bytes, lane_byte_offsets, hardware)
+

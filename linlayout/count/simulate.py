@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import AccessError
 from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
-from .query import AddressQuery, check_access, check_lane_offsets, no_extra_arguments
+from .query import AddressQuery, address_query, check_lane_offsets
 
 __all__ = ["AccessResult", "simulate_access", "simulate_batch"]
 
@@ -144,14 +144,8 @@ def simulate_access(
     >>> simulate_access(AddressQuery("ld.shared", "load", 16, [16 * l for l in range(32)])) == r
     True
     """
-    if type(instruction) is AddressQuery:
-        no_extra_arguments(instruction, op, access_bytes, lane_byte_offsets, hardware)
-        q = instruction
-        hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
-    else:
-        hw = get_hardware(hardware)
-        ins = parse_instruction(instruction, op)
-        offs = check_access(ins, access_bytes, lane_byte_offsets, hw)
+    q = address_query(instruction, op, access_bytes, lane_byte_offsets, hardware)
+    hw, ins, access_bytes, offs = q.hw, q.ins, q.access_bytes, list(q.lane_byte_offsets)
     op = ins.op
     if ins.is_matrix:
         rows = hw.matrix_rows
