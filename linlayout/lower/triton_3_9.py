@@ -5,7 +5,8 @@ compiled on the CPU for ``cuda:90`` (``tests/data/ttgir39``: their TTGIR and
 the static count of every shared-memory PTX instruction), see
 ``tests/test_lower_versions.py`` and ``paper_notes/triton_lowering.md``.
 
-* **Conversions through shared memory** (:func:`shared_round_trip`): the
+* **Conversions through shared memory** (:func:`shared_round_trip`, the
+  same function as 3.6's: the versions emit the same round trips): the
   scratch layout, the reps and the instruction pair are Triton's own choice
   (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, its generic
   swizzling): ``stmatrix``/``ldmatrix`` for 32-bit data too, transposed
@@ -41,6 +42,7 @@ from .triton_3_6 import (
     SCRATCH_OPS,
     VIEW_OPS,
     reduce_crosses_warps,
+    shared_round_trip,
     suggest_conversion,
 )
 from .triton_swizzling import count_matrix_or_vector, triton_scratch
@@ -69,16 +71,6 @@ def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits:
         except InputError:
             continue
     return wavefronts(layout, memory, element_bits, op, hardware=HARDWARE)
-
-
-def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
-    """A conversion through shared memory as Triton 3.9 emits it: its scratch layout, instructions and reps."""
-    s = triton_scratch(src, dst, element_bits)
-    store = count_matrix_or_vector(src, s.memory, element_bits, "store", s.write)
-    load = count_matrix_or_vector(dst, s.memory, element_bits, "load", s.read)
-    reps = f" in {s.reps} reps" if s.reps > 1 else ""
-    return LoweredConversion(f"shared-memory round trip through Triton's scratch layout ({store.instruction}, "
-                             f"{load.instruction}){reps}", store, load, s.memory, reps=s.reps)
 
 
 def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
