@@ -24,7 +24,7 @@ EXACT = frozenset({
     "vector_add", "softmax", "layernorm", "matmul_fp16_s1", "matmul_fp16_s3", "matmul_fp8_s1", "transpose", "colsum",
     "attention_fwd", "gluon_convert", "gluon_smem_transpose", "gluon_smem_transpose_swz", "gluon_smem_transpose_opt",
     "tut_softmax", "tut_layernorm_fwd", "tut_matmul_fp16", "tut_matmul_fp8", "tut_attention_causal",
-    "red_sum_row_fp32_16x512_w2", "red_sum_row_fp32_4x2048_w8", "red_sum_col_fp32_256x32_w4",
+    "red_sum_row_fp32_32x128_w1", "red_argmax_row_fp32_4x256_w1", "red_sum_row_fp32_16x512_w2", "red_sum_row_fp32_4x2048_w8", "red_sum_col_fp32_256x32_w4",
     "red_max_row_fp32_8x1024_w4", "red_argmax_row_fp32_8x1024_w4", "red_argmax_row_fp16_4x2048_w8",
     "red_argmax_col_fp32_256x64_w8", "atomic_add_tensor_fp32", "atomic_add_tensor_fp32_old", "atomic_add_tensor_fp16",
     "atomic_max_tensor_i32", "atomic_add_scalar_unused", "atomic_add_scalar_ticket", "gather_ax1_64x32_w4",
