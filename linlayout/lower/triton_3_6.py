@@ -13,9 +13,9 @@ totals (``tests/test_ttgir.py``).  What it states:
   of shared memory only when it is trivial in the warps and CTAs; it is a
   register permutation when the lanes agree too, else warp shuffles.
   Otherwise (:func:`shared_round_trip`) the source is stored and the
-  destination loaded through the optimal swizzle
-  (:func:`~linlayout.synth.synthesis.optimal_swizzle`), with ``st.shared``
-  writes and, for 16-bit data, ``ldmatrix`` reads when they cost no more.
+  destination loaded through Triton's own scratch layout
+  (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, the generic
+  swizzling 3.6 and 3.9 share), with its instruction pair and reps.
   :func:`planned_conversion` counts that lowering and adds linlayout's own
   plan (:func:`~linlayout.convert.plan.plan_conversion`) as the suggestion.
 * **Reductions** (:func:`reduce_crosses_warps`): a ``tt.reduce`` whose axis
@@ -40,11 +40,10 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..errors import InputError
-from ..synth.synthesis import optimal_swizzle
 from .model import Lowering
 from .records import ConversionSuggestion, LoweredConversion
 from .scratch_ops import TRITON_3_6_OPS
-from .triton_swizzling import triton_scratch
+from .triton_swizzling import count_matrix_or_vector, triton_scratch
 
 __all__ = [
     "ASYNC_OPS",
@@ -114,52 +113,38 @@ def conversion_scope(src: LinearLayout, dst: LinearLayout) -> str:
     a slice layout converted to a layout with distinct warps goes through
     shared memory (measured: the ``colsum`` kernel of the corpus).
     Likewise lanes: identical lane bases and register spans stay in registers.
+    A source broadcast over lanes never converts by shuffles: Triton goes
+    through shared memory (measured on the H100 and seen in 3.6's and 3.9's
+    PTX: a one-warp reduction's result, ``red_sum_row_fp32_32x128_w1``).
     """
     dst = dst.transpose_outs(list(src.out_dims))
     if not (_same_bases(src, dst, ("warp", "block")) and _same_span(src, dst, ("register", "lane"))):
         return "warps"
     if _same_bases(src, dst, ("lane",)) and _same_span(src, dst, ("register",)):
         return "registers"
+    if "lane" in src.in_dims and 0 in src.flat_bases("lane"):
+        return "warps"  # a source broadcast over lanes is not shuffled (a one-warp reduction's result, measured)
     return "lanes"
 
 
-def _cheapest_ldmatrix_read(src: LinearLayout, dst: LinearLayout, element_bits: int):
-    """The optimal swizzle, preferring an ``ldmatrix`` read at no extra cost (16-bit data), as Triton does."""
-    instrs = ["st.shared", "ld.shared"] + (list(LOAD_CHOICES) if element_bits == 16 else [])
-    res = optimal_swizzle(src, dst, element_bits, instructions=instrs)
-    if element_bits == 16 and not res.read_instruction.startswith("ldmatrix"):
-        try:
-            alt = optimal_swizzle(src, dst, element_bits, instructions=["st.shared"] + list(LOAD_CHOICES))
-            if alt.write_wavefronts + alt.read_wavefronts <= res.write_wavefronts + res.read_wavefronts:
-                res = alt
-        except InputError:
-            pass
-    return res
-
-
 def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
-    """A conversion through shared memory: store ``src``, load ``dst`` through the optimal swizzle.
+    """A conversion through shared memory as Triton 3.6 emits it: its scratch layout, instructions and reps.
 
-    Stores use ``st.shared``; loads ``ld.shared`` or, for 16-bit data,
-    ``ldmatrix`` when it reads the optimal layout in no more wavefronts (what
-    Triton 3.6 was measured to emit for the corpus' conversions: ``ldmatrix``
-    reads, never ``stmatrix`` writes).
+    The scratch layout, the reps and the instruction pair are Triton's own
+    choice, ported in :func:`~linlayout.lower.triton_swizzling.triton_scratch`
+    (its generic swizzling, which 3.6 and 3.9 share: the corpus' conversions
+    are the same in both compilers' PTX); the wavefronts are counted through
+    that layout.  This replaced an older model (stores ``st.shared``, loads
+    through linlayout's optimal swizzle) that read ``colsum``'s column sums
+    with ``ld.shared`` where Triton issues ``ldmatrix.x1`` (measured on the
+    H100: ``tests/data/ttgir_gpu``).
     """
-    res = _cheapest_ldmatrix_read(src, dst, element_bits)
-    load = wavefronts(dst, res.memory, element_bits, "load", res.read_instruction, hardware=HARDWARE)
-    if element_bits == 16 and not load.instruction.startswith("ldmatrix"):
-        for ins in LOAD_CHOICES:
-            try:
-                alt = wavefronts(dst, res.memory, element_bits, "load", ins, hardware=HARDWARE)
-            except InputError:
-                continue
-            if alt.wavefronts <= load.wavefronts:
-                load = alt
-                break
-    store = wavefronts(src, res.memory, element_bits, "store", res.write_instruction, hardware=HARDWARE)
-    return LoweredConversion(
-        f"shared-memory round trip through the optimal swizzle ({store.instruction}, {load.instruction})",
-        store, load, res.memory)
+    s = triton_scratch(src, dst, element_bits)
+    store = count_matrix_or_vector(src, s.memory, element_bits, "store", s.write)
+    load = count_matrix_or_vector(dst, s.memory, element_bits, "load", s.read)
+    reps = f" in {s.reps} reps" if s.reps > 1 else ""
+    return LoweredConversion(f"shared-memory round trip through Triton's scratch layout ({store.instruction}, "
+                             f"{load.instruction}){reps}", store, load, s.memory, reps=s.reps)
 
 
 def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
@@ -209,7 +194,7 @@ def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) 
         base = LoweredConversion("register permutation, no shared memory" if scope == "registers"
                                  else "warp shuffles inside each warp, no shared memory")
     return LoweredConversion(base.method, base.store, base.load, base.memory,
-                             suggest_conversion(src, dst, element_bits, base))
+                             suggest_conversion(src, dst, element_bits, base), base.reps)
 
 
 def reduce_crosses_warps(layout: LinearLayout, axis: int) -> bool:

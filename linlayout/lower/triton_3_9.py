@@ -5,7 +5,8 @@ compiled on the CPU for ``cuda:90`` (``tests/data/ttgir39``: their TTGIR and
 the static count of every shared-memory PTX instruction), see
 ``tests/test_lower_versions.py`` and ``paper_notes/triton_lowering.md``.
 
-* **Conversions through shared memory** (:func:`shared_round_trip`): the
+* **Conversions through shared memory** (:func:`shared_round_trip`, the
+  same function as 3.6's: the versions emit the same round trips): the
   scratch layout, the reps and the instruction pair are Triton's own choice
   (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, its generic
   swizzling): ``stmatrix``/``ldmatrix`` for 32-bit data too, transposed
@@ -16,8 +17,8 @@ the static count of every shared-memory PTX instruction), see
   instruction when the layout admits it (16-bit data, also transposed;
   32-bit data as pairs of 16-bit halves), else vectors.
 * **Which conversions stay out of shared memory** (:func:`conversion_scope`):
-  3.6's rule, except that a source broadcast over lanes goes through shared
-  memory rather than shuffles.
+  3.6's rule (the same function): a source broadcast over lanes goes through
+  shared memory rather than shuffles in both versions.
 * **What did not change** is 3.6's: the async-proxy ops, the views.
 
 The reduction, scan, histogram, atomic and ``cp.async`` models are in
@@ -33,14 +34,15 @@ from ..errors import InputError
 from .model import Lowering
 from .records import LoweredConversion
 from .scratch_ops import TRITON_3_9_OPS
-from . import triton_3_6
 from .triton_3_6 import (
     ASYNC_OPS,
     HARDWARE,
     QUIET_OPS,
     SCRATCH_OPS,
     VIEW_OPS,
+    conversion_scope,
     reduce_crosses_warps,
+    shared_round_trip,
     suggest_conversion,
 )
 from .triton_swizzling import count_matrix_or_vector, triton_scratch
@@ -48,15 +50,6 @@ from .triton_swizzling import count_matrix_or_vector, triton_scratch
 __all__ = ["TRITON_3_9", "conversion_scope", "count_local_access", "count_matrix_or_vector", "planned_conversion",
            "shared_round_trip"]
 
-
-
-def conversion_scope(src: LinearLayout, dst: LinearLayout) -> str:
-    """3.6's scope, except that a source broadcast over lanes never converts by shuffles: Triton goes through
-    shared memory (seen in both versions' PTX: a one-warp reduction's result, ``red_sum_row_fp32_32x128_w1``)."""
-    scope = triton_3_6.conversion_scope(src, dst)
-    if scope == "lanes" and "lane" in src.in_dims and 0 in src.flat_bases("lane"):
-        return "warps"
-    return scope
 
 
 def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str) -> WavefrontReport:
@@ -69,16 +62,6 @@ def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits:
         except InputError:
             continue
     return wavefronts(layout, memory, element_bits, op, hardware=HARDWARE)
-
-
-def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
-    """A conversion through shared memory as Triton 3.9 emits it: its scratch layout, instructions and reps."""
-    s = triton_scratch(src, dst, element_bits)
-    store = count_matrix_or_vector(src, s.memory, element_bits, "store", s.write)
-    load = count_matrix_or_vector(dst, s.memory, element_bits, "load", s.read)
-    reps = f" in {s.reps} reps" if s.reps > 1 else ""
-    return LoweredConversion(f"shared-memory round trip through Triton's scratch layout ({store.instruction}, "
-                             f"{load.instruction}){reps}", store, load, s.memory, reps=s.reps)
 
 
 def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
