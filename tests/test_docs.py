@@ -65,7 +65,7 @@ NOT_RUN = {
     "docs/performance.md": 2,  # the benchmark script; the whole test suite
     "docs/layouts.md": 1,  # the hardware probes (a GPU)
     "docs/architecture.md": 1,  # the layer diagram
-    "docs/pictures.md": 1,  # the swizzle picture (2.5 s; tests/test_draw.py draws it)
+    "docs/pictures.md": 1,  # the swizzle picture (2.5 s; tests/io/test_draw.py draws it)
 }
 
 

@@ -3,7 +3,7 @@
 This module is a model of a compiler, checked against it: the corpus of
 ``tests/data/ttgir_gpu`` (Triton 3.6's TTGIR of real kernels) and Nsight
 Compute's exact per-instruction counters on an H100 agree with the lint's
-totals (``tests/test_ttgir.py``).  What it states:
+totals (``tests/io/test_ttgir.py``).  What it states:
 
 * **Local loads and stores** (:func:`count_local_access`): 16-bit data uses
   ``ldmatrix``/``stmatrix`` (``.x4``, then ``.x2``, ``.x1``, then ``.trans``)

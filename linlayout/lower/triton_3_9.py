@@ -3,10 +3,11 @@
 Checked against Triton 3.9.0 itself: the kernels of ``tools/ttgir_corpus``
 compiled on the CPU for ``cuda:90`` (``tests/data/ttgir39``: their TTGIR and
 the static count of every shared-memory PTX instruction), see
-``tests/test_lower_versions.py`` and ``paper_notes/triton_lowering.md``.
+``tests/lower/test_versions.py`` and ``paper_notes/triton_lowering.md``.
 
-* **Conversions through shared memory** (:func:`shared_round_trip`, the
-  same function as 3.6's: the versions emit the same round trips): the
+* **Conversions through shared memory** (:func:`shared_round_trip` and
+  :func:`planned_conversion`, the same functions as 3.6's: the versions
+  emit the same round trips): the
   scratch layout, the reps and the instruction pair are Triton's own choice
   (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, its generic
   swizzling): ``stmatrix``/``ldmatrix`` for 32-bit data too, transposed
@@ -32,7 +33,6 @@ from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..errors import InputError
 from .model import Lowering
-from .records import LoweredConversion
 from .scratch_ops import TRITON_3_9_OPS
 from .triton_3_6 import (
     ASYNC_OPS,
@@ -40,16 +40,16 @@ from .triton_3_6 import (
     QUIET_OPS,
     SCRATCH_OPS,
     VIEW_OPS,
+    conversion_reps,
     conversion_scope,
+    planned_conversion,
     reduce_crosses_warps,
     shared_round_trip,
-    suggest_conversion,
 )
-from .triton_swizzling import count_matrix_or_vector, triton_scratch
+from .triton_swizzling import count_matrix_or_vector
 
 __all__ = ["TRITON_3_9", "conversion_scope", "count_local_access", "count_matrix_or_vector", "planned_conversion",
            "shared_round_trip"]
-
 
 
 def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str) -> WavefrontReport:
@@ -62,23 +62,6 @@ def count_local_access(layout: LinearLayout, memory: LinearLayout, element_bits:
         except InputError:
             continue
     return wavefronts(layout, memory, element_bits, op, hardware=HARDWARE)
-
-
-def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) -> LoweredConversion:
-    """Triton 3.9's lowering of a conversion, counted, with linlayout's plan as the suggestion."""
-    scope = conversion_scope(src, dst)
-    if scope == "warps":
-        base = shared_round_trip(src, dst, element_bits)
-    else:
-        base = LoweredConversion("register permutation, no shared memory" if scope == "registers"
-                                 else "warp shuffles inside each warp, no shared memory")
-    return LoweredConversion(base.method, base.store, base.load, base.memory,
-                             suggest_conversion(src, dst, element_bits, base), base.reps)
-
-
-def conversion_reps(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
-    """How many reps Triton's round trip of a conversion takes."""
-    return triton_scratch(src, dst, element_bits).reps
 
 
 TRITON_3_9 = Lowering(
