@@ -185,7 +185,7 @@ def outcome(parse, spec, surjective):
         return "error", type(e).__name__, str(e)
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(specs(), st.booleans())
 def test_fast_lane_matches_general_route(spec, surjective):
     assert outcome(parse_bases, spec, surjective) == outcome(parse_bases_general, spec, surjective)

@@ -98,7 +98,7 @@ def wave64_cases(draw, hw: SharedMemory = WAVE64):
 
 
 @pytest.mark.parametrize("hw", [WAVE64, WAVE64_MINI], ids=lambda h: h.name)
-@settings(max_examples=examples(250))
+@settings(max_examples=examples(120))
 @given(data=st.data())
 def test_closed_form_equals_simulator_on_64_lanes(hw, data):
     L, M, eb, op = data.draw(wave64_cases(hw))
@@ -143,7 +143,7 @@ def affine_lane_offsets(draw, hw: SharedMemory = WAVE64):
 
 
 @pytest.mark.parametrize("hw", [WAVE64, WAVE64_MINI], ids=lambda h: h.name)
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(data=st.data())
 def test_access_wavefronts_equals_simulate_access_on_64_lanes(hw, data):
     op, ab, offs = data.draw(affine_lane_offsets(hw))
