@@ -188,7 +188,7 @@ def families(draw):
     return Family.make(M, acc, toggles, "random")
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(families())
 def test_engine_equals_library_on_random_families(fam):
     """The vectorised closed form, planning and address generation equal conflicts.* on every configuration."""

@@ -185,13 +185,13 @@ def outcome(parse, spec, surjective):
         return "error", type(e).__name__, str(e)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(specs(), st.booleans())
 def test_fast_lane_matches_general_route(spec, surjective):
     assert outcome(parse_bases, spec, surjective) == outcome(parse_bases_general, spec, surjective)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from([(s,) for s in SIZES] + [(a, b) for a in SIZES for b in SIZES]), st.data())
 def test_fast_lane_on_valid_unit_heavy_bases(sizes, data):
     """Valid inputs the lane takes: the same layout as the general route, and the same surjectivity verdict."""

@@ -73,7 +73,7 @@ def test_matmul_matches_galois(a, b):
     assert all(p < (1 << arows) for p in prod)
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(100))
 @given(st.integers(0, 80), st.integers(0, 80), st.integers(0, 80), st.randoms(use_true_random=False))
 def test_matmul_packed_path_equals_columnwise_and_galois(m, n, p, rnd):
     """From 12x12 on, matmul packs both factors into big integers; sparse, dense and short columns."""
@@ -125,7 +125,7 @@ def test_solve_raises_when_no_solution():
         f2.solve([0b01, 0b11], 0b100)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 7).flatmap(lambda n: st.lists(st.integers(-2, (2 << n) - 1), min_size=n, max_size=n)))
 def test_inverse_of_any_square_matrix(cols):
     """The inverse, or the error of the first problem: a column that does not fit (the first one), else the

@@ -323,7 +323,7 @@ def access_cases(draw):
     return L, M, eb, ins
 
 
-@settings(max_examples=examples(1200))
+@settings(max_examples=examples(1000))
 @given(access_cases())
 def test_closed_form_equals_simulator(case):
     L, M, eb, ins = case
@@ -348,7 +348,7 @@ def test_closed_form_equals_simulator(case):
         assert d.byte_offset & sm90.bank_mask == 0 and d.byte_offset >> 2 != 0
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(100))
 @given(access_cases())
 def test_vector_is_contiguous_and_maximal(case):
     """The chosen vector's registers address consecutive elements; one more register never would."""
@@ -455,7 +455,7 @@ def _widest_vector_by_definition(offsets, cap):
 _OFFSET = st.one_of(st.sampled_from([0, 1, 2, 4, 8, 16, 32]), st.integers(0, 127))
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(_OFFSET, max_size=7), st.lists(_OFFSET, max_size=5), st.lists(_OFFSET, max_size=2), st.integers(0, 6))
 def test_widest_vector_follows_its_definition_and_the_batch_form(regs, lanes, warps, cap):
     from linlayout.count.plan import widest_vector, widest_vector_batch
@@ -468,7 +468,7 @@ def test_widest_vector_follows_its_definition_and_the_batch_form(regs, lanes, wa
         assert int(n[0]) == len(got) and tuple(order[0, : len(got)].tolist()) == got
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.data())
 def test_closed_form_equals_simulator_for_every_element_width(data):
     """Lane offsets anywhere above the vector (bank bits of sub-byte and wide elements included)."""

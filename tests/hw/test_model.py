@@ -98,7 +98,7 @@ def wave64_cases(draw, hw: SharedMemory = WAVE64):
 
 
 @pytest.mark.parametrize("hw", [WAVE64, WAVE64_MINI], ids=lambda h: h.name)
-@settings(max_examples=examples(120))
+@settings(max_examples=examples(80))
 @given(data=st.data())
 def test_closed_form_equals_simulator_on_64_lanes(hw, data):
     L, M, eb, op = data.draw(wave64_cases(hw))
@@ -143,7 +143,7 @@ def affine_lane_offsets(draw, hw: SharedMemory = WAVE64):
 
 
 @pytest.mark.parametrize("hw", [WAVE64, WAVE64_MINI], ids=lambda h: h.name)
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(100))
 @given(data=st.data())
 def test_access_wavefronts_equals_simulate_access_on_64_lanes(hw, data):
     op, ab, offs = data.draw(affine_lane_offsets(hw))
@@ -203,7 +203,7 @@ def _check_result(res, W, R, eb, hw):
     assert res.lower_bound["write"] <= w.wavefronts and res.lower_bound["read"] <= r.wavefronts
 
 
-@settings(max_examples=examples(120))
+@settings(max_examples=examples(80))
 @given(wave64_pairs())
 def test_synthesis_on_wave64_agrees_with_the_counter(case):
     W, R, eb = case

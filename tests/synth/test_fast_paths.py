@@ -108,7 +108,7 @@ def test_bank_completion_matches_greedy_elimination(seed):
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 2**32), st.integers(5, 12), st.sampled_from([4, 8, 16, 32, 64]))
 def test_block_vector_widths_equal_the_prefix_rule(seed, d, eb):
     """The search passes each ld/st block's vector widths to ``word_fills`` (the extended side's is the whole

@@ -144,7 +144,7 @@ def layout_pairs(draw, lane_bits=5, max_d=10):
     return side(), side(), eb
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(100))
 @given(layout_pairs(), st.sampled_from(["balanced", "read", "write", "sum"]))
 def test_synthesis_properties(pair, objective):
     W, R, eb = pair

@@ -69,7 +69,7 @@ def mixed_pairs(draw):
     return mixed_layout(rng, d, r0), mixed_layout(rng, d, r0), draw(st.sampled_from([8, 16, 32, 64]))
 
 
-@settings(max_examples=examples(120), deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.one_of(layout_pairs(), matrix_friendly_pairs(), mixed_pairs()), st.sampled_from(INSTRUCTION_SETS),
        st.sampled_from([None, 8, 16, 32, 64, 128]))
 def test_every_field_agrees_with_the_exact_reports(pair, instructions, vector_bits):
