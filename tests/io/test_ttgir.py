@@ -359,3 +359,35 @@ def test_planner_entry_points_check_their_layouts():
                  lambda: ll.plan_gather(None, L, 0, 16), lambda: ll.plan_conversion(L, L, 16, multistep=1)):
         with pytest.raises(InputError):
             call()
+
+
+def _split_top_by_characters(text: str, sep: str) -> list[str]:
+    """The oracle of split_top: the character-by-character walk it replaced."""
+    out, depth, cur, in_string, i = [], 0, [], False, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            in_string = not in_string
+        elif not in_string:
+            if c in "<[{(":
+                depth += 1
+            elif c in ">]})" and not (c == ">" and i and text[i - 1] == "-"):
+                depth -= 1
+            elif depth == 0 and text.startswith(sep, i):
+                out.append("".join(cur).strip())
+                cur, i = [], i + len(sep)
+                continue
+        cur.append(c)
+        i += 1
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+@settings(max_examples=examples(300))
+@given(st.text(alphabet='ab ,-><[]{}()"xto', max_size=30), st.sampled_from([",", "->", " to "]))
+def test_split_top_equals_the_character_walk(text, sep):
+    from linlayout.io.ttgir.attributes import split_top
+
+    assert split_top(text, sep) == _split_top_by_characters(text, sep)
+

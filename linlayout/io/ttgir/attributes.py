@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ...errors import TTGIRError
@@ -173,30 +174,44 @@ def parse_attribute(text: str, aliases: Mapping[str, Any] | None = None) -> Any:
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split at ``sep`` outside brackets and strings.
 
+    Only quotes, brackets and ``sep`` matter, so one regular expression finds
+    them and the text between is sliced, not walked character by character
+    (a module's signatures are most of the time of reading it).  A ``>``
+    right after ``-`` is the arrow of a signature, not a bracket.
+
     >>> split_top("64x64xf16, #ttg.b<{a = [1, 2]}>, #smem")
     ['64x64xf16', '#ttg.b<{a = [1, 2]}>', '#smem']
+    >>> split_top("(tensor<4xf32>, i32) -> tensor<4xf32>", "->")
+    ['(tensor<4xf32>, i32)', 'tensor<4xf32>']
     """
-    out, depth, cur, instr = [], 0, [], False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            instr = not instr
-        elif not instr:
-            if c in "<[{(":
-                depth += 1
-            elif c in ">]})" and not (c == ">" and i and text[i - 1] == "-"):
-                depth -= 1
-            elif depth == 0 and text.startswith(sep, i):
-                out.append("".join(cur).strip())
-                cur = []
-                i += len(sep)
-                continue
-        cur.append(c)
-        i += 1
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
+    out: list[str] = []
+    depth, in_string, start = 0, False, 0
+    for m in _split_pattern(sep).finditer(text):
+        token = m.group()
+        if token == '"':
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif token in _OPENERS:
+            depth += 1
+        elif token in _CLOSERS:
+            depth -= 1
+        elif depth == 0:  # the separator
+            out.append(text[start:m.start()].strip())
+            start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
     return out
+
+
+_OPENERS, _CLOSERS = frozenset("<[{("), frozenset(">]})")
+
+
+@lru_cache(maxsize=8)
+def _split_pattern(sep: str) -> re.Pattern[str]:
+    """Quotes, brackets (``>`` not after ``-``) and ``sep``: the tokens :func:`split_top` reacts to."""
+    return re.compile(r'"|[<\[{(\]})]|(?<!-)>|' + re.escape(sep))
 
 
 def _shape_element(text: str) -> tuple[tuple[int, ...], str]:

@@ -87,8 +87,13 @@ def _resolve_loc(ref: str | None, locs: dict[str, str], depth: int = 0) -> str:
     return "unknown"
 
 
-def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """Operand and result types of a signature ``(A, B) -> C``, ``A -> B`` or ``A``."""
+def _types(sig: str, aliases: dict[str, Any], seen: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Operand and result types of a signature ``(A, B) -> C``, ``A -> B`` or ``A``.
+
+    ``seen`` remembers the types read so far in this module (its aliases are
+    fixed): a kernel repeats a few types on most of its ops, and each is read
+    once (the values are frozen, so sharing them is safe).
+    """
     sig = sig.strip()
     parts = split_top(sig, "->")
     if len(parts) != 2:
@@ -106,10 +111,12 @@ def _types(sig: str, aliases: dict[str, Any]) -> tuple[list[Any], list[Any]]:
             if t.startswith("<") and t.endswith(">"):  # async_copy prints its memdesc result as <...>
                 t = "!ttg.memdesc" + t
             if t.startswith("tensor<") or t.startswith("!ttg.memdesc<"):
-                try:
-                    out.append(parse_type(t, aliases))
-                except TTGIRError as e:
-                    out.append(UnreadType(t, str(e)))
+                if t not in seen:
+                    try:
+                        seen[t] = parse_type(t, aliases)
+                    except TTGIRError as e:
+                        seen[t] = UnreadType(t, str(e))
+                out.append(seen[t])
             else:
                 out.append(t)
         return out
@@ -142,6 +149,7 @@ def parse_module(text: str) -> Module:
     loops: list[Loop] = []
     stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
     owners: list[int | None] = []  # per open region: the index of the op that opened it
+    seen_types: dict[str, Any] = {}  # type text -> its value, read once per module (see _types)
     for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
         if not s or s.startswith("//") or _ALIAS.match(raw) and not raw.startswith(" "):
@@ -167,7 +175,7 @@ def parse_module(text: str) -> Module:
                 tail = body.lstrip("}) ")
                 parts = ["", tail[1:].strip()] if tail.startswith(":") else split_top(tail, " : ")
                 if len(parts) >= 2 and not ops[owner].operand_types and not ops[owner].result_types:
-                    ops[owner].operand_types, ops[owner].result_types = _types(parts[-1], aliases)
+                    ops[owner].operand_types, ops[owner].result_types = _types(parts[-1], aliases, seen_types)
                 if ops[owner].location == "unknown" and loc:
                     ops[owner].location = _resolve_loc(loc, locs)
             continue
@@ -194,7 +202,7 @@ def parse_module(text: str) -> Module:
                 sig_text = parts[-1]
                 after = " : ".join(parts[:-1])
         operands = re.findall(r"%[\w#]+", after)
-        ins, outs = _types(sig_text, aliases) if sig_text else ([], [])
+        ins, outs = _types(sig_text, aliases, seen_types) if sig_text else ([], [])
         enclosing = [x for x in stack if x is not None]
         op = Op(name, results, operands, ins, outs, _resolve_loc(loc, locs) if loc else "unknown", lineno, s,
                 list(enclosing))
