@@ -720,7 +720,7 @@ def test_readme_api_table_names_are_importable():
 
     text = (ROOT / "docs" / "reference.md").read_text()
     table = text[text.index("## API overview"): text.index("Every name in this table")]
-    for name in ("transpose_16x32_family", "family_from_json", "evaluate", "batch_rank", "load_queries",
+    for name in ("transpose_16x32_family", "family_from_json", "evaluate_family", "batch_rank", "load_queries",
                  "generate_cuda", "ptx_statement", "parse_ncu_csv", "find_tools", "verify", "plan_query",
                  "draw_distributed", "draw_memory", "draw_access", "draw_access_offsets", "draw_swizzle",
                  "plan_conversion", "plan_gather", "max_vector", "quotient", "is_trivial_over", "to_cuda",

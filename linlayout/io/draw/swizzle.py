@@ -104,64 +104,26 @@ def draw_swizzle(
     shape = list(write.out_sizes.values())
     mems = {"before": LinearLayout({"offset": unswizzled(shape).bases["offset"]}, write.out_sizes),
             "after": res.memory}
-    sides: dict[tuple[str, str], tuple[Any, Any]] = {}
-    for name, mem in mems.items():
-        for k, (side, lay, op) in enumerate((("write", write, "store"), ("read", read, "load"))):
-            try:
-                if name == "after":
-                    rep = (res.write, res.read)[k]
-                else:  # the same instruction as after, so that only the memory layout changes
-                    try:
-                        rep = wavefronts(lay, mem, element_bits, op, (res.write, res.read)[k].instruction, hardware=hw)
-                    except LinLayoutError:  # it needs the swizzle (e.g. ldmatrix's matrix rows): the default one
-                        rep = wavefronts(lay, mem, element_bits, op, hardware=hw)
-                sides[side, name] = (rep, first_instruction(rep, lay, mem, element_bits, hw))
-            except LinLayoutError as e:
-                sides[side, name] = (None, " ".join(str(e).split()))
+    sides = side_reports(write, read, mems, res, element_bits, hw)
     phys = {n: physical_view(m, element_bits, hw, min(max_side, 32)) for n, m in mems.items()}
     cell = cell_size(2 * hw.banks, budget=13.0, largest=0.24)
+    shown = memory_contents(mems, phys, cell)
     what = {"before": "row-major, no swizzle",
             "after": "synthesized swizzle" + (", proven optimal" if res.optimal else "")}
     rows: list[list[Panel]] = [[], [], []]
-    content = {}
-    shown = {name: physical_content(mems[name], phys[name], cell) for name in ("before", "after")}
-    bare = [shown[n] for n in shown if fit_font(shown[n][1], cell, width=phys[n].width) is None]
-    if bare:  # labels too small on one side: none on either, so the two memories read alike
-        shown = {name: (f, [""] * len(lab), bare[0][2]) for name, (f, lab, _) in shown.items()}
-    for name in ("before", "after"):
+    for name in SIDES_OF_THE_PICTURE:
         p = phys[name]
-        faces, labels, caption = shown[name]
-        content["memory", name] = (faces, labels)
         rows[0].append(Panel(f"memory {name}", p.nrows, p.banks, colorbar=True,
-                             title=join_lines(f"{name.upper()}: {what[name]}", caption, p.note),
+                             title=join_lines(f"{name.upper()}: {what[name]}", shown[name][2], p.note),
                              row_labels=row_numbers(p.nrows, cell, list(range(p.nrows)))))
-        for i, side in ((1, "write"), (2, "read")):
-            rep, first = sides[side, name]
-            if rep is None:
-                rows[i].append(Panel(f"{side} {name}", 1, hw.banks, title=f"{side}, {name}: cannot be used: {first}"))
-                continue
-            lanes, _, alabels, _ = access_content(first, hw)
-            rows[i].append(Panel(
-                f"{side} {name}", len(lanes), hw.banks, right=1.45,
-                title=join_lines(f"{side.upper()}, {name}: {report_line(rep)}",
-                                 f"first instruction: {counted(first.wavefronts, 'wavefront')} in "
-                                 f"{counted(len(first.passes), 'pass', 'passes')}; "
-                                 + access_caption(cell, alabels, True)),
-                row_labels=row_numbers(len(lanes), cell, lanes)))
-
-    def total(name):
-        w, r = sides["write", name][0], sides["read", name][0]
-        return f"write {w.wavefronts if w else '-'} + read {r.wavefronts if r else '-'}"
-
-    outs = " x ".join(f"{n}({s})" for n, s in write.out_sizes.items())
-    head = join_lines(f"swizzle for a {outs} tile of {element_bits}-bit elements",
-                      f"wavefronts per warp: {total('before')} row-major (left), {total('after')} synthesized (right)")
+        for i, side in ACCESS_ROWS:
+            rows[i].append(access_panel(side, name, sides[side, name], hw, cell))
     with matplotlib.rc_context(rc_params()), SvgLabels(path):
-        fig = compose(rows, cell, head, legend=access_legend())
-        for j, name in enumerate(("before", "after")):
-            faces, labels = content["memory", name]
+        fig = compose(rows, cell, heading(write, element_bits, sides), legend=access_legend())
+        for j, name in enumerate(SIDES_OF_THE_PICTURE):
+            faces, labels, _ = shown[name]
             draw_physical_panel(fig, rows[0][j], mems[name], phys[name], element_bits, hw, cell, faces, labels)
-            for i, side in ((1, "write"), (2, "read")):
+            for i, side in ACCESS_ROWS:
                 rep, first = sides[side, name]
                 if rep is None:
                     rows[i][j].ax.set_axis_off()
@@ -170,3 +132,76 @@ def draw_swizzle(
     if path is not None:
         save(fig, path)
     return fig
+
+
+SIDES_OF_THE_PICTURE = ("before", "after")
+"""The two columns: the row-major baseline and the synthesized memory."""
+
+ACCESS_ROWS = ((1, "write"), (2, "read"))
+"""The picture's rows below the memory: (row index, side of the query)."""
+
+SideReport = tuple[Any, Any]
+"""(wavefront report, first instruction) of one side, or (None, why it cannot be used)."""
+
+
+def side_reports(write: LinearLayout, read: LinearLayout, mems: dict[str, LinearLayout], res: Any,
+                 element_bits: int, hw: Any) -> dict[tuple[str, str], SideReport]:
+    """The write and the read counted on each memory, keyed by (side, column).
+
+    The synthesized column shows the synthesis result's own reports.  The
+    row-major column counts the same instruction as the synthesized one, so
+    that only the memory layout changes; where that instruction needs the
+    swizzle (``ldmatrix``'s matrix rows, say), the default instruction.
+    """
+    sides: dict[tuple[str, str], SideReport] = {}
+    for name, mem in mems.items():
+        for k, (side, lay, op) in enumerate((("write", write, "store"), ("read", read, "load"))):
+            synthesized = (res.write, res.read)[k]
+            try:
+                if name == "after":
+                    rep = synthesized
+                else:
+                    try:
+                        rep = wavefronts(lay, mem, element_bits, op, synthesized.instruction, hardware=hw)
+                    except LinLayoutError:
+                        rep = wavefronts(lay, mem, element_bits, op, hardware=hw)
+                sides[side, name] = (rep, first_instruction(rep, lay, mem, element_bits, hw))
+            except LinLayoutError as e:
+                sides[side, name] = (None, " ".join(str(e).split()))
+    return sides
+
+
+def memory_contents(mems: dict[str, LinearLayout], phys: dict[str, Any], cell: float) -> dict[str, tuple]:
+    """(faces, labels, caption) of each memory panel; labels on neither side if one side's do not fit,
+    so that the two memories read alike."""
+    shown = {name: physical_content(mems[name], phys[name], cell) for name in SIDES_OF_THE_PICTURE}
+    bare = [shown[n] for n in shown if fit_font(shown[n][1], cell, width=phys[n].width) is None]
+    if bare:
+        shown = {name: (f, [""] * len(lab), bare[0][2]) for name, (f, lab, _) in shown.items()}
+    return shown
+
+
+def access_panel(side: str, name: str, report: SideReport, hw: Any, cell: float) -> Panel:
+    """The panel of one side's first instruction in one column, or a titled blank saying why it cannot be used."""
+    rep, first = report
+    if rep is None:
+        return Panel(f"{side} {name}", 1, hw.banks, title=f"{side}, {name}: cannot be used: {first}")
+    lanes, _, alabels, _ = access_content(first, hw)
+    return Panel(
+        f"{side} {name}", len(lanes), hw.banks, right=1.45,
+        title=join_lines(f"{side.upper()}, {name}: {report_line(rep)}",
+                         f"first instruction: {counted(first.wavefronts, 'wavefront')} in "
+                         f"{counted(len(first.passes), 'pass', 'passes')}; "
+                         + access_caption(cell, alabels, True)),
+        row_labels=row_numbers(len(lanes), cell, lanes))
+
+
+def heading(write: LinearLayout, element_bits: int, sides: dict[tuple[str, str], SideReport]) -> str:
+    """The picture's title: the tile, and write + read wavefronts per warp in each column."""
+    def total(name: str) -> str:
+        w, r = sides["write", name][0], sides["read", name][0]
+        return f"write {w.wavefronts if w else '-'} + read {r.wavefronts if r else '-'}"
+
+    outs = " x ".join(f"{n}({s})" for n, s in write.out_sizes.items())
+    return join_lines(f"swizzle for a {outs} tile of {element_bits}-bit elements",
+                      f"wavefronts per warp: {total('before')} row-major (left), {total('after')} synthesized (right)")
