@@ -41,7 +41,11 @@ inside each warp and its result is in the reduction's own result layout.  The re
 cost as lint counts it, the remedy's cost counted by the same lowering, the synthesizer's lower bound on each
 side (over every memory layout) and whether the memory is proven optimal, and, for a one-operand sum, max or
 min whose warps split contiguous bits of the axis, the Gluon code of the cheaper version
-(:func:`gluon_exchange`; compiled with Triton 3.9 in the tests, its PTX's shared-memory instructions checked).
+(:func:`gluon_exchange`).  The Gluon code of all 20 such remedies of the Triton 3.6 corpus compiles with
+Triton 3.9.0 for sm_90 (CPU), and each PTX has exactly the ``st.shared``, ``ld.shared``/``ldmatrix``,
+``bar.sync`` and ``shfl.sync`` counts of :func:`exchange_cost` under the 3.9 lowering (the tests compile
+four of the kernels, opt-in).  Remedies count under the lowering the kernel was linted with; 3.6's counts
+``ld.shared`` where 3.9 reads a 1-D row with ``ldmatrix.x1``, at the same wavefronts.
 """
 
 from __future__ import annotations
@@ -112,8 +116,9 @@ class BufferRemedy:
 
     ``users`` name who fixes it (``"wgmma operand B"``, ``"TMA load"``) and ``rejected`` the alternatives they
     refuse, each with the reason.  ``current``/``memory`` are the buffer's encoding and the remedy's;
-    ``writer_layout`` and ``conversion`` (the planner's ``path``, per-thread ``instructions``, per-warp
-    ``wavefronts``) are set when the remedy converts the writer's registers before the store.  Wavefronts are
+    ``writer_layout`` and ``conversion_*`` (the planner's path, per-thread instructions, per-warp
+    wavefronts) are set when the remedy converts the registers of the writer (the op ``writer_at``) before
+    the store.  Wavefronts are
     per warp (the buffer's LSU accesses plus the conversion's), instructions per thread, ``cost`` under the
     planner's cost model; ``saving_*`` are current minus remedy.
     """
@@ -133,6 +138,7 @@ class BufferRemedy:
     conversion_path: str = ""
     conversion_instructions: tuple[tuple[str, int], ...] = ()
     conversion_wavefronts: int = 0
+    writer_at: str = ""
 
     @property
     def saving_wavefronts(self) -> int:
@@ -418,9 +424,11 @@ def buffer_remedy(lowering: Lowering, buffer: BufferLint, uses: Sequence[LayoutU
     if best is None or best.wavefronts >= w0 + r0 or best.cost >= cost0:
         return None
     path, conv_ins, conv_wf = best.conversion or ("", {}, 0)
+    writer = next((f"{u.record.op} at {u.record.location}" for u in lsu if u.record.kind == "store"), "")
     return BufferRemedy(buffer.name, tuple(dict.fromkeys(u.name for u in users)), current, best.memory, w0 + r0,
                         tuple(ins0.items()), cost0, best.wavefronts, tuple(best.instructions.items()), best.cost,
-                        tuple(rejected), best.writer, path, tuple(conv_ins.items()), conv_wf)
+                        tuple(rejected), best.writer, path, tuple(conv_ins.items()), conv_wf,
+                        writer if best.writer is not None else "")
 
 
 # ----------------------------------------------------------------------------- reductions across warps

@@ -46,7 +46,7 @@ def _total(pairs: Sequence[tuple[str, int]]) -> int:
 def _buffer_json(r: BufferRemedy) -> dict[str, Any]:
     conversion = None
     if r.writer_layout is not None:
-        conversion = {"writer_layout": to_ttgir_linear(r.writer_layout), "path": r.conversion_path,
+        conversion = {"writer": r.writer_at, "writer_layout": to_ttgir_linear(r.writer_layout), "path": r.conversion_path,
                       "instructions": dict(r.conversion_instructions), "wavefronts_per_warp": r.conversion_wavefronts}
     return {"kind": "buffer", "buffer": r.buffer, "users": list(r.users),
             "current": {"encoding": nvmma_text(r.current), "wavefronts_per_warp": r.current_wavefronts,
@@ -80,7 +80,7 @@ def remedies_json(remedies: Sequence[BufferRemedy | ExchangeRemedy]) -> list[dic
 
 
 def _buffer_text(r: BufferRemedy) -> list[str]:
-    how = (f"convert the writer's registers first ({r.conversion_path}: {_ins(r.conversion_instructions)}; "
+    how = (f"convert the registers of {r.writer_at} first ({r.conversion_path}: {_ins(r.conversion_instructions)}; "
            f"{r.conversion_wavefronts} wavefronts), then store into the same {nvmma_text(r.memory)}"
            if r.writer_layout is not None else f"use {nvmma_text(r.memory)}")
     lines = [f"remedy for buffer {r.buffer} (layout fixed by {', '.join(r.users)}): {how}: {r.current_wavefronts} -> "
