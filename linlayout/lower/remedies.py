@@ -89,25 +89,12 @@ class NvmmaChoice:
     element_bits: int
 
 
-class LayoutUse(tuple):
-    """``(record, register layout, view permutation)`` of one op's use of a buffer, as the lint found it."""
+class LayoutUse(NamedTuple):
+    """One op's use of a buffer as the lint found it: its record, register layout and view permutation."""
 
-    __slots__ = ()
-
-    def __new__(cls, record: OpLint, layout: LinearLayout | None, perm: list[int] | None) -> LayoutUse:
-        return super().__new__(cls, (record, layout, perm))
-
-    @property
-    def record(self) -> OpLint:
-        return self[0]
-
-    @property
-    def layout(self) -> LinearLayout | None:
-        return self[1]
-
-    @property
-    def perm(self) -> list[int] | None:
-        return self[2]
+    record: OpLint
+    layout: LinearLayout | None
+    perm: list[int] | None
 
 
 @dataclass(frozen=True)
