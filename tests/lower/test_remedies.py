@@ -112,6 +112,18 @@ def test_fp16_operands_may_change_orientation():
     assert by_buffer["%a_38"].memory == NvmmaChoice(128, False, 16) and by_buffer["%a_38"].saving_wavefronts == 32
 
 
+def test_tma_buffer_gets_a_wider_swizzle_in_its_own_orientation():
+    """``tests/data/remedies/tma_load_swizzle32.ttgir``: Triton 3.9's TTGIR (CPU compile for sm_90) of a Gluon
+    kernel that TMA-loads a 64x64 fp16 tile into ``NVMMASharedLayout(swizzle_byte_width=32, element_bitwidth=16,
+    rank=2)`` (``tma.async_load``) and reads it with ``BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])``."""
+    report = lint_text((DATA / "remedies" / "tma_load_swizzle32.ttgir").read_text(), remedies=True)
+    (r,) = report.remedies
+    assert (r.buffer, r.users, r.current, r.memory) == ("%buf", ("TMA load",), NvmmaChoice(32, False, 16),
+                                                        NvmmaChoice(128, False, 16))
+    assert (r.current_wavefronts, r.wavefronts, r.saving_instructions, r.writer_layout) == (64, 16, 0, None)
+    assert len(r.rejected) == 3 and all("transposed = true: TMA load" in x and "is fixed" in x for x in r.rejected)
+
+
 # ----------------------------------------------------------------------------- reductions
 
 
