@@ -8,9 +8,10 @@ remedy is the cheapest *legal* alternative for the buffer's LSU accesses (``loca
 ``local_load``), counted by the lowering exactly as the lint counts them:
 
 * another NVMMA encoding (``swizzlingByteWidth`` 32, 64 or 128, ``transposed`` or not) that the user accepts;
-* or the same encoding with the writer's registers converted before the store, into a layout built from the
-  memory's own offset bases (a vector along its contiguous run, then lanes; warps kept, or taken from the
-  memory too), the conversion priced by :func:`~linlayout.convert.plan.plan_conversion`.
+* or the same encoding with the writer's registers converted before the store (or the reader's after the
+  load), through a layout built from the memory's own offset bases (a vector along its contiguous run, then
+  lanes; warps kept, or taken from the memory too), the conversion priced by
+  :func:`~linlayout.convert.plan.plan_conversion`.
 
 Candidates are ranked by the planner's cost model (:func:`~linlayout.convert.cost.cost_of`: issue slots per
 warp, wavefronts and instructions together); a remedy is reported only when it saves wavefronts and cost.
@@ -52,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..catalog.triton_encodings import triton_nvmma_shared
@@ -69,7 +70,8 @@ from .records import BufferLint, OpLint, opcode_base
 from .scratch_ops import reduce_exchange_layouts
 
 __all__ = ["BufferRemedy", "ExchangeRemedy", "FixingUser", "LayoutUse", "NvmmaChoice", "buffer_remedy", "exchange_cost",
-           "exchange_read_layout", "exchange_remedy", "find_remedies", "gluon_exchange", "memory_writer", "nvmma_memory",
+           "exchange_read_layout", "exchange_remedy", "find_remedies", "gluon_exchange", "memory_access_layout",
+           "nvmma_memory",
            "tma_rejects", "view_memory", "wgmma_rejects"]
 
 SWIZZLES = (32, 64, 128)
@@ -103,9 +105,10 @@ class BufferRemedy:
 
     ``users`` name who fixes it (``"wgmma operand B"``, ``"TMA load"``) and ``rejected`` the alternatives they
     refuse, each with the reason.  ``current``/``memory`` are the buffer's encoding and the remedy's;
-    ``writer_layout`` and ``conversion_*`` (the planner's path, per-thread instructions, per-warp
-    wavefronts) are set when the remedy converts the registers of the writer (the op ``writer_at``) before
-    the store.  Wavefronts are
+    ``converted_layout`` and ``conversion_*`` (the planner's path, per-thread instructions, per-warp
+    wavefronts) are set when the remedy converts the registers of one access (``converted_kind``
+    ``"store"``: the writer's before the store; ``"load"``: the reader's after the load; ``converted_at`` names
+    its op): the access then uses ``converted_layout``.  Wavefronts are
     per warp (the buffer's LSU accesses plus the conversion's), instructions per thread, ``cost`` under the
     planner's cost model; ``saving_*`` are current minus remedy.
     """
@@ -121,11 +124,12 @@ class BufferRemedy:
     instructions: tuple[tuple[str, int], ...]
     cost: int
     rejected: tuple[str, ...] = ()
-    writer_layout: LinearLayout | None = None
+    converted_layout: LinearLayout | None = None
+    converted_kind: str = ""
+    converted_at: str = ""
     conversion_path: str = ""
     conversion_instructions: tuple[tuple[str, int], ...] = ()
     conversion_wavefronts: int = 0
-    writer_at: str = ""
 
     @property
     def saving_wavefronts(self) -> int:
@@ -307,32 +311,34 @@ class _Candidate(NamedTuple):
     wavefronts: int
     instructions: dict[str, int]
     cost: int
-    writer: LinearLayout | None = None
-    conversion: tuple[str, dict[str, int], int] | None = None
+    converted: tuple[LayoutUse, LinearLayout, str, dict[str, int], int] | None = None  # use, layout, plan
 
 
 def _accesses(lowering: Lowering, uses: Sequence[LayoutUse], M: LinearLayout, bits: int,
-              replace_writer: LinearLayout | None = None) -> tuple[int, int, dict[str, int]]:
-    """(write, read) wavefronts per warp and instructions per thread of the buffer's LSU uses on memory ``M``."""
+              replaced: tuple[LayoutUse, LinearLayout] | None = None) -> tuple[int, int, dict[str, int]]:
+    """(write, read) wavefronts per warp and instructions per thread of the buffer's LSU uses on memory ``M``
+    (``replaced``: one use accessing with another register layout, in the buffer's own dims)."""
     write = read = 0
     ins: dict[str, int] = {}
     for u in uses:
         kind = u.record.kind
-        L = replace_writer if (replace_writer is not None and kind == "store") else u.layout
-        rep = lowering.count_local_access(L, view_memory(M, None if L is replace_writer else u.perm), bits, kind)
+        if replaced is not None and u is replaced[0]:
+            rep = lowering.count_local_access(replaced[1], M, bits, kind)
+        else:
+            rep = lowering.count_local_access(u.layout, view_memory(M, u.perm), bits, kind)
         write, read = write + (rep.wavefronts if kind == "store" else 0), read + (rep.wavefronts if kind == "load" else 0)
         ins = _sum_instructions(ins, {opcode_base(rep.instruction): rep.instructions})
     return write, read, ins
 
 
-def memory_writer(M: LinearLayout, W: LinearLayout, bits: int, keep_warps: bool) -> LinearLayout:
-    """A register layout that stores into ``M`` along its offsets: its lowest offset bases as one vector of up to
-    128 bits, the next as lanes, then (unless ``keep_warps``, which keeps ``W``'s warps) warps, the rest
+def memory_access_layout(M: LinearLayout, A: LinearLayout, bits: int, keep_warps: bool) -> LinearLayout:
+    """A register layout that accesses ``M`` along its offsets: its lowest offset bases as one vector of up to
+    128 bits, the next as lanes, then (unless ``keep_warps``, which keeps ``A``'s warps) warps, the rest
     registers.  Offset bases already spanned by the kept warps are skipped."""
     def flat(b) -> int:
-        return W.out_flat({d: b[i] for i, d in enumerate(W.out_dims)})
-    lanes_n, warps_n = len(W.bases.get("lane", [])), len(W.bases.get("warp", []))
-    warps = [tuple(b) for b in W.bases.get("warp", [])] if keep_warps else []
+        return A.out_flat({d: b[i] for i, d in enumerate(A.out_dims)})
+    lanes_n, warps_n = len(A.bases.get("lane", [])), len(A.bases.get("warp", []))
+    warps = [tuple(b) for b in A.bases.get("warp", [])] if keep_warps else []
     span = [flat(b) for b in warps]
     vector_n = max(0, (128 // bits).bit_length() - 1)
     vec: list[tuple[int, ...]] = []
@@ -350,30 +356,34 @@ def memory_writer(M: LinearLayout, W: LinearLayout, bits: int, keep_warps: bool)
             warps.append(tuple(b))
         else:
             rest.append(tuple(b))
-    return LinearLayout({"register": vec + rest, "lane": lanes, "warp": warps, "block": []}, dict(W.out_sizes))
+    return LinearLayout({"register": vec + rest, "lane": lanes, "warp": warps, "block": []}, dict(A.out_sizes))
 
 
-def _conversion_candidates(lowering: Lowering, uses: Sequence[LayoutUse], current: NvmmaChoice, M: LinearLayout,
-                           shape: Sequence[int]) -> list[_Candidate]:
-    """The current memory with the (one) writer's registers converted to a layout that stores along it."""
-    stores = [u for u in uses if u.record.kind == "store"]
-    if len(stores) != 1 or stores[0].perm not in (None, [0, 1]):
-        return []
-    W, bits, out = stores[0].layout, current.element_bits, []
-    assert W is not None
-    for keep in (True, False):
-        W2 = memory_writer(M, W, bits, keep)
-        if W2 == W:
+def _conversion_candidates(lowering: Lowering, uses: Sequence[LayoutUse], current: NvmmaChoice,
+                           M: LinearLayout) -> list[_Candidate]:
+    """The current memory with the one writer's registers converted before the store, or the one reader's after
+    the load, through a layout that accesses the memory along its offsets (only for a conflicted access)."""
+    bits, out = current.element_bits, []
+    for kind in ("store", "load"):
+        side = [u for u in uses if u.record.kind == kind]
+        if len(side) != 1 or side[0].perm not in (None, [0, 1]) or side[0].layout is None:
             continue
-        try:
-            plan = plan_conversion(W, W2, bits)
-        except InputError:
+        use, A = side[0], side[0].layout
+        if use.record.access is None or use.record.access.wavefronts <= use.record.access.ideal_wavefronts:
             continue
-        write, read, ins = _accesses(lowering, uses, M, bits, replace_writer=W2)
-        conv_wf = sum((plan.wavefronts or {}).values())
-        cost = cost_of(ins, {"write": write, "read": read}) + plan.cost
-        out.append(_Candidate(current, write + read + conv_wf, _sum_instructions(ins, plan.instructions), cost, W2,
-                              (plan.path, dict(plan.instructions), conv_wf)))
+        for keep in (True, False):
+            A2 = memory_access_layout(M, A, bits, keep)
+            if A2 == A:
+                continue
+            try:
+                plan = plan_conversion(A, A2, bits) if kind == "store" else plan_conversion(A2, A, bits)
+            except InputError:
+                continue
+            write, read, ins = _accesses(lowering, uses, M, bits, replaced=(use, A2))
+            conv_wf = sum((plan.wavefronts or {}).values())
+            cost = cost_of(ins, {"write": write, "read": read}) + plan.cost
+            out.append(_Candidate(current, write + read + conv_wf, _sum_instructions(ins, plan.instructions), cost,
+                                  (use, A2, plan.path, dict(plan.instructions), conv_wf)))
     return out
 
 
@@ -406,16 +416,19 @@ def buffer_remedy(lowering: Lowering, buffer: BufferLint, uses: Sequence[LayoutU
                 continue
             w, r, ins = _accesses(lowering, lsu, nvmma_memory(choice, shape), bits)
             candidates.append(_Candidate(choice, w + r, ins, cost_of(ins, {"write": w, "read": r})))
-    candidates += _conversion_candidates(lowering, lsu, current, M0, shape)
+    candidates += _conversion_candidates(lowering, lsu, current, M0)
     best = min(candidates, key=lambda c: (c.cost, c.wavefronts), default=None)
     if best is None or best.wavefronts >= w0 + r0 or best.cost >= cost0:
         return None
-    path, conv_ins, conv_wf = best.conversion or ("", {}, 0)
-    writer = next((f"{u.record.op} at {u.record.location}" for u in lsu if u.record.kind == "store"), "")
-    return BufferRemedy(buffer.name, tuple(dict.fromkeys(u.name for u in users)), current, best.memory, w0 + r0,
-                        tuple(ins0.items()), cost0, best.wavefronts, tuple(best.instructions.items()), best.cost,
-                        tuple(rejected), best.writer, path, tuple(conv_ins.items()), conv_wf,
-                        writer if best.writer is not None else "")
+    remedy = BufferRemedy(buffer.name, tuple(dict.fromkeys(u.name for u in users)), current, best.memory, w0 + r0,
+                          tuple(ins0.items()), cost0, best.wavefronts, tuple(best.instructions.items()), best.cost,
+                          tuple(rejected))
+    if best.converted is None:
+        return remedy
+    use, layout, path, conv_ins, conv_wf = best.converted
+    return replace(remedy, converted_layout=layout, converted_kind=use.record.kind,
+                   converted_at=f"{use.record.op} at {use.record.location}", conversion_path=path,
+                   conversion_instructions=tuple(conv_ins.items()), conversion_wavefronts=conv_wf)
 
 
 # ----------------------------------------------------------------------------- reductions across warps

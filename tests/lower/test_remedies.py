@@ -85,8 +85,9 @@ def test_fp8_transposed_buffer_remedy_converts_the_writer(fp8_report):
     assert dict(r.conversion_instructions) == {"st.shared": 4, "ld.shared": 64, "bar.sync": 1, "prmt": 48}
     assert dict(r.instructions) == {"st.shared": 8, "ld.shared": 64, "bar.sync": 1, "prmt": 48}
     assert (r.cost, r.saving_instructions) == (640, -57)  # fewer wavefronts, more (cheaper) instructions
-    assert r.writer_layout.bases["register"][:4] == [(1, 0), (2, 0), (4, 0), (8, 0)]  # 16 bytes along K
-    store = get_lowering("3.9").count_local_access(r.writer_layout, nvmma_memory(r.memory, [64, 128]), 8, "store")
+    assert (r.converted_kind, r.converted_at) == ("store", "ttg.local_alloc at kernels.py:71:13")
+    assert r.converted_layout.bases["register"][:4] == [(1, 0), (2, 0), (4, 0), (8, 0)]  # 16 bytes along K
+    store = get_lowering("3.9").count_local_access(r.converted_layout, nvmma_memory(r.memory, [64, 128]), 8, "store")
     assert (store.instruction, store.wavefronts, store.instructions) == ("st.shared", 16, 4)
 
 
@@ -108,7 +109,7 @@ def test_fp16_operands_may_change_orientation():
     text = FP8.read_text().replace("f8E4M3FN", "f16").replace("elementBitWidth = 8", "elementBitWidth = 16")
     by_buffer = {r.buffer: r for r in lint_text(text, remedies=True).remedies}
     b = by_buffer["%b_39"]
-    assert (b.memory, b.writer_layout, b.current_wavefronts, b.wavefronts) == (NvmmaChoice(128, False, 16), None, 512, 64)
+    assert (b.memory, b.converted_layout, b.current_wavefronts, b.wavefronts) == (NvmmaChoice(128, False, 16), None, 512, 64)
     assert by_buffer["%a_38"].memory == NvmmaChoice(128, False, 16) and by_buffer["%a_38"].saving_wavefronts == 32
 
 
@@ -120,8 +121,22 @@ def test_tma_buffer_gets_a_wider_swizzle_in_its_own_orientation():
     (r,) = report.remedies
     assert (r.buffer, r.users, r.current, r.memory) == ("%buf", ("TMA load",), NvmmaChoice(32, False, 16),
                                                         NvmmaChoice(128, False, 16))
-    assert (r.current_wavefronts, r.wavefronts, r.saving_instructions, r.writer_layout) == (64, 16, 0, None)
+    assert (r.current_wavefronts, r.wavefronts, r.saving_instructions, r.converted_layout) == (64, 16, 0, None)
     assert len(r.rejected) == 3 and all("transposed = true: TMA load" in x and "is fixed" in x for x in r.rejected)
+
+
+def test_tma_buffer_read_across_its_rows_gets_a_reader_conversion():
+    """``tests/data/remedies/tma_load_columns.ttgir``: the same kernel with a 128-byte swizzle, read with
+    ``BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1])`` (8 elements down a column per thread): every encoding TMA
+    accepts is as conflicted, so the remedy loads along the memory and converts after the load."""
+    report = lint_text((DATA / "remedies" / "tma_load_columns.ttgir").read_text(), remedies=True)
+    (r,) = report.remedies
+    assert (r.current, r.memory, r.converted_kind) == (NvmmaChoice(128, False, 16), NvmmaChoice(128, False, 16), "load")
+    assert r.converted_at == "ttg.local_load at tma_load.py:21:9"
+    assert (r.current_wavefronts, r.conversion_wavefronts, r.wavefronts, r.cost, r.current_cost) == (256, 32, 48, 296, 1088)
+    load = get_lowering("3.9").count_local_access(r.converted_layout, nvmma_memory(r.memory, [64, 64]), 16, "load")
+    assert load.wavefronts == r.wavefronts - r.conversion_wavefronts == load.ideal_wavefronts  # conflict-free
+    assert "then convert to the registers of ttg.local_load" in render_lint(report)
 
 
 # ----------------------------------------------------------------------------- reductions

@@ -45,9 +45,10 @@ def _total(pairs: Sequence[tuple[str, int]]) -> int:
 
 def _buffer_json(r: BufferRemedy) -> dict[str, Any]:
     conversion = None
-    if r.writer_layout is not None:
-        conversion = {"writer": r.writer_at, "writer_layout": to_ttgir_linear(r.writer_layout), "path": r.conversion_path,
-                      "instructions": dict(r.conversion_instructions), "wavefronts_per_warp": r.conversion_wavefronts}
+    if r.converted_layout is not None:
+        conversion = {"op": r.converted_at, "access": r.converted_kind, "layout": to_ttgir_linear(r.converted_layout),
+                      "path": r.conversion_path, "instructions": dict(r.conversion_instructions),
+                      "wavefronts_per_warp": r.conversion_wavefronts}
     return {"kind": "buffer", "buffer": r.buffer, "users": list(r.users),
             "current": {"encoding": nvmma_text(r.current), "wavefronts_per_warp": r.current_wavefronts,
                         "instructions": dict(r.current_instructions), "cost": r.current_cost},
@@ -80,14 +81,18 @@ def remedies_json(remedies: Sequence[BufferRemedy | ExchangeRemedy]) -> list[dic
 
 
 def _buffer_text(r: BufferRemedy) -> list[str]:
-    how = (f"convert the registers of {r.writer_at} first ({r.conversion_path}: {_ins(r.conversion_instructions)}; "
-           f"{r.conversion_wavefronts} wavefronts), then store into the same {nvmma_text(r.memory)}"
-           if r.writer_layout is not None else f"use {nvmma_text(r.memory)}")
+    conversion = f"({r.conversion_path}: {_ins(r.conversion_instructions)}; {r.conversion_wavefronts} wavefronts)"
+    if r.converted_layout is None:
+        how = f"use {nvmma_text(r.memory)}"
+    elif r.converted_kind == "store":
+        how = f"convert the registers of {r.converted_at} first {conversion}, then store into the same {nvmma_text(r.memory)}"
+    else:
+        how = f"load from the same {nvmma_text(r.memory)}, then convert to the registers of {r.converted_at} {conversion}"
     lines = [f"remedy for buffer {r.buffer} (layout fixed by {', '.join(r.users)}): {how}: {r.current_wavefronts} -> "
              f"{r.wavefronts} wavefronts/warp (saves {r.saving_wavefronts}), instructions/thread "
              f"{_total(r.current_instructions)} -> {_total(r.instructions)}, cost {r.current_cost} -> {r.cost}"]
-    if r.writer_layout is not None:
-        lines.append(f"    writer layout {to_ttgir_linear(r.writer_layout)}")
+    if r.converted_layout is not None:
+        lines.append(f"    {'store' if r.converted_kind == 'store' else 'load'} with {to_ttgir_linear(r.converted_layout)}")
     else:
         lines.append(f"    gluon   {_gluon_nvmma(r.memory)}")
     lines += [f"    not legal: {why}" for why in r.rejected]
