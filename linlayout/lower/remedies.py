@@ -403,7 +403,10 @@ def buffer_remedy(lowering: Lowering, buffer: BufferLint, uses: Sequence[LayoutU
     if current is None or not users or t is None:
         return None
     shape, bits = list(t.shape), current.element_bits
-    M0 = nvmma_memory(current, shape)
+    try:
+        M0 = nvmma_memory(current, shape)
+    except InputError:
+        return None
     w0, r0, ins0 = _accesses(lowering, lsu, M0, bits)
     cost0 = cost_of(ins0, {"write": w0, "read": r0})
     candidates, rejected = [], []
@@ -414,7 +417,12 @@ def buffer_remedy(lowering: Lowering, buffer: BufferLint, uses: Sequence[LayoutU
             if why:
                 rejected.append(f"swizzle {s}, transposed = {str(tr).lower()}: {why}")
                 continue
-            w, r, ins = _accesses(lowering, lsu, nvmma_memory(choice, shape), bits)
+            try:
+                M = nvmma_memory(choice, shape)
+            except InputError as e:
+                rejected.append(f"swizzle {s}, transposed = {str(tr).lower()}: {e}")
+                continue
+            w, r, ins = _accesses(lowering, lsu, M, bits)
             candidates.append(_Candidate(choice, w + r, ins, cost_of(ins, {"write": w, "read": r})))
     candidates += _conversion_candidates(lowering, lsu, current, M0)
     best = min(candidates, key=lambda c: (c.cost, c.wavefronts), default=None)
