@@ -394,7 +394,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
-                       strict_trip_counts=True, pass_name=args.dump_pass)
+                       strict_trip_counts=True, pass_name=args.dump_pass, remedies=args.remedies)
     if args.queries:
         _write_queries(args.queries, report)
     if args.json:
@@ -532,6 +532,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    "DIR/convert_LINE.json (LINE: the op's line in the TTGIR)")
     t.add_argument("--triton", metavar="VERSION", default=DEFAULT_TRITON, help="the Triton version that compiled "
                    f"the kernel, whose lowering is modelled: {', '.join(sorted(LOWERINGS))} (default {DEFAULT_TRITON})")
+    t.add_argument("--remedies", action="store_true", help="also give remedies: for a buffer a wgmma or TMA user "
+                   "fixes, the cheapest legal NVMMA encoding or writer conversion; for a reduction across warps, a "
+                   "cheaper scratch exchange with its lower bound and Gluon code (can take a few seconds)")
     t.set_defaults(func=_cmd_lint)
     return p
 

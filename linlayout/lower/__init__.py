@@ -24,7 +24,11 @@ its measured kernels.  One module per compiler version, never a branch:
   kernel);
 * :mod:`.lint`: :func:`~.lint.lint_module`, the analysis behind
   ``linlayout lint``: every op of a module counted under one lowering, the
-  buffers' optimal swizzles, the totals over a grid.
+  buffers' optimal swizzles, the totals over a grid;
+* :mod:`.remedies`: what a kernel could do instead, on request: the cheapest
+  legal NVMMA encoding or writer conversion for a buffer a wgmma/TMA user
+  fixes, a cheaper exchange (with its bound and Gluon code) for a reduction
+  across warps.
 
 A second Triton version is a new module beside :mod:`.triton_3_6` that builds
 its :class:`~.model.Lowering` (reusing the functions that did not change)

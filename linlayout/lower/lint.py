@@ -64,6 +64,7 @@ from .records import (
 )
 from .loops import LoopCount, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
+from .remedies import LayoutUse, find_remedies
 
 __all__ = ["LayoutOf", "lint_module", "loop_matches"]
 
@@ -470,7 +471,7 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
 def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
                 grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
                 convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON,
-                strict_trip_counts: bool = False) -> LintReport:
+                strict_trip_counts: bool = False, remedies: bool = False) -> LintReport:
     """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
 
     ``layout_of`` resolves a tensor type's encoding to its layout (the
@@ -484,7 +485,9 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     its body is left out of the totals and given per iteration
     (``total.per_iteration``).  ``strict_trip_counts`` makes a
     ``trip_counts`` location that matches no loop an error; a ``num_warps``
-    that disagrees with the module's is one.
+    that disagrees with the module's is one.  ``remedies`` adds what the kernel could do instead
+    (:func:`~linlayout.lower.remedies.find_remedies`; off by default: pricing a writer's conversion can take
+    a second or two).
     """
     lowering = get_lowering(triton)
     if num_warps is not None:
@@ -518,4 +521,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         total = replace(total, per_iteration=_per_iteration(ops, module, counts, grid, nw))
     loops = tuple(LoopTrip(lp.location, loop_trip[lp.index], counts[lp.index].kind, counts[lp.index].source)
                   for lp in module.loops)
-    return LintReport(nw, ops, _buffers(lowering, module, uses), total, loops, lowering.version)
+    buffers = _buffers(lowering, module, uses)
+    found = () if not remedies else find_remedies(lowering, module, layout_of, ops, buffers,
+                                                  [LayoutUse(u.record, u.layout, u.perm) for u in uses], root, perm, nw)
+    return LintReport(nw, ops, buffers, total, loops, lowering.version, found)

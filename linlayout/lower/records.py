@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport
@@ -269,3 +270,5 @@ class LintReport:
     total: KernelTotal | None
     loops: tuple[LoopTrip, ...]
     lowering: str = ""
+    remedies: tuple[Any, ...] = ()
+    """What the kernel could do instead (:mod:`linlayout.lower.remedies`: ``BufferRemedy``, ``ExchangeRemedy``)."""

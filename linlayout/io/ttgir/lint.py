@@ -44,6 +44,7 @@ from .attributes import TTGIRError, parse_attribute
 from .dump import is_dump, select_module
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import parse_module
+from .remedy_text import remedies_json, render_remedies
 
 __all__ = ["lint_json", "lint_text", "render_lint"]
 
@@ -58,7 +59,7 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
               triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
-              pass_name: str | None = None) -> LintReport:
+              pass_name: str | None = None, remedies: bool = False) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -69,7 +70,8 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
     location that matches no loop an error that lists the loops.  An
     ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
-    one dumped before the pass ``pass_name`` names (:mod:`.dump`).
+    one dumped before the pass ``pass_name`` names (:mod:`.dump`).  ``remedies`` adds the report's remedies
+    (:mod:`linlayout.lower.remedies`).
     """
     if isinstance(text, str) and is_dump(text):
         text = select_module(text, pass_name)[1]
@@ -77,7 +79,7 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
-                       strict_trip_counts=strict_trip_counts)
+                       strict_trip_counts=strict_trip_counts, remedies=remedies)
 
 
 def gluon_text(ttgir: str) -> str:
@@ -211,6 +213,8 @@ def lint_json(report: LintReport) -> dict[str, Any]:
         d["total"] = _total_json(report.total)
     d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count, "kind": lp.kind,
                    "trip_count_from": lp.source or None} for lp in report.loops]
+    if report.remedies:
+        d["remedies"] = remedies_json(report.remedies)
     return d
 
 
@@ -307,6 +311,7 @@ def render_lint(report: LintReport) -> str:
         lines.extend(_op_text(o))
     for b in report.buffers:
         lines.extend(_buffer_text(b))
+    lines.extend(render_remedies(report.remedies))
     if report.total is not None:
         lines.extend(_total_text(report.total))
     return "\n".join(lines)
