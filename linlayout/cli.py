@@ -53,6 +53,9 @@ def _properties(layout) -> dict:
     }
 
 
+# linlayout lint shows its stages on stderr once it has run this many seconds (io/ttgir/progress.py).
+LINT_PROGRESS_AFTER = 1.0
+
 CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")
 
 
@@ -381,6 +384,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 def _cmd_lint(args: argparse.Namespace) -> int:
     from .errors import InputError
     from .io.ttgir.lint import lint_json, lint_text, render_lint
+    from .io.ttgir.progress import Progress
 
     try:
         text = sys.stdin.read() if args.kernel == "-" else open(args.kernel, encoding="utf-8").read()
@@ -394,7 +398,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
-                       strict_trip_counts=True, pass_name=args.dump_pass)
+                       strict_trip_counts=True, pass_name=args.dump_pass, progress=Progress(sys.stderr, LINT_PROGRESS_AFTER))
     if args.queries:
         _write_queries(args.queries, report)
     if args.json:

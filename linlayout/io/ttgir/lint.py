@@ -21,7 +21,7 @@ and as Gluon (:func:`gluon_text`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...core.layout import LinearLayout
@@ -58,7 +58,7 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
               triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
-              pass_name: str | None = None) -> LintReport:
+              pass_name: str | None = None, progress: Callable[[str], None] | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -69,15 +69,30 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
     location that matches no loop an error that lists the loops.  An
     ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
-    one dumped before the pass ``pass_name`` names (:mod:`.dump`).
+    one dumped before the pass ``pass_name`` names (:mod:`.dump`).  ``progress``
+    is told each stage as it begins (the command line passes a
+    :class:`~linlayout.io.ttgir.progress.Progress`, which shows them on
+    stderr once the lint has taken a second).
     """
+    report = progress or _quiet
     if isinstance(text, str) and is_dump(text):
-        text = select_module(text, pass_name)[1]
+        report(f"finding the module in an MLIR_ENABLE_DUMP log of {len(text) / 1e6:.1f} MB")
+        header, text = select_module(text, pass_name)
+        report(f"reading the module dumped before {header.split(':')[0].split(' (')[0]}")
+    else:
+        report("reading the module")
     module = parse_module(text)  # checks that ``text`` is a str
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
-    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
+    report(f"counting {len(module.ops)} ops")
+    lint = lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
                        strict_trip_counts=strict_trip_counts)
+    report("done")
+    return lint
+
+
+def _quiet(stage: str) -> None:
+    """The default progress: none."""
 
 
 def gluon_text(ttgir: str) -> str:
