@@ -60,3 +60,20 @@ def test_module_dumps_split_where_the_header_pattern_splits():
         assert select_module(log)[0].startswith("ConvertTritonGPUToLLVM")
     last = module_dumps(text + extra)[-1]
     assert (text + extra)[last[1]:last[2]].strip("\n").endswith("(truncated for the test fixture)")  # not x
+
+
+def test_the_dump_log_generator_ends_with_the_largest_tutorial_kernel():
+    """tools/make_dump_log.py (the 25 MB timing input) on a small size: lint picks its last TTGIR-level module, the
+    attention tutorial, out of every kernel's pass dumps and the LLVM-level ones."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_dump_log", DATA.parents[1] / "tools" / "make_dump_log.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    log = gen.dump_log(1.0)
+    assert 1.0e6 <= len(log) < 1.9e6  # past the size by less than one more compile
+    dumps = module_dumps(log)
+    assert len(dumps) > 2 * len(gen.TTGIR_PASSES)
+    header, text = select_module(log)
+    assert header.startswith("ConvertTritonGPUToLLVM")
+    assert text == (DATA / "ttgir39" / "tut_attention_causal.ttgir").read_text().strip("\n")
