@@ -85,10 +85,25 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     report(f"counting {len(module.ops)} ops")
-    lint = lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
+    lint = lint_module(module, _layouts_once(), num_warps, grid, trip_counts, convert_planner, triton,
                        strict_trip_counts=strict_trip_counts)
     report("done")
     return lint
+
+
+def _layouts_once() -> Callable[[TensorType], LinearLayout | PaddedLayout]:
+    """:func:`tensor_layout` for one module, each type's layout built once: the reader shares one value per
+    distinct type text, and a kernel names a few types on most of its ops (the layout is immutable, so the
+    ops share it, and with it what the counters and the synthesizer cache on it)."""
+    built: dict[int, tuple[TensorType, LinearLayout | PaddedLayout]] = {}
+
+    def layout_of(t: TensorType) -> LinearLayout | PaddedLayout:
+        hit = built.get(id(t))
+        if hit is None or hit[0] is not t:
+            hit = built[id(t)] = (t, tensor_layout(t))  # the type is kept, so its id stays its own
+        return hit[1]
+
+    return layout_of
 
 
 def _quiet(stage: str) -> None:
