@@ -53,6 +53,9 @@ def _properties(layout) -> dict:
     }
 
 
+# linlayout lint shows its stages on stderr once it has run this many seconds (io/ttgir/progress.py).
+LINT_PROGRESS_AFTER = 1.0
+
 CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")
 
 
@@ -378,6 +381,16 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lint_progress(when: str):
+    """Progress lines on stderr after LINT_PROGRESS_AFTER seconds: with ``auto`` only on a terminal, so that
+    piped and captured output (scripts, CI, the docs' checked blocks) stays the answer alone."""
+    from .io.ttgir.progress import Progress
+
+    if when == "never" or (when == "auto" and not sys.stderr.isatty()):
+        return None
+    return Progress(sys.stderr, LINT_PROGRESS_AFTER)
+
+
 def _cmd_lint(args: argparse.Namespace) -> int:
     from .errors import InputError
     from .io.ttgir.lint import lint_json, lint_text, render_lint
@@ -394,7 +407,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
                               f"iterations), got {item!r}")
         trips[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
-                       strict_trip_counts=True, pass_name=args.dump_pass, remedies=args.remedies)
+                       strict_trip_counts=True, pass_name=args.dump_pass, remedies=args.remedies,
+                       progress=_lint_progress(args.progress))
     if args.queries:
         _write_queries(args.queries, report)
     if args.json:
@@ -535,6 +549,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--remedies", action="store_true", help="also give remedies: for a buffer a wgmma or TMA user "
                    "fixes, the cheapest legal NVMMA encoding or writer conversion; for a reduction across warps, a "
                    "cheaper scratch exchange with its lower bound and Gluon code (can take a few seconds)")
+    t.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="show each stage on "
+                   "stderr once the lint has taken a second: auto (default) when stderr is a terminal")
     t.set_defaults(func=_cmd_lint)
     return p
 

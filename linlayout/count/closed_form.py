@@ -59,6 +59,7 @@ from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, parse_instruction
 from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
 from .query import AccessQuery, AddressQuery, address_query
+from .speed import REPORT_FIELDS
 
 __all__ = ["ConflictDirection", "WavefrontReport", "wavefronts", "count_plan", "access_wavefronts", "fit_affine"]
 
@@ -394,7 +395,7 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     :func:`~linlayout.count.plan.plan_access` followed by this.
     """
     shape = plan.shape
-    static = _STATIC.get(id(shape))
+    static = REPORT_FIELDS.get(id(shape))  # by the shape's identity, checked (see linlayout.count.speed)
     if static is None or static[0] is not shape:
         static = _static_fields(shape)
     _, fields, within, element_bits, bank_mask, word_shift, passes, ni, lanes, element_bank_mask = static
@@ -425,14 +426,9 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     return report
 
 
-_STATIC: dict[int, tuple[Any, ...]] = {}
-
-
 def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
     """The report fields that depend on the shape alone (the counts those of a conflict-free access), kept by the
     shape's identity (shapes are cached)."""
-    if len(_STATIC) > 4096:
-        _STATIC.clear()
     ins = shape.instruction
     fields = {
         "wavefronts": shape.base_wavefronts,
@@ -462,9 +458,8 @@ def _static_fields(shape: AccessShape) -> tuple[Any, ...]:
     # element offset under the mask shifted the other way, and their independence is the same.
     eb, bank_mask = shape.element_bits, shape.hardware.bank_mask
     element_bank_mask = bank_mask >> (eb.bit_length() - 4) if eb >= 8 else bank_mask << (4 - eb.bit_length())
-    static = _STATIC[id(shape)] = (shape, fields, within, eb, bank_mask, shape.hardware.word_shift, shape.passes,
-                                   shape.instructions, lanes, element_bank_mask)
-    return static
+    return REPORT_FIELDS.put(id(shape), (shape, fields, within, eb, bank_mask, shape.hardware.word_shift, shape.passes,
+                                                shape.instructions, lanes, element_bank_mask))
 
 
 _new = object.__new__

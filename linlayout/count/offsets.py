@@ -20,6 +20,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
 from ..errors import DimensionError, NotInvertibleError, SizeError
+from .speed import FORM_KEY, INVERSE_KEY
 
 __all__ = ["element_offsets", "offsets_through_inverse", "column_form"]
 
@@ -60,7 +61,6 @@ def element_offsets(layout: LinearLayout, memory: LinearLayout | PaddedLayout) -
     return {d: C.flat_bases(d) for d in layout.in_dims}
 
 
-_INVERSE_KEY = ("count.offsets", "inverse columns")
 
 
 def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tuple[Any, ...] | None = None
@@ -71,11 +71,11 @@ def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tu
     ``form`` is the layout's :func:`column_form` when the caller has it."""
     if form is None:
         lmemo = layout.memo()
-        form = lmemo.get(_FORM_KEY)
+        form = lmemo.get(FORM_KEY)
         if form is None:
-            form = lmemo[_FORM_KEY] = column_form(layout)
+            form = lmemo[FORM_KEY] = column_form(layout)
     memo = memory.memo()
-    hit = memo.get(_INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
+    hit = memo.get(INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
     if hit is None:
         m_ins = memory.in_dim_bits
         if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
@@ -85,7 +85,7 @@ def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tu
         except NotInvertibleError:
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis
-        hit = memo[_INVERSE_KEY] = (memory.out_dim_bits, inv)
+        hit = memo[INVERSE_KEY] = (memory.out_dim_bits, inv)
     if form[0] != hit[0]:
         return None
     inv = hit[1]
@@ -110,7 +110,6 @@ def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tu
     return out
 
 
-_FORM_KEY = ("count.offsets", "column form")
 
 
 def column_form(layout: LinearLayout) -> tuple[Any, list[tuple[str, int, Any]]]:

@@ -92,6 +92,7 @@ from .query import (
     check_vector_bits,
     no_extra_arguments,
 )
+from .speed import ACCESS_SHAPES, CHECKED_KEY, PLAN_CONTEXTS
 
 __all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
@@ -251,17 +252,12 @@ def access_shape(
     (16, 4, 2, (3, 4))
     """
     key = (id(ins), element_bits, id(hw), vector, nonzero_registers, low_lane_broadcast)
-    hit = _SHAPES.get(key)
+    hit = ACCESS_SHAPES.get(key)  # by the identity of (ins, hw), checked: see linlayout.count.speed
     if hit is not None and hit[0] is ins and hit[1] is hw:
         return hit[2]
     shape = _access_shape(ins, element_bits, hw, vector, nonzero_registers, low_lane_broadcast)
-    if len(_SHAPES) > 4096:
-        _SHAPES.clear()
-    _SHAPES[key] = (ins, hw, shape)
+    ACCESS_SHAPES.put(key, (ins, hw, shape))
     return shape
-
-
-_SHAPES: dict[tuple[int, ...], tuple[Any, ...]] = {}  # access_shape by the identity of (ins, hw): no hashing
 
 
 @lru_cache(maxsize=4096)
@@ -449,7 +445,7 @@ def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins:
     if last is not None and last[0] is ins and last[1] == element_bits and last[2] is hw:
         ctx, plans = last[3], last[4]
     else:
-        ctx = _CONTEXTS.get((id(ins), element_bits, id(hw)))
+        ctx = PLAN_CONTEXTS.get((id(ins), element_bits, id(hw)))
         if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
             ctx = _context(ins, element_bits, hw)
         plans = None
@@ -500,19 +496,14 @@ class _LayoutFacts:
 
 
 _new = object.__new__
-_CONTEXTS: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
 
 def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any, ...]:
     """What :func:`plan_from_offsets` reuses per (instruction, element width, hardware), kept by identity:
     ``(ins, hw, vector_cap, {(vector, non-zero registers, broadcast): access_shape})``."""
-    if len(_CONTEXTS) > 256:
-        _CONTEXTS.clear()
-    ctx = _CONTEXTS[id(ins), element_bits, id(hw)] = (ins, hw, vector_cap(element_bits, hw), {})
-    return ctx
+    return PLAN_CONTEXTS.put((id(ins), element_bits, id(hw)), (ins, hw, vector_cap(element_bits, hw), {}))
 
 
-_CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
 
 
 def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
@@ -574,13 +565,13 @@ def plan_access(
         return _plan_query(layout)
     if type(layout) is LinearLayout:
         lmemo = layout.memo()
-        facts = lmemo.get(_CHECKED_KEY)
+        facts = lmemo.get(CHECKED_KEY)
         hw, ins, matrix = _resolve(hardware, instruction, op, facts)
     else:
         hw, ins, matrix = _resolve(hardware, instruction, op, None)
         check_distributed_dims(layout, hw)
         lmemo = layout.memo()
-        facts = lmemo.get(_CHECKED_KEY)
+        facts = lmemo.get(CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
         facts = _layout_facts(layout, hw, lmemo)
     if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
@@ -594,7 +585,7 @@ def _plan_query(query: AccessQuery) -> AccessPlan:
     and its input checked, so only the layout's plan facts are looked up."""
     layout, hw = query.layout, query.hw
     lmemo = layout.memo()
-    facts = lmemo.get(_CHECKED_KEY)
+    facts = lmemo.get(CHECKED_KEY)
     if facts is None or facts.lanes != hw.lanes:
         facts = _layout_facts(layout, hw, lmemo)
     ins = query.ins
@@ -612,7 +603,7 @@ def _layout_facts(layout: LinearLayout, hw: SharedMemory, lmemo: dict[Any, Any])
             regs = layout.flat_bases(d)
         elif d == "lane":
             lanes = layout.flat_bases(d)
-    facts = lmemo[_CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
+    facts = lmemo[CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
                                                form)
     return facts
 

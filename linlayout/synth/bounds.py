@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import count
 
 from ..core import f2
-from ..count.plan import access_shape, matrix_tile
+from ..count.plan import AccessShape, access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
@@ -50,11 +51,19 @@ class Terms:
 
 
 def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> Terms | None:
+    shape = width_shape(side, ins, k, geo, hw)
+    return None if shape is None else terms_of(side, ins, k, geo, hw, shape)
+
+
+def width_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
+    """The side's access shape at a ``2^k``-element vector, or None when no memory layout gives it that width."""
     if not ins.is_matrix and (k > geo.max_vector or k > vector_limit(side, geo.offset_bits, geo.max_vector)):
         return None
-    shape = side_shape(side, ins, k, geo, hw)
-    if shape is None:
-        return None
+    return side_shape(side, ins, k, geo, hw)
+
+
+def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
+    """:func:`side_terms` given the side's shape at that width (:func:`width_shape`, not None)."""
     tau = frozenset(pass_lanes(side, ins, k, geo, hw))
     t = len(tau) if side.distributed else f2.rank(tau)
     general = not side.distributed
@@ -198,38 +207,66 @@ def vector_widths(ins: Instruction, eb: int, hw: SharedMemory, fixed: int | None
 
 
 def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int] | None]:
-    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat)."""
+    """Per-side lower bounds and the relaxation's optimum (a pair no memory layout can beat).
+
+    Every bound of a side at a width is at least that width's conflict-free cost ``base`` (instructions x
+    passes), so widths and width pairs are visited cheapest ``base`` first and the visit stops once the
+    conflict-free costs alone cannot beat the best bound found (a pair's bounds need its pass lanes,
+    :func:`terms_of`, computed only for the pairs visited).  Ties go to the first pair and bound in the
+    enumeration order (instruction options, then widths), as in a full scan.
+    """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    wt = {wi: [(k, t) for k in vector_range(sw, wi, geo, hw, fixed) if (t := side_terms(sw, wi, k, geo, hw)) is not None]
-          for wi in w_opts}
-    rt = {ri: [(k, t) for k in vector_range(sr, ri, geo, hw, fixed) if (t := side_terms(sr, ri, k, geo, hw)) is not None]
-          for ri in r_opts}
+    # Per side, per instruction option: (base, order, instruction, k, shape) of each width any memory can give it;
+    # ``order`` numbers the side's widths in enumeration order.
+    widths: dict[str, list[list[tuple]]] = {}
+    for name, side, opts in (("write", sw, w_opts), ("read", sr, r_opts)):
+        order = count()
+        widths[name] = [[(shape.base_wavefronts, next(order), ins, k, shape) for k in vector_range(side, ins, geo, hw, fixed)
+                         if (shape := width_shape(side, ins, k, geo, hw)) is not None] for ins in opts]
+    terms: dict[tuple[str, int], Terms] = {}
+
+    def term(name: str, entry: tuple) -> Terms:
+        t = terms.get((name, entry[1]))
+        if t is None:
+            t = terms[(name, entry[1])] = terms_of(sides[name], entry[2], entry[3], geo, hw, entry[4])
+        return t
+
     lb: dict[str, int] = {}
+    for name in ("write", "read"):
+        for entry in sorted((e for per_ins in widths[name] for e in per_ins), key=_floor_and_order):
+            if name in lb and entry[0] >= lb[name]:
+                break  # this width's bound and every later one's are at least its base
+            t = term(name, entry)
+            bound = t.base << max(0, t.rank - t.word - t.bank)
+            if name not in lb or bound < lb[name]:
+                lb[name] = bound
     ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    allw = [t.base << max(0, t.rank - t.word - t.bank) for v in wt.values() for _, t in v]
-    allr = [t.base << max(0, t.rank - t.word - t.bank) for v in rt.values() for _, t in v]
-    if allw:
-        lb["write"] = min(allw)
-    if allr:
-        lb["read"] = min(allr)
-    best_key = None
-    best_pair = None
-    for wi, wl in wt.items():
-        for ri, rl in rt.items():
-            both_plain = not wi.is_matrix and not ri.is_matrix
-            for kw, tw in wl:
-                for kr, tr in rl:
+    pairs = []  # (the pair's floor: the objective on both bases, enumeration order, write width, read width, joint)
+    for wl in widths["write"]:
+        for rl in widths["read"]:
+            for ew in wl:
+                for er in rl:
+                    both_plain = not ew[2].is_matrix and not er[2].is_matrix
                     # The common prefix of two ld/st vectors holds common registers only.
-                    if both_plain and min(kw, kr) > ncommon:
+                    if both_plain and min(ew[3], er[3]) > ncommon:
                         continue
-                    for fw, fr in pair_bounds(tw, kw, tr, kr, geo, both_plain):
-                        key = objective_key(objective, fw, fr)
-                        if best_key is None or key < best_key:
-                            best_key, best_pair = key, (fw, fr)
+                    pairs.append((objective_key(objective, ew[0], er[0]), len(pairs), ew, er, both_plain))
+    pairs.sort(key=_floor_and_order)
+    best = None  # (key, pair order, bound order) of the best bound so far
+    best_pair = None
+    for floor, order, ew, er, joint in pairs:
+        if best is not None and (floor, order) > best[:2]:
+            break  # every bound of this pair and of the later ones is worse, or equal and later
+        for j, (fw, fr) in enumerate(pair_bounds(term("write", ew), ew[3], term("read", er), er[3], geo, joint)):
+            cand = (objective_key(objective, fw, fr), order, j)
+            if best is None or cand < best:
+                best, best_pair = cand, (fw, fr)
     return lb, best_pair
 
 
+def _floor_and_order(pair: tuple) -> tuple:
+    return pair[0], pair[1]
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

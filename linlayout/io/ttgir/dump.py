@@ -20,7 +20,7 @@ import re
 
 from .attributes import TTGIRError
 
-__all__ = ["is_dump", "select_module"]
+__all__ = ["is_dump", "module_dumps", "select_module"]
 
 _HEADER = re.compile(r"^// -----// IR Dump (?:Before|After) (.*?) //----- //[ \t]*$", re.M)
 
@@ -30,22 +30,46 @@ def is_dump(text: str) -> bool:
     return _HEADER.search(text) is not None
 
 
+_BRANCH = re.compile(r"\bcf\.(cond_)?br\b")
+_MARK = "// -----// IR Dump "
+
+
 def _ttgir_level(body: str) -> bool:
-    return "ttg.num-warps" in body and "llvm.func" not in body and not re.search(r"\bcf\.(cond_)?br\b", body)
+    return "ttg.num-warps" in body and "llvm.func" not in body and not _BRANCH.search(body)
+
+
+def module_dumps(text: str) -> list[tuple[str, int, int]]:
+    """``(header, start, end)`` of every module dump in the log, in order: ``text[start:end]`` is the dump's text
+    (its newlines at either end included; a dump ends where the next header of any kind begins).
+
+    Headers are found by their literal start (``str.find``, not a regular expression over the whole log),
+    each confirmed by the header pattern at the start of its line; a log of tens of megabytes is split in
+    tens of milliseconds."""
+    heads = []
+    pos = text.find(_MARK)
+    while pos >= 0:
+        m = _HEADER.match(text, pos)
+        if m is not None and (pos == 0 or text[pos - 1] == "\n"):
+            heads.append(m)
+        pos = text.find(_MARK, pos + 1)
+    ends = [m.start() for m in heads[1:]] + [len(text)]
+    return [(m.group(1), m.end(), end) for m, end in zip(heads, ends) if "'builtin.module' operation" in m.group(1)]
 
 
 def select_module(text: str, pass_name: str | None = None) -> tuple[str, str]:
-    """``(header, module text)`` of the module to lint (see the module docstring); a ``TTGIRError`` when none fits."""
-    parts = _HEADER.split(text)
-    dumps = [(h, b.strip("\n")) for h, b in zip(parts[1::2], parts[2::2]) if "'builtin.module' operation" in h]
+    """``(header, module text)`` of the module to lint (see the module docstring); a ``TTGIRError`` when none fits.
+
+    The dumps are tried from the last one back, so only the modules after the chosen one are read twice."""
+    dumps = module_dumps(text)
     if pass_name is not None:
-        named = [d for d in dumps if pass_name in d[0]]
-        if not named:
-            raise TTGIRError(f"no module dumped before a pass named {pass_name!r} (the log has {len(dumps)} module "
-                             f"dumps)")
-        return named[-1]
-    ttgir = [d for d in dumps if _ttgir_level(d[1])]
-    if not ttgir:
-        raise TTGIRError(f"the dump has no TTGIR-level module (of {len(dumps)} module dumps, none has "
-                         "ttg.num-warps with its loops still in scf and no llvm.func)")
-    return ttgir[-1]
+        for h, start, end in reversed(dumps):
+            if pass_name in h:
+                return h, text[start:end].strip("\n")
+        raise TTGIRError(f"no module dumped before a pass named {pass_name!r} (the log has {len(dumps)} module "
+                         f"dumps)")
+    for h, start, end in reversed(dumps):
+        body = text[start:end].strip("\n")
+        if _ttgir_level(body):
+            return h, body
+    raise TTGIRError(f"the dump has no TTGIR-level module (of {len(dumps)} module dumps, none has "
+                     "ttg.num-warps with its loops still in scf and no llvm.func)")

@@ -187,6 +187,37 @@ def _swizzled_candidates(shape: list[int]):
                     yield vec, per_phase, max_phase, order
 
 
+def swizzled_offsets(shape: Sequence[int], vec: int, per_phase: int, max_phase: int,
+                     order: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The offset bases of :func:`~linlayout.catalog.triton_encodings.triton_swizzled_shared` on ``shape`` (rank 2
+    or more, no CGA), written down directly: the columns of ``order[0]``, then each row of ``order[1]`` XORed
+    with ``vec * ((row / perPhase) % maxPhase)`` on the columns, then the other dimensions in order.
+
+    :func:`to_ttgir_shared` compares a memory with hundreds of candidate encodings; this is the comparison
+    without building each candidate's layout (a test checks it equals the catalogue's on every candidate).
+
+    >>> swizzled_offsets([4, 8], 2, 1, 4, [1, 0])
+    ((0, 1), (0, 2), (0, 4), (1, 2), (2, 4))
+    """
+    rank = len(shape)
+    col, row = order[0], order[1]
+    ncols = shape[col]
+
+    def unit(d: int, v: int, c: int = 0) -> tuple[int, ...]:
+        t = [0] * rank
+        t[d] = v
+        if c:
+            t[col] = c
+        return tuple(t)
+
+    out = [unit(col, 1 << k) for k in range(ncols.bit_length() - 1)]
+    out += [unit(row, r, (vec * ((r // per_phase) % max_phase)) % ncols)
+            for r in (1 << k for k in range(shape[row].bit_length() - 1))]
+    for d in order[2:]:
+        out += [unit(d, 1 << k) for k in range(shape[d].bit_length() - 1)]
+    return tuple(out)
+
+
 def _nvmma_match(L: LinearLayout, shape: list[int], element_bits: int | None, widths) -> str | None:
     if not element_bits:
         return None
@@ -234,9 +265,12 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             nvmma = _nvmma_match(L, shape, element_bits, (128, 64, 32))
             if nvmma:
                 return nvmma
+            offsets = tuple(L.bases["offset"])
             for vec, pp, mp, order in sorted(_swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
+                if swizzled_offsets(shape, vec, pp, mp, order) != offsets:
+                    continue
                 try:
-                    cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)
+                    cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)  # the catalogue confirms the match
                 except InputError:
                     continue
                 if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:

@@ -21,7 +21,7 @@ and as Gluon (:func:`gluon_text`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...core.layout import LinearLayout
@@ -59,7 +59,8 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
               triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
-              pass_name: str | None = None, remedies: bool = False) -> LintReport:
+              pass_name: str | None = None, remedies: bool = False,
+              progress: Callable[[str], None] | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -71,15 +72,45 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     location that matches no loop an error that lists the loops.  An
     ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
     one dumped before the pass ``pass_name`` names (:mod:`.dump`).  ``remedies`` adds the report's remedies
-    (:mod:`linlayout.lower.remedies`).
+    (:mod:`linlayout.lower.remedies`).  ``progress``
+    is told each stage as it begins (the command line passes a
+    :class:`~linlayout.io.ttgir.progress.Progress`, which shows them on
+    stderr once the lint has taken a second).
     """
+    report = progress or _quiet
     if isinstance(text, str) and is_dump(text):
-        text = select_module(text, pass_name)[1]
+        report(f"finding the module in an MLIR_ENABLE_DUMP log of {len(text) / 1e6:.1f} MB")
+        header, text = select_module(text, pass_name)
+        report(f"reading the module dumped before {header.split(':')[0].split(' (')[0]}")
+    else:
+        report("reading the module")
     module = parse_module(text)  # checks that ``text`` is a str
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
-    return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
+    report(f"counting {len(module.ops)} ops")
+    lint = lint_module(module, _layouts_once(), num_warps, grid, trip_counts, convert_planner, triton,
                        strict_trip_counts=strict_trip_counts, remedies=remedies)
+    report("done")
+    return lint
+
+
+def _layouts_once() -> Callable[[TensorType], LinearLayout | PaddedLayout]:
+    """:func:`tensor_layout` for one module, each type's layout built once: the reader shares one value per
+    distinct type text, and a kernel names a few types on most of its ops (the layout is immutable, so the
+    ops share it, and with it what the counters and the synthesizer cache on it)."""
+    built: dict[int, tuple[TensorType, LinearLayout | PaddedLayout]] = {}
+
+    def layout_of(t: TensorType) -> LinearLayout | PaddedLayout:
+        hit = built.get(id(t))
+        if hit is None or hit[0] is not t:
+            hit = built[id(t)] = (t, tensor_layout(t))  # the type is kept, so its id stays its own
+        return hit[1]
+
+    return layout_of
+
+
+def _quiet(stage: str) -> None:
+    """The default progress: none."""
 
 
 def gluon_text(ttgir: str) -> str:
