@@ -25,9 +25,13 @@ the layouts of the accesses, which this module builds:
 * ``tt.scan``: shuffles inside each warp (``shfl.sync.up`` per lane bit along
   the axis and one ``shfl.sync.idx`` per chunk; a reverse scan reverses the
   lanes on the way in and out: 5 butterflies per value in 3.6, one in 3.9),
-  each chunk's total stored, one barrier, the earlier segments' totals loaded
-  (3.9 loads a row's totals as whole vectors).  Only the instructions are
-  given: the scratch layout is not modelled, so the wavefronts are not counted.
+  each chunk's total stored by the warp's last lane along the axis (at
+  ``laneIdParallel + numParallelLane * (warp along the axis + warps * chunk)``),
+  one barrier, the segments' totals loaded (the last segment's of each row is
+  dead and not loaded; where every thread loads the same totals LLVM
+  vectorises them: 3.6 splits the live run into aligned v4/v2/b32, 3.9 loads
+  the whole run as v4).  Counted through that scratch layout (measured exact
+  on the H100 for six scans: forward, reverse, both axes, two operands).
 * ``tt.gather``: warp-local (shuffles only) when no warp splits the axis,
   else through shared memory with data-dependent loads (not counted).
 * ``ttg.async_copy_global_to_local``: ``cp.async`` (LDGSTS), one per 16 bytes
@@ -401,7 +405,57 @@ def _scan_shape(L: LinearLayout, axis: int) -> tuple[int, int, int, int, int]:
         (1 << len(along)) * (1 << warps)
 
 
-def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -> ScratchCost:
+def _scan_lanes(L: LinearLayout, axis: int) -> tuple[list[list[int]], int, int]:
+    """Each lane basis' offset in the scan's scratch (its rank among the lanes off the axis; 0 along the axis or
+    broadcast: Triton's ``laneIdParallel``), and the lane and warp bits off the axis (``numParallelLane``'s log2)."""
+    j = list(L.out_dims).index(f"dim{axis}")
+    offsets, k = [], 0
+    for b in L.bases.get("lane", []):
+        offsets.append([1 << k] if any(b) and not b[j] else [0])
+        k += bool(any(b) and not b[j])
+    warps = sum(1 for b in L.bases.get("warp", []) if any(b) and not b[j])
+    return offsets, k, warps
+
+
+def _scan_access(lanes: list[list[int]], lane_bits: int, bits: int, op: str, vector: int, count: int) -> WavefrontReport:
+    """``count`` scratch accesses of one warp: lane ``l`` at ``laneIdParallel(l)`` (scalars), or every lane at the same
+    ``vector`` consecutive elements."""
+    if vector > 1:
+        regs = [[1 << i] for i in range(vector.bit_length() - 1)]
+        L = LinearLayout({"register": regs, "lane": [[0]] * len(lanes)}, {"dim0": vector})
+        M = LinearLayout({"offset": regs}, {"dim0": vector})
+    else:
+        size = 1 << lane_bits
+        L = LinearLayout({"register": [], "lane": lanes}, {"dim0": size})
+        M = LinearLayout({"offset": [[1 << i] for i in range(lane_bits)]}, {"dim0": size})
+    rep = wavefronts(L, M, bits, op, vector_bits=vector * bits, hardware=HARDWARE)
+    return replace(rep, wavefronts=rep.wavefronts_per_instruction * count,
+                   ideal_wavefronts=rep.passes_per_instruction * count, instructions=count)
+
+
+def _vector_loads(values: int, dead: set[int], max_elements: int) -> dict[int, int]:
+    """The loads LLVM makes of scalar loads of elements ``0..values-1`` but ``dead`` (contiguous in scratch): each
+    run of consecutive live elements split greedily into the widest aligned vectors (vector width -> count)."""
+    out: dict[int, int] = {}
+    i = 0
+    while i < values:
+        if i in dead:
+            i += 1
+            continue
+        v = max_elements
+        while v > 1 and (i % v or any(i + k >= values or i + k in dead for k in range(v))):
+            v //= 2
+        out[v] = out.get(v, 0) + 1
+        i += v
+    return out
+
+
+def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, keep_dead_vector_loads: bool) -> ScratchCost:
+    """Triton's ``ScanOpToLLVM``: the scan inside each warp by shuffles; across warps each chunk's total stored by the
+    warp's last lane along the axis at ``laneIdParallel + numParallelLane * (warpIdAxis + warps * chunk)``, one
+    barrier, then every thread loads the totals of its segments (``AddPartialReduce``; the last segment's total of
+    each row is never used and its load is dead).  Where the scratch index does not depend on the thread
+    (``numParallelLane`` = 1) the loads are consecutive and LLVM vectorises them."""
     tens, axis = _tensors(op.operand_types), _axis(op)
     try:
         if not tens or axis is None:
@@ -412,31 +466,48 @@ def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -
         values, chunks, positions, lane_bits, segments = _scan_shape(L, axis)
     except InputError as e:
         return ScratchCost("scan", reason=f"tt.scan: layout not read ({e})", instructions=None)
-    if not _along(L, "warp", axis):
+    warps = 1 << len(_along(L, "warp", axis))
+    if warps == 1:
         return ScratchCost("scan", reason="a scan whose axis no warp splits: its lowering is not modelled",
                            instructions=None)
     n = len(tens)
     shuffles = chunks * (lane_bits + 1 if lane_bits else 0)
     if "reverse = true" in op.text:
         shuffles += 2 * reversal_shuffles * values
-    if positions == 1:  # one row: the totals of the earlier segments, loaded as vectors
-        earlier = segments - 1  # 3.6 loads exactly these, as v4, then a v2 and a b32 for the rest; 3.9 all, as v4
-        loads = -(-segments // 4) if vector_totals else earlier // 4 + (earlier >> 1 & 1) + (earlier & 1)
+    lanes, parallel_lanes, parallel_warps = _scan_lanes(L, axis)
+    method = ("scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, "
+              "and the earlier segments' totals loaded")
+    if any(not any(b) for b in L.bases.get("warp", [])):
+        return ScratchCost(method, (), _ins(st_shared=n * chunks, bar_sync=1, shfl_sync=n * shuffles),
+                           reason="a scan over a layout broadcast across warps: its scratch traffic is not modelled",
+                           instructions=None)
+    dead = positions  # the last segment's total of every row the thread holds
+    if parallel_lanes + parallel_warps == 0:  # every thread loads the same totals: consecutive, vectorised
+        if positions > 1:
+            return ScratchCost(method, reason="a scan holding several rows per thread, one thread per row: the "
+                                              "vectorisation of its totals' loads is not modelled", instructions=None)
+        dead_set = set() if keep_dead_vector_loads else {segments - 1}
+        widths = _vector_loads(segments, dead_set, max(1, 128 // tens[0].element_bits))
     else:
-        loads = positions * (segments - 1)
-    return ScratchCost(
-        "scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, and the "
-        "earlier segments' totals loaded", (), _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n * loads,
-                                                    shfl_sync=n * shuffles),
-        reason="tt.scan's scratch layout is not modelled: its instructions are given, its wavefronts not counted")
+        widths = {1: positions * segments - dead}
+    accesses: list[tuple[str, WavefrontReport]] = []
+    n_ld = 0
+    for t in tens:
+        bits = t.element_bits
+        accesses.append(("store", _scan_access(lanes, parallel_lanes, bits, "store", 1, chunks)))
+        for v, count in sorted(widths.items(), reverse=True):
+            accesses.append(("load", _scan_access(lanes, parallel_lanes, bits, "load", v, count)))
+            n_ld += count
+    return ScratchCost(method, tuple(accesses),
+                       _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n_ld, shfl_sync=n * shuffles))
 
 
 def _scan_36(op: Op, ctx: OpContext) -> ScratchCost:
-    return _scan(op, ctx, reversal_shuffles=5, vector_totals=False)
+    return _scan(op, ctx, reversal_shuffles=5, keep_dead_vector_loads=False)
 
 
 def _scan_39(op: Op, ctx: OpContext) -> ScratchCost:
-    return _scan(op, ctx, reversal_shuffles=1, vector_totals=True)
+    return _scan(op, ctx, reversal_shuffles=1, keep_dead_vector_loads=True)
 
 
 def _reduce_36(op: Op, ctx: OpContext) -> ScratchCost | None:
