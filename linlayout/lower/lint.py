@@ -391,6 +391,42 @@ def _membar(uses: list[_Use]) -> list[_Use]:
     return out
 
 
+def _sunk_final_load(uses: list[_Use], module: Module, num_warps: int) -> list[_Use]:
+    """The last shared-memory op of the kernel, a conversion whose ``ld.shared`` result only ``tt.store`` uses, loads
+    in the warps that hold distinct data only.
+
+    ``ptxas`` sinks that load below the early exit of the threads the store masks off (Triton stores each element
+    from one thread; warps that hold copies exit).  Seen in Triton 3.6's SASS (``LDS`` after ``@!P0 EXIT``) of the
+    corpus' fp16 reductions and measured on the H100: ``red_sum_row_fp16_4x2048_w8`` loads its 4-element result in
+    1 warp of 8.  ``ldmatrix`` is warp-synchronous and is not sunk.
+    """
+    last = max((i for i, u in enumerate(uses) if _phases(u.record) is not None), default=None)
+    if last is None:
+        return uses
+    u = uses[last]
+    rec, conv = u.record, u.record.conversion
+    if (rec.op != "ttg.convert_layout" or rec.loops or conv is None or conv.load is None or conv.store is None
+            or not conv.load.instruction.startswith("ld.shared") or rec.layouts is None):
+        return uses
+    op = next((o for o in module.ops if o.line == rec.line and o.name == rec.op), None)
+    users = [o.name for o in module.ops if op is not None and op.results and op.results[0] in o.operands]
+    if not users or any(n != "tt.store" for n in users):
+        return uses
+    dst = rec.layouts[1]
+    broadcast = sum(1 for b in dst.bases.get("warp", []) if not any(b))
+    distinct = num_warps >> broadcast
+    if distinct == num_warps:
+        return uses
+    load = replace(conv.load, wavefronts=conv.load.wavefronts * distinct,
+                   ideal_wavefronts=conv.load.ideal_wavefronts * distinct)
+    note = "; ".join(x for x in (rec.instructions_note, f"its ld.shared runs in the {distinct} of {num_warps} warps "
+                                 "that store distinct elements (ptxas sinks it below the others' exit)") if x)
+    out = list(uses)
+    out[last] = u._replace(record=replace(rec, accesses=(("store", conv.store), ("load@cta", load)),
+                                          instructions_note=note))
+    return out
+
+
 # ----------------------------------------------------------------------------- loops and totals
 
 
@@ -512,7 +548,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         if getattr(v, "kind", "") == "unreadable":
             rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
             uses.append(_Use(rec, None, None))
-    ops = tuple(u.record for u in _membar(uses))
+    ops = tuple(u.record for u in _sunk_final_load(_membar(uses), module, nw))
     total = None if grid is None else _total(ops, grid, nw, sorted(missing))
     if total is not None:
         total = replace(total, per_iteration=_per_iteration(ops, module, counts, grid, nw))
