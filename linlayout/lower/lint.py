@@ -227,7 +227,7 @@ def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
     reg = next((x for x in tens if not x.memdesc), None)
     rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
                   layout_text=reg.encoding.text if reg and reg.encoding else "", method=cost.method,
-                  instructions=cost.instructions, instructions_note=cost.note,
+                  instructions=cost.instructions, instructions_note=cost.note, uncounted=cost.uncounted,
                   memory_text=t.encoding.text if t and t.memdesc and t.encoding else "")
     if cost.reason:
         return rec
@@ -480,7 +480,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
     for g in grid:
         ctas *= int(g)
     not_counted = tuple(sorted({f"{o.op} at {o.location}: {o.reason}" for o in ops
-                                if not o.counted and "no shared memory" not in o.reason}))
+                                if not o.counted and "no shared memory" not in o.reason}
+                               | {f"{o.op} at {o.location}: {o.uncounted}" for o in ops if o.counted and o.uncounted}))
     grid_t = tuple(int(g) for g in grid)
     if missing:
         return KernelTotal(grid_t, ctas, num_warps, None, None, (), tuple(sorted(missing)), not_counted)

@@ -69,7 +69,8 @@ class ScratchCost:
     ``instructions`` the per-thread PTX instructions by base name (``None``
     when unknown).  A non-empty ``reason`` means the op is not counted (and
     why); ``note`` says what the counts leave out.  ``leading_barrier`` is
-    true when the op starts with its own barrier (Triton 3.9's atomics).
+    true when the op starts with its own barrier (Triton 3.9's atomics).  ``uncounted`` names a part of a
+    counted op's traffic that is not counted, and why (it is listed among the totals' ``not_counted``).
     """
 
     method: str
@@ -78,6 +79,7 @@ class ScratchCost:
     reason: str = ""
     note: str = ""
     leading_barrier: bool = False
+    uncounted: str = ""
 
 
 class OpContext(NamedTuple):

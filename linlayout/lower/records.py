@@ -151,7 +151,8 @@ class OpLint:
     atomic's broadcast, ``cp.async``) lists its counted ``accesses`` and
     says what it does in ``method``.  A conversion keeps its source and
     destination ``layouts`` (aliases resolved), for a ready ``linlayout
-    convert`` query.
+    convert`` query.  ``uncounted`` says which part of a counted op's traffic is left out of the totals, and
+    why (a gather's loads, whose addresses are the indices); such an op is listed in the totals' ``not_counted``.
     """
 
     op: str
@@ -174,6 +175,7 @@ class OpLint:
     accesses: tuple[tuple[str, WavefrontReport], ...] = ()
     method: str = ""
     layouts: tuple[LinearLayout, LinearLayout] | None = None
+    uncounted: str = ""
 
     @property
     def counted_accesses(self) -> tuple[tuple[str, WavefrontReport], ...]:

@@ -33,10 +33,15 @@ the layouts of the accesses, which this module builds:
   the whole run as v4).  Counted through that scratch layout (measured exact
   on the H100 for six scans: forward, reverse, both axes, two operands).
 * ``tt.gather``: warp-local (shuffles only) when no warp splits the axis,
-  else through shared memory with data-dependent loads (not counted).
+  else through shared memory: the source stored by scalars at its linear
+  index (dim 0 fastest; counted), a barrier, one load per index at the address
+  the index selects (data-dependent: declared ``uncounted``).
 * ``ttg.async_copy_global_to_local``: ``cp.async`` (LDGSTS), one per 16 bytes
   (or the vector the layout and ``contiguity`` allow), counted as stores of
-  that width into the buffer's layout (kind ``"async_copy"``).
+  that width into the buffer's layout (kind ``"async_copy"``) where the lanes
+  of one pass copy from one global row; where a pass spans several rows (tile
+  rows of 64 bytes) the H100 measured no per-instruction rule, and the copy is
+  not counted (its instructions are still given).
 """
 
 from __future__ import annotations
@@ -141,6 +146,20 @@ def _offset_memory(ctx: OpContext, mem_t: TensorType) -> LinearLayout:
     return LinearLayout({"offset": M.bases["offset"]}, M.out_sizes)
 
 
+def _pass_reads_one_row(L: LinearLayout, access_bytes: int) -> bool:
+    """Whether the lanes of one shared-memory pass of a ``cp.async`` (a quarter-warp for 16 bytes, a half for 8, the
+    warp below) all copy from one global row: their lane bases move along the layout's fastest dim only (the dim of
+    its first register basis, contiguous in global memory).  Where they do, LDGSTS costs what a store of that width
+    costs (measured exact on the H100: the corpus' pipelined matmuls, 4- and 16-byte copies, softmax, attention)."""
+    lanes = L.bases.get("lane", [])
+    first = next((b for b in list(L.bases.get("register", [])) + list(lanes) if any(b)), None)
+    if first is None:
+        return False
+    j = next(i for i, x in enumerate(first) if x)
+    pass_bits = {16: 3, 8: 4}.get(access_bytes, 5)
+    return all(not any(x for i, x in enumerate(b) if i != j) for b in lanes[:pass_bits])
+
+
 def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
     """``cp.async``: each thread copies its contiguous runs of up to 16 bytes (``contiguity`` caps the vector)."""
     ptr = next(iter(_tensors(op.operand_types)), None)
@@ -156,6 +175,14 @@ def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
             rep = wavefronts(L, M, bits, "store", vector_bits=max(int(m.group(1)) * bits, bits), hardware=HARDWARE)
     except InputError as e:
         return ScratchCost("cp.async", reason=f"cp.async (LDGSTS) not counted: {e}", instructions=None)
+    if not _pass_reads_one_row(L, rep.vector_bits // 8):
+        return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
+                           instructions=_ins(cp_async=rep.instructions),
+                           reason="cp.async (LDGSTS) whose lanes of one shared-memory pass copy from several global "
+                                  "rows (a tile row shorter than the pass): its wavefronts were measured to follow no "
+                                  "per-instruction rule (H100: matmul_fp8_s3 7.6 and "
+                                  "pipelined_matmul_fp16_64x64x32_s4 about 7 per 16-byte instruction on 64-byte rows, "
+                                  "against 4 where each quarter-warp copies one 128-byte row), so they are not counted")
     return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
                        (("async_copy", replace(rep, instruction="cp.async", op="async_copy")),),
                        _ins(cp_async=rep.instructions))
@@ -224,6 +251,24 @@ def _along(L: LinearLayout, dim: str, axis: int) -> list[tuple[int, ...]]:
     return [b for b in (L.bases.get(dim) or []) if b[j]]
 
 
+def _gather_in_shared(S: LinearLayout, I: LinearLayout, bits: int) -> ScratchCost:
+    """``emitGatherInShared``: every source element stored by a scalar ``st.shared`` at its linear index (dim 0
+    fastest, as both versions' PTX shows: ``gluon_gather_ax0_64x16_w4``), a barrier, one scalar ``ld.shared`` per
+    index element at the address its index selects.  The stores are counted; the loads depend on the indices."""
+    n_src = len([b for b in S.flat_bases("register") if b])
+    n_idx = len([b for b in I.flat_bases("register") if b])
+    instructions = _ins(st_shared=1 << n_src, bar_sync=1, ld_shared=1 << n_idx)
+    method = "gather through shared memory: the source stored, barrier, one load per index"
+    if S.bases.get("block"):
+        return ScratchCost(method, reason="a gather across CTAs: not modelled", instructions=instructions)
+    memory = _row_major(S.out_sizes, list(range(len(S.out_dims))))
+    store = wavefronts(LinearLayout({d: S.bases[d] for d in ("register", "lane") if d in S.bases}, S.out_sizes),
+                       memory, bits, "store", vector_bits=bits, hardware=HARDWARE)
+    return ScratchCost(method, (("store", store),), instructions,
+                       uncounted="the gather's ld.shared: their addresses are the index values, so their wavefronts "
+                                 "depend on the data")
+
+
 def _gather(op: Op, ctx: OpContext) -> ScratchCost:
     tens, axis = _tensors(op.operand_types), _axis(op)
     if len(tens) < 2 or axis is None:
@@ -233,11 +278,7 @@ def _gather(op: Op, ctx: OpContext) -> ScratchCost:
     except InputError as e:
         return ScratchCost("gather", reason=f"tt.gather: layout not read ({e})", instructions=None)
     if any(_along(L, d, axis) for L in (S, I) for d in ("warp", "block")):
-        n_src = len([b for b in S.flat_bases("register") if b])
-        n_idx = len([b for b in I.flat_bases("register") if b])
-        return ScratchCost("gather through shared memory: the source stored, barrier, one load per index",
-                           reason="gather through shared memory: the loads' addresses depend on the indices",
-                           instructions=_ins(st_shared=1 << n_src, bar_sync=1, ld_shared=1 << n_idx))
+        return _gather_in_shared(S, I, tens[0].element_bits)
     idx_regs = 1 << len([b for b in I.flat_bases("register") if b])
     per_column = 1 << len(_along(S, "register", axis))
     return ScratchCost("warp-local gather: one shfl.sync.idx per index register and source register of its column, "

@@ -80,6 +80,21 @@ def test_histograms_are_exact_but_for_their_data_dependent_atomics(rows):
         assert "depend on the data" in r["note"]
 
 
+DECLARED_UNCOUNTED = {"matmul_fp8_s3": {"async"}, "pipelined_matmul_fp16_64x64x32_s4": {"async"},
+                      "gluon_gather_ax0_64x16_w4": {"load"}}
+"""Kernels where lint declines a counter and says why (a cp.async whose quarter-warp copies two 64-byte global rows:
+ncu measured 7.6 and about 7 wavefronts per instruction, no per-instruction rule; a gather's loads at the indices'
+addresses); every other counter is exact."""
+
+
+def test_what_lint_declines_to_count_is_all_that_differs(rows):
+    for name, counters in DECLARED_UNCOUNTED.items():
+        r = rows[name]
+        assert r["status"] == "not comparable" and set(r["diffs"]) == counters == set(r["uncounted"]), name
+        assert r["not_counted"], name
+        assert all(r["lint"][k] == r["ncu"][k] for k in ("load", "store", "async") if k not in counters), name
+
+
 def test_the_committed_table_is_what_the_code_computes(rows):
     committed = json.loads((RESULTS / "lint_vs_ncu.json").read_text())["rows"]
     assert [r["kernel"] for r in committed] == list(rows)

@@ -20,7 +20,9 @@ compares lint's totals with ncu's exact per-instruction wavefront counters
   data or on the program (a spin lock's ``scf.while``, a loop whose bounds
   are read from memory), or only the ``atom`` counter differs and lint says
   the op's atomics depend on the data (a histogram's bins: lanes that hit
-  one bin serialise), the other counters exact.  For those, lint's totals leave the data-dependent
+  one bin serialise), the other counters exact, or every counter that differs is one lint declares it does not
+  count (:func:`declared_uncounted`: a ``cp.async`` whose quarter-warp copies several global rows, a gather's
+  loads at data-dependent addresses), the others exact.  For those, lint's totals leave the data-dependent
   loop's body out and report its traffic per iteration
   (``total.data_dependent_loops``); the table says whether ncu's excess over
   lint's static total is a whole number of those iterations, the same number
@@ -88,6 +90,18 @@ def data_dependent_ops(doc: dict[str, Any]) -> list[str]:
             if "depend on the data" in (o.get("instructions_note") or "") + o["reason"]]
 
 
+def declared_uncounted(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """The counters lint itself says it leaves (partly) uncounted, with the ops: a ``cp.async`` it does not count
+    (``async``), a gather's data-dependent loads (``load``)."""
+    out: dict[str, list[str]] = {}
+    for o in doc["ops"]:
+        if o["op"] == "ttg.async_copy_global_to_local" and not o["counted"]:
+            out.setdefault("async", []).append(f"{o['op']} at {o['location']}")
+        if "ld.shared" in o.get("uncounted", ""):
+            out.setdefault("load", []).append(f"{o['op']} at {o['location']}")
+    return out
+
+
 def measured_counters(kernel: dict[str, Any]) -> dict[str, int]:
     """ncu's exact wavefront counters of the kernel."""
     return {c: int(kernel["ncu"]["metrics"][PREFIX + c + ".sum"]) for c in COUNTERS}
@@ -139,6 +153,10 @@ def compare(name: str, kernel: dict[str, Any], trips: dict[str, int] | None = No
         row.update(status="not comparable", note=data_note, per_iteration=per_iteration(total, ncu, ctas))
     elif diffs and set(diffs) <= {"atom"} and data_dependent_ops(doc):
         row.update(status="not comparable", note="; ".join(data_dependent_ops(doc)), per_iteration=None)
+    elif diffs and set(diffs) <= set(declared_uncounted(doc)):
+        declared = declared_uncounted(doc)
+        row.update(status="not comparable", per_iteration=None, uncounted=sorted(diffs),
+                   note="; ".join(f"{k}: {', '.join(declared[k])}" for k in sorted(diffs)))
     else:
         row.update(status="exact" if not diffs else "differs", note=kernel["loop_note"])
     row["diffs"] = diffs
@@ -160,6 +178,10 @@ def _cell(row: dict[str, Any]) -> str:
                                         for k, v in row["diffs"].items())
                 + (f" (lint: {', '.join(named)} not counted)" if named else ""))
     p = row.get("per_iteration")
+    if row.get("uncounted"):
+        return ("not comparable: lint leaves (part of) " + ", ".join(row["uncounted"]) + " uncounted, saying why ("
+                + ("LDGSTS of a quarter-warp spanning several global rows" if "async" in row["uncounted"]
+                   else "the loads' addresses are the gather's indices") + "); every other counter exact")
     if p is None and set(row["diffs"]) == {"atom"}:
         return ("not comparable: atom data-dependent, as lint says (load, store and async exact; "
                 f"atom {row['ncu']['atom']} in this run)")

@@ -169,6 +169,8 @@ def _op_json(o: OpLint) -> dict[str, Any]:
     e["instructions"] = None if o.instructions is None else dict(o.instructions)
     if o.instructions_note:
         e["instructions_note"] = o.instructions_note
+    if o.uncounted:
+        e["uncounted"] = o.uncounted
     return e
 
 
@@ -249,6 +251,7 @@ def _scratch_text(o: OpLint, head: str) -> list[str]:
                      f"instructions (ideal {r.ideal_wavefronts}, {r.conflict_ways}-way)")
     lines.append(f"    {_instructions_text(o)}" + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions"
                                                     if o.loops else ""))
+    lines += [f"    not counted: {o.uncounted}"] if o.uncounted else []
     return lines + ([f"    layout {o.layout_text}"] if o.layout_text else [])
 
 
