@@ -116,6 +116,26 @@ def _buffer_roots(module: Module, view_ops: frozenset[str]) -> tuple[dict[str, s
     return root, perm
 
 
+def _used_results(module: Module) -> frozenset[int]:
+    """The lines of the ops whose first result a later op uses before the name is defined again.
+
+    MLIR's printer reuses a name in sibling regions (an ``%8`` inside an ``scf.while`` and another inside an
+    ``scf.if``), so a name used anywhere is not enough: the layer-norm backward's ``atomic_xchg`` inside an
+    ``scf.if`` has an unused result although an earlier ``%8`` is used (Triton 3.9's PTX: no broadcast there).
+    """
+    used: set[int] = set()
+    live: dict[str, int] = {}
+    for op in module.ops:
+        for v in op.operands:
+            if v in live:
+                used.add(live.pop(v))
+        if op.results:
+            live[op.results[0]] = op.line
+        for r in op.results[1:]:
+            live.pop(r, None)
+    return frozenset(used)
+
+
 # ----------------------------------------------------------------------------- one op
 
 
@@ -126,7 +146,7 @@ class _Ctx(NamedTuple):
     root: dict[str, str]
     perm: dict[str, object]
     num_warps: int
-    used: frozenset[str]
+    used: frozenset[int]
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
@@ -259,7 +279,7 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
     if n == "ttg.convert_layout" and len(tens) >= 2:
         return _Use(_conversion(ctx, op, tens[0], tens[-1]), None, None)
     if n in low.op_models:
-        used = bool(op.results) and op.results[0] in ctx.used
+        used = op.line in ctx.used
         cost = low.op_models[n](op, OpContext(ctx.layout_of, ctx.num_warps, used))
         if cost is None:
             return None
@@ -532,7 +552,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
-    used = frozenset(v for op in module.ops for v in op.operands)
+    used = _used_results(module)
     ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
     counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts)
     loop_trip = {i: c.trip_count for i, c in counts.items()}

@@ -178,11 +178,10 @@ def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
     if not _pass_reads_one_row(L, rep.vector_bits // 8):
         return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
                            instructions=_ins(cp_async=rep.instructions),
-                           reason="cp.async (LDGSTS) whose lanes of one shared-memory pass copy from several global "
-                                  "rows (a tile row shorter than the pass): its wavefronts were measured to follow no "
-                                  "per-instruction rule (H100: matmul_fp8_s3 7.6 and "
-                                  "pipelined_matmul_fp16_64x64x32_s4 about 7 per 16-byte instruction on 64-byte rows, "
-                                  "against 4 where each quarter-warp copies one 128-byte row), so they are not counted")
+                           reason="cp.async (LDGSTS) whose lanes of one pass (a quarter-warp) copy from several "
+                                  "global rows: the H100 measured no per-instruction rule for their wavefronts (7.6 "
+                                  "and about 7 per 16-byte copy on 64-byte rows, 4 on 128-byte rows), so they are not "
+                                  "counted")
     return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
                        (("async_copy", replace(rep, instruction="cp.async", op="async_copy")),),
                        _ins(cp_async=rep.instructions))
@@ -301,8 +300,9 @@ def _accumulators(L: LinearLayout, axis: int) -> int:
 
 def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, LinearLayout]:
     """The partials of a reduction across warps as stored (``P``: accumulators in registers, the warps along the
-    axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``: those warp bits moved to the
-    lowest lanes, displaced lanes to the warps)."""
+    axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``, Triton 3.9's
+    ``ReduceOpHelper::getInterLayout``: each warp basis along the axis swapped with a broadcast lane basis when there
+    are enough of them, else with the lowest lanes, whose bases go to those warps)."""
     j = list(L.out_dims).index(f"dim{axis}")
     sizes = dict(L.out_sizes)
     warp_axis = [b for b in L.bases.get("warp", []) if b[j]]
@@ -322,14 +322,33 @@ def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, L
         warps.append(unit(k) if b[j] else drop(b))
         k += bool(b[j])
     P = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, sizes)
-    moved = [unit(i) for i in range(len(warp_axis))]
-    kept = [b for b in lanes if any(b)]
-    zeros = [b for b in lanes if not any(b)]
-    q_lanes = (moved + kept + zeros)[:len(lanes)]
-    displaced = [b for b in (moved + kept) if b not in q_lanes]
-    q_warps = [drop(b) if not b[j] else (displaced.pop(0) if displaced else drop(b)) for b in L.bases.get("warp", [])]
+    q_lanes, q_warps = list(lanes), list(warps)
+    on_axis = [i for i, b in enumerate(warps) if b[j]]
+    zero = [i for i, b in enumerate(lanes) if not any(b)]
+    if len(on_axis) > len(lanes):
+        raise InputError("more warp bits along the axis than lane bits: Triton reduces in several exchange rounds, "
+                         "which are not modelled")
+    targets = zero if len(zero) >= len(on_axis) else list(range(len(on_axis)))
+    for lane, w in zip(targets, on_axis):
+        q_lanes[lane], q_warps[w] = q_warps[w], q_lanes[lane]
     Q = LinearLayout({"register": regs, "lane": q_lanes, "warp": q_warps}, sizes)
     return P, Q
+
+
+def _reduced(Q: LinearLayout, axis: int) -> LinearLayout:
+    """The exchange layout once reduced along the axis (its axis coordinate gone, the axis of size 1)."""
+    j = list(Q.out_dims).index(f"dim{axis}")
+    sizes = {**Q.out_sizes, f"dim{axis}": 1}
+    return LinearLayout({d: [tuple(0 if i == j else x for i, x in enumerate(b)) for b in bs]
+                         for d, bs in Q.bases.items()}, sizes)
+
+
+def _same_distribution(A: LinearLayout, B: LinearLayout) -> bool:
+    """Equal register (broadcast registers aside), lane and warp bases."""
+    def key(L: LinearLayout):
+        return ([tuple(b) for b in L.bases.get("register", []) if any(b)],
+                [tuple(b) for b in L.bases.get("lane", [])], [tuple(b) for b in L.bases.get("warp", [])])
+    return key(A) == key(B)
 
 
 def _reduce_parts(op: Op, ctx: OpContext) -> tuple[list[TensorType], LinearLayout, int, int, int, int] | None:
@@ -382,18 +401,28 @@ def _exchange_36(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -
 
 
 def _exchange_39(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -> ScratchCost:
-    """Triton 3.9: the partials converted so that the warps along the axis become lanes, then shuffled again."""
+    """Triton 3.9: the partials converted so that the warps along the axis become lanes, then shuffled; where the
+    lowest lanes had to make room (too few broadcast lanes), a barrier and a second conversion to the result's
+    layout (``colsum``: 2 st.shared.v4 + 2 ld.shared.v4 and 3 barriers in 3.9's PTX)."""
     P, Q = reduce_exchange_layouts(L, axis)
+    res = _tensors(op.result_types)
+    R = _reduced(Q, axis)
+    out = _with_axis(ctx.layout_of(res[0]), axis, R) if res else R
+    rounds = [(P, Q)] + ([] if _same_distribution(R, out) else [(R, out)])
     accesses, ins = [], _ins(shfl_sync=shuffles)
-    for t in tens:
-        s = triton_scratch(P, Q, t.element_bits)
-        st = count_matrix_or_vector(P, s.memory, t.element_bits, "store", s.write)
-        ld = count_matrix_or_vector(Q, s.memory, t.element_bits, "load", s.read)
-        accesses += [("store", st), ("load", ld)]
-        ins = _merge(ins, ((s.write.split(".trans")[0], st.instructions), (s.read.split(".trans")[0], ld.instructions),
-                           (barrier_name(ctx.num_warps), 2 * s.reps - 1), ("shfl.sync", warps * accs)))
+    for n, (src, dst) in enumerate(rounds):
+        for k, t in enumerate(tens):
+            s = triton_scratch(src, dst, t.element_bits, matrix=False)
+            st = count_matrix_or_vector(src, s.memory, t.element_bits, "store", s.write)
+            ld = count_matrix_or_vector(dst, s.memory, t.element_bits, "load", s.read)
+            accesses += [("store", st), ("load", ld)]
+            ins = _merge(ins, ((s.write.split(".trans")[0], st.instructions),
+                               (s.read.split(".trans")[0], ld.instructions),
+                               (barrier_name(ctx.num_warps), 2 * s.reps - 1 + (1 if n and not k else 0)),
+                               ("shfl.sync", 0 if n else warps * accs)))
     return ScratchCost("reduction across warps (Triton 3.9): the partials converted through scratch so that the "
-                       "warps along the axis become lanes, then shuffled", tuple(accesses), ins)
+                       "warps along the axis become lanes, then shuffled"
+                       + ("; then converted to the result's layout" if len(rounds) > 1 else ""), tuple(accesses), ins)
 
 
 def _order(L: LinearLayout) -> list[int]:

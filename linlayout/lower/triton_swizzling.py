@@ -255,13 +255,16 @@ def _ldst_fallback(src: _Flat, dst: _Flat, bits: int, dim: int):
     return vector, bank, segment, reps
 
 
-def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
-    """The scratch layout, reps and instructions Triton picks to convert ``src`` into ``dst`` (see the module docstring)."""
+def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matrix: bool = True) -> TritonScratch:
+    """The scratch layout, reps and instructions Triton picks to convert ``src`` into ``dst`` (see the module docstring).
+
+    ``matrix=False``: plain ``st.shared``/``ld.shared`` only (``optimalSwizzlingLdSt``), as Triton 3.9 exchanges a
+    reduction's partials (its PTX has no matrix instruction at any reduction's line)."""
     dst = dst.transpose_outs(list(src.out_dims))
     a, b = _Flat(src), _Flat(dst)
     dim = sum(bits for _, bits in src.out_dim_bits)
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
-    src_tiles, dst_tiles = conversion_tiles(element_bits)
+    src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
     for ts in src_tiles:
         for td in dst_tiles:
