@@ -62,7 +62,7 @@ from .records import (
     OpLint,
     opcode_base,
 )
-from .loops import LoopCount, loop_matches, loop_trip_counts
+from .loops import LoopCount, executions, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
 
 __all__ = ["LayoutOf", "lint_module", "loop_matches"]
@@ -450,12 +450,9 @@ def _sunk_final_load(uses: list[_Use], module: Module, num_warps: int) -> list[_
 # ----------------------------------------------------------------------------- loops and totals
 
 
-def _placed(record: OpLint, op_loops: Sequence[int], module: Module, trips: Mapping[int, int | None]) -> OpLint:
+def _placed(record: OpLint, op_loops: Sequence[int], module: Module, counts: Mapping[int, LoopCount]) -> OpLint:
     """The record with its loops' locations and its executions per warp (``None`` when a trip count is missing)."""
-    execs: int | None = 1
-    for li in op_loops:
-        t = trips.get(li)
-        execs = None if t is None or execs is None else execs * t
+    execs, _ = executions(op_loops, counts)
     return replace(record, loops=tuple(module.loops[li].location for li in op_loops), executions_per_warp=execs)
 
 
@@ -527,7 +524,7 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
 def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
                 grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
                 convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON,
-                strict_trip_counts: bool = False) -> LintReport:
+                strict_trip_counts: bool = False, loop_totals: Mapping[str, int] | None = None) -> LintReport:
     """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
 
     ``layout_of`` resolves a tensor type's encoding to its layout (the
@@ -539,7 +536,10 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     Trip counts come from ``trip_counts``, else from an ``scf.for``'s constant
     bounds (:mod:`linlayout.lower.loops`); an ``scf.while`` is data-dependent:
     its body is left out of the totals and given per iteration
-    (``total.per_iteration``).  ``strict_trip_counts`` makes a
+    (``total.per_iteration``).  ``loop_totals`` (loop location → its body's
+    executions per program, over every run of the loops around it) replaces
+    the trip counts of a loop and of those around it (a persistent kernel's
+    tile loop, an ``scf.while`` whose iterations the launch fixes).  ``strict_trip_counts`` makes a
     ``trip_counts`` location that matches no loop an error; a ``num_warps``
     that disagrees with the module's is one.
     """
@@ -554,7 +554,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     root, perm = _buffer_roots(module, lowering.view_ops)
     used = _used_results(module)
     ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
-    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts)
+    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts, totals=loop_totals)
     loop_trip = {i: c.trip_count for i, c in counts.items()}
     uses: list[_Use] = []
     missing: set[str] = set()
@@ -562,8 +562,8 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         use = _op_lint(ctx, op)
         if use is None:
             continue
-        uses.append(use._replace(record=_placed(use.record, op.loops, module, loop_trip)))
-        missing.update(module.loops[li].location for li in op.loops
+        uses.append(use._replace(record=_placed(use.record, op.loops, module, counts)))
+        missing.update(module.loops[li].location for li in executions(op.loops, counts)[1]
                        if loop_trip.get(li) is None and counts[li].source != "data-dependent")
     for k, v in module.aliases.items():
         if getattr(v, "kind", "") == "unreadable":

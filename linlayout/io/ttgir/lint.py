@@ -58,7 +58,7 @@ def tensor_layout(t: TensorType) -> LinearLayout | PaddedLayout:
 def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | None = None,
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
               triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
-              pass_name: str | None = None) -> LintReport:
+              pass_name: str | None = None, loop_totals: Mapping[str, int] | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -67,7 +67,10 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     out the kernel's totals.  ``triton`` names the compiler version whose
     lowering is modelled (:data:`~linlayout.lower.registry.LOWERINGS`).
     ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
-    location that matches no loop an error that lists the loops.  An
+    location that matches no loop an error that lists the loops.  ``loop_totals``
+    (loop location → its body's executions per program in all, e.g. a
+    persistent kernel's tiles per program) replaces the trip counts of that
+    loop and the loops around it (:mod:`linlayout.lower.loops`).  An
     ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
     one dumped before the pass ``pass_name`` names (:mod:`.dump`).
     """
@@ -77,7 +80,7 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     if not re.search(r'^\s*(module\b|"builtin\.module")', text, re.M):
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     return lint_module(module, tensor_layout, num_warps, grid, trip_counts, convert_planner, triton,
-                       strict_trip_counts=strict_trip_counts)
+                       strict_trip_counts=strict_trip_counts, loop_totals=loop_totals)
 
 
 def gluon_text(ttgir: str) -> str:
