@@ -248,6 +248,7 @@ def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
     rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
                   layout_text=reg.encoding.text if reg and reg.encoding else "", method=cost.method,
                   instructions=cost.instructions, instructions_note=cost.note, uncounted=cost.uncounted,
+                  layouts=cost.layouts,
                   memory_text=t.encoding.text if t and t.memdesc and t.encoding else "")
     if cost.reason:
         return rec

@@ -422,7 +422,8 @@ def _exchange_39(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -
                                ("shfl.sync", 0 if n else warps * accs)))
     return ScratchCost("reduction across warps (Triton 3.9): the partials converted through scratch so that the "
                        "warps along the axis become lanes, then shuffled"
-                       + ("; then converted to the result's layout" if len(rounds) > 1 else ""), tuple(accesses), ins)
+                       + ("; then converted to the result's layout" if len(rounds) > 1 else ""), tuple(accesses), ins,
+                       layouts=(P, Q))
 
 
 def _order(L: LinearLayout) -> list[int]:
