@@ -272,6 +272,8 @@ def _op_text(o: OpLint) -> list[str]:
              + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions" if o.loops else "")]
     if o.access is None and o.conversion is not None and o.conversion.method:
         lines.append(f"    plan: {o.conversion.method}")
+    if o.conversion is not None and o.accesses and o.instructions_note:  # a conversion counted otherwise than per warp
+        lines.append(f"    note: {o.instructions_note}")
     if plan:
         lines.append(f"    {_suggestion_text(plan)}")
     if o.layout_text:
