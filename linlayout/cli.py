@@ -399,16 +399,17 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.kernel == "-" else open(args.kernel, encoding="utf-8").read()
     except OSError as e:
         raise InputError(f"cannot read {args.kernel}: {e.strerror or e}") from None
-    trips = {}
-    for item in args.trip_count or []:
-        loc, sep, n = item.rpartition("=")
-        if not sep or not loc or not n.isdigit():
-            raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
-                              f"iterations), got {item!r}")
-        trips[loc] = int(n)
+    trips, totals = {}, {}
+    for flag, items, out in (("--trip-count", args.trip_count, trips), ("--loop-total", args.loop_total, totals)):
+        for item in items or []:
+            loc, sep, n = item.rpartition("=")
+            if not sep or not loc or not n.isdigit():
+                raise _UsageError(f"linlayout lint: error: {flag} takes LOC=N (a loop's file:line and its "
+                                  f"iterations), got {item!r}")
+            out[loc] = int(n)
     report = lint_text(text, num_warps=args.num_warps, grid=args.grid, trip_counts=trips, triton=args.triton,
                        strict_trip_counts=True, pass_name=args.dump_pass, remedies=args.remedies,
-                       progress=_lint_progress(args.progress))
+                       progress=_lint_progress(args.progress), loop_totals=totals)
     if args.queries:
         _write_queries(args.queries, report)
     if args.json:
@@ -540,6 +541,10 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--trip-count", action="append", metavar="LOC=N", help="iterations of the loop at LOC "
                    "(file:line[:col] or line of its scf.for), repeatable; a LOC that matches no loop is an error. "
                    "Loops with constant bounds are read from the IR")
+    t.add_argument("--loop-total", action="append", metavar="LOC=N", help="the body of the loop at LOC runs N times "
+                   "per program in all, over every run of the loops around it (a persistent or grouped kernel's "
+                   "tiles per program); replaces the trip counts of that loop and the loops around it; repeatable, "
+                   "a LOC that matches no loop is an error")
     t.add_argument("--pass", dest="dump_pass", metavar="NAME", help="an MLIR_ENABLE_DUMP log: lint the module dumped "
                    "before the last pass whose name contains NAME (default: the last TTGIR-level module)")
     t.add_argument("--queries", metavar="DIR", help="write each conversion's ready 'linlayout convert' query to "

@@ -62,7 +62,7 @@ from .records import (
     OpLint,
     opcode_base,
 )
-from .loops import LoopCount, loop_matches, loop_trip_counts
+from .loops import LoopCount, executions, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
 from .remedies import LayoutUse, find_remedies
 
@@ -117,6 +117,26 @@ def _buffer_roots(module: Module, view_ops: frozenset[str]) -> tuple[dict[str, s
     return root, perm
 
 
+def _used_results(module: Module) -> frozenset[int]:
+    """The lines of the ops whose first result a later op uses before the name is defined again.
+
+    MLIR's printer reuses a name in sibling regions (an ``%8`` inside an ``scf.while`` and another inside an
+    ``scf.if``), so a name used anywhere is not enough: the layer-norm backward's ``atomic_xchg`` inside an
+    ``scf.if`` has an unused result although an earlier ``%8`` is used (Triton 3.9's PTX: no broadcast there).
+    """
+    used: set[int] = set()
+    live: dict[str, int] = {}
+    for op in module.ops:
+        for v in op.operands:
+            if v in live:
+                used.add(live.pop(v))
+        if op.results:
+            live[op.results[0]] = op.line
+        for r in op.results[1:]:
+            live.pop(r, None)
+    return frozenset(used)
+
+
 # ----------------------------------------------------------------------------- one op
 
 
@@ -127,7 +147,7 @@ class _Ctx(NamedTuple):
     root: dict[str, str]
     perm: dict[str, object]
     num_warps: int
-    used: frozenset[str]
+    used: frozenset[int]
 
 
 def _record(op: Op, kind: str = "", element_bits: int = 0, shape: Sequence[int] = (), **fields) -> OpLint:
@@ -228,7 +248,8 @@ def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
     reg = next((x for x in tens if not x.memdesc), None)
     rec = _record(op, "scratch", t.element_bits if t else 0, t.shape if t else (), reason=cost.reason,
                   layout_text=reg.encoding.text if reg and reg.encoding else "", method=cost.method,
-                  instructions=cost.instructions, instructions_note=cost.note,
+                  instructions=cost.instructions, instructions_note=cost.note, uncounted=cost.uncounted,
+                  layouts=cost.layouts,
                   memory_text=t.encoding.text if t and t.memdesc and t.encoding else "")
     if cost.reason:
         return rec
@@ -260,7 +281,7 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
     if n == "ttg.convert_layout" and len(tens) >= 2:
         return _Use(_conversion(ctx, op, tens[0], tens[-1]), None, None)
     if n in low.op_models:
-        used = bool(op.results) and op.results[0] in ctx.used
+        used = op.line in ctx.used
         cost = low.op_models[n](op, OpContext(ctx.layout_of, ctx.num_warps, used))
         if cost is None:
             return None
@@ -392,15 +413,48 @@ def _membar(uses: list[_Use]) -> list[_Use]:
     return out
 
 
+def _sunk_final_load(uses: list[_Use], module: Module, num_warps: int) -> list[_Use]:
+    """The last shared-memory op of the kernel, a conversion whose ``ld.shared`` result only ``tt.store`` uses, loads
+    in the warps that hold distinct data only.
+
+    ``ptxas`` sinks that load below the early exit of the threads the store masks off (Triton stores each element
+    from one thread; warps that hold copies exit).  Seen in Triton 3.6's SASS (``LDS`` after ``@!P0 EXIT``) of the
+    corpus' fp16 reductions and measured on the H100: ``red_sum_row_fp16_4x2048_w8`` loads its 4-element result in
+    1 warp of 8.  ``ldmatrix`` is warp-synchronous and is not sunk.
+    """
+    last = max((i for i, u in enumerate(uses) if _phases(u.record) is not None), default=None)
+    if last is None:
+        return uses
+    u = uses[last]
+    rec, conv = u.record, u.record.conversion
+    if (rec.op != "ttg.convert_layout" or rec.loops or conv is None or conv.load is None or conv.store is None
+            or not conv.load.instruction.startswith("ld.shared") or rec.layouts is None):
+        return uses
+    op = next((o for o in module.ops if o.line == rec.line and o.name == rec.op), None)
+    users = [o.name for o in module.ops if op is not None and op.results and op.results[0] in o.operands]
+    if not users or any(n != "tt.store" for n in users):
+        return uses
+    dst = rec.layouts[1]
+    broadcast = sum(1 for b in dst.bases.get("warp", []) if not any(b))
+    distinct = num_warps >> broadcast
+    if distinct == num_warps:
+        return uses
+    load = replace(conv.load, wavefronts=conv.load.wavefronts * distinct,
+                   ideal_wavefronts=conv.load.ideal_wavefronts * distinct)
+    note = "; ".join(x for x in (rec.instructions_note, f"its ld.shared runs in the {distinct} of {num_warps} warps "
+                                 "that store distinct elements (ptxas sinks it below the others' exit)") if x)
+    out = list(uses)
+    out[last] = u._replace(record=replace(rec, accesses=(("store", conv.store), ("load@cta", load)),
+                                          instructions_note=note))
+    return out
+
+
 # ----------------------------------------------------------------------------- loops and totals
 
 
-def _placed(record: OpLint, op_loops: Sequence[int], module: Module, trips: Mapping[int, int | None]) -> OpLint:
+def _placed(record: OpLint, op_loops: Sequence[int], module: Module, counts: Mapping[int, LoopCount]) -> OpLint:
     """The record with its loops' locations and its executions per warp (``None`` when a trip count is missing)."""
-    execs: int | None = 1
-    for li in op_loops:
-        t = trips.get(li)
-        execs = None if t is None or execs is None else execs * t
+    execs, _ = executions(op_loops, counts)
     return replace(record, loops=tuple(module.loops[li].location for li in op_loops), executions_per_warp=execs)
 
 
@@ -445,7 +499,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
     for g in grid:
         ctas *= int(g)
     not_counted = tuple(sorted({f"{o.op} at {o.location}: {o.reason}" for o in ops
-                                if not o.counted and "no shared memory" not in o.reason}))
+                                if not o.counted and "no shared memory" not in o.reason}
+                               | {f"{o.op} at {o.location}: {o.uncounted}" for o in ops if o.counted and o.uncounted}))
     grid_t = tuple(int(g) for g in grid)
     if missing:
         return KernelTotal(grid_t, ctas, num_warps, None, None, (), tuple(sorted(missing)), not_counted)
@@ -471,7 +526,8 @@ def _total(ops: Sequence[OpLint], grid: Sequence[int], num_warps: int, missing: 
 def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = None,
                 grid: Sequence[int] | None = None, trip_counts: Mapping[str, int] | None = None,
                 convert_planner: ConvertPlanner | None = None, triton: str = DEFAULT_TRITON,
-                strict_trip_counts: bool = False, remedies: bool = False) -> LintReport:
+                strict_trip_counts: bool = False, remedies: bool = False,
+                loop_totals: Mapping[str, int] | None = None) -> LintReport:
     """The lint of a parsed module (see the module docstring) under the lowering of Triton version ``triton``.
 
     ``layout_of`` resolves a tensor type's encoding to its layout (the
@@ -483,7 +539,10 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     Trip counts come from ``trip_counts``, else from an ``scf.for``'s constant
     bounds (:mod:`linlayout.lower.loops`); an ``scf.while`` is data-dependent:
     its body is left out of the totals and given per iteration
-    (``total.per_iteration``).  ``strict_trip_counts`` makes a
+    (``total.per_iteration``).  ``loop_totals`` (loop location → its body's
+    executions per program, over every run of the loops around it) replaces
+    the trip counts of a loop and of those around it (a persistent kernel's
+    tile loop, an ``scf.while`` whose iterations the launch fixes).  ``strict_trip_counts`` makes a
     ``trip_counts`` location that matches no loop an error; a ``num_warps``
     that disagrees with the module's is one.  ``remedies`` adds what the kernel could do instead
     (:func:`~linlayout.lower.remedies.find_remedies`; off by default: pricing a writer's conversion can take
@@ -498,9 +557,9 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     if not nw:
         raise InputError("the module does not say its ttg.num-warps: pass num_warps (--num-warps N)")
     root, perm = _buffer_roots(module, lowering.view_ops)
-    used = frozenset(v for op in module.ops for v in op.operands)
+    used = _used_results(module)
     ctx = _Ctx(lowering, layout_of, convert_planner or lowering.planned_conversion, root, perm, nw, used)
-    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts)
+    counts = loop_trip_counts(module, dict(trip_counts or {}), strict=strict_trip_counts, totals=loop_totals)
     loop_trip = {i: c.trip_count for i, c in counts.items()}
     uses: list[_Use] = []
     missing: set[str] = set()
@@ -508,14 +567,14 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
         use = _op_lint(ctx, op)
         if use is None:
             continue
-        uses.append(use._replace(record=_placed(use.record, op.loops, module, loop_trip)))
-        missing.update(module.loops[li].location for li in op.loops
+        uses.append(use._replace(record=_placed(use.record, op.loops, module, counts)))
+        missing.update(module.loops[li].location for li in executions(op.loops, counts)[1]
                        if loop_trip.get(li) is None and counts[li].source != "data-dependent")
     for k, v in module.aliases.items():
         if getattr(v, "kind", "") == "unreadable":
             rec = OpLint("alias " + k, "", 0, 0, (), "", False, f"encoding not read: {v.fields['error']}")
             uses.append(_Use(rec, None, None))
-    ops = tuple(u.record for u in _membar(uses))
+    ops = tuple(u.record for u in _sunk_final_load(_membar(uses), module, nw))
     total = None if grid is None else _total(ops, grid, nw, sorted(missing))
     if total is not None:
         total = replace(total, per_iteration=_per_iteration(ops, module, counts, grid, nw))

@@ -8,6 +8,12 @@ enclosing loops.  Where they come from, in order:
   mode, the command line's), never silently ignored;
 * read from the IR: an ``scf.for`` whose lower bound, upper bound and step
   are all ``arith.constant`` integers runs ``ceil((ub - lb) / step)`` times;
+* a total: ``--loop-total LOC=N`` says the loop's body runs ``N`` times per
+  program in all, over every execution of the loops around it (a persistent
+  or grouped kernel's tile loop: tiles per program, whatever the loops that
+  hand them out); an op inside it runs ``N`` times its inner loops' trip
+  counts, and the loops around it need no trip count (``source`` is
+  ``"total per program"``);
 * data-dependent: an ``scf.while`` (a spin lock's ``tt.atomic_cas``) has no
   trip count; its body's traffic is reported per iteration;
 * otherwise unknown: the totals say which loop needs ``--trip-count``.
@@ -25,13 +31,13 @@ LoopCount(trip_count=4, source='constant bounds', kind='scf.for')
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import InputError
 from .ir import Module, Op
 
-__all__ = ["LoopCount", "loop_matches", "loop_trip_counts"]
+__all__ = ["TOTAL", "LoopCount", "executions", "loop_matches", "loop_trip_counts"]
 
 
 class LoopCount(NamedTuple):
@@ -72,24 +78,40 @@ def _constant_trips(op: Op, consts: Mapping[str, int]) -> int | None:
     return max(0, -(-(ub - lb) // step)) if step > 0 else None
 
 
-def loop_trip_counts(module: Module, given: Mapping[str, int], strict: bool = False) -> dict[int, LoopCount]:
+TOTAL = "total per program"
+"""The :class:`LoopCount` source of a loop whose body's total executions per program were given."""
+
+
+def _check_keys(module: Module, keys, flag: str) -> None:
+    for key in keys:
+        if not any(loop_matches(lp.location, key) for lp in module.loops):
+            found = ", ".join(f"{lp.location} ({lp.name})" for lp in module.loops) or "none"
+            raise InputError(f"{flag} {key}: no loop at that location; the loops are: {found}")
+
+
+def loop_trip_counts(module: Module, given: Mapping[str, int], strict: bool = False,
+                     totals: Mapping[str, int] | None = None) -> dict[int, LoopCount]:
     """Every loop's :class:`LoopCount` by index (see the module docstring).
 
-    With ``strict``, a ``given`` location that matches no loop raises an
-    :class:`~linlayout.errors.InputError` that lists the loops found.
+    With ``strict``, a ``given`` or ``totals`` location that matches no loop raises an
+    :class:`~linlayout.errors.InputError` that lists the loops found; a loop given both is an error always.
     """
     heads = [op for op in module.ops if op.name in ("scf.for", "scf.while")]
     consts = _constants(module)
+    totals = dict(totals or {})
     if strict:
-        for key in given:
-            if not any(loop_matches(lp.location, key) for lp in module.loops):
-                found = ", ".join(f"{lp.location} ({lp.name})" for lp in module.loops) or "none"
-                raise InputError(f"--trip-count {key}: no loop at that location; the loops are: {found}")
+        _check_keys(module, given, "--trip-count")
+        _check_keys(module, totals, "--loop-total")
     out = {}
     for lp in module.loops:
         n = next((v for k, v in given.items() if loop_matches(lp.location, k)), None)
+        t = next((v for k, v in totals.items() if loop_matches(lp.location, k)), None)
         head = heads[lp.index] if lp.index < len(heads) else None
-        if n is not None:
+        if n is not None and t is not None:
+            raise InputError(f"the loop at {lp.location} has both a trip count and a total: give one")
+        if t is not None:
+            out[lp.index] = LoopCount(t, TOTAL, lp.name)
+        elif n is not None:
             out[lp.index] = LoopCount(n, "given", lp.name)
         elif lp.name == "scf.while":
             out[lp.index] = LoopCount(None, "data-dependent", lp.name)
@@ -97,3 +119,21 @@ def loop_trip_counts(module: Module, given: Mapping[str, int], strict: bool = Fa
             c = _constant_trips(head, consts) if head is not None else None
             out[lp.index] = LoopCount(c, "constant bounds" if c is not None else "", lp.name)
     return out
+
+
+def executions(op_loops: Sequence[int], counts: Mapping[int, LoopCount]) -> tuple[int | None, list[int]]:
+    """How many times per program an op inside ``op_loops`` (loop indices, outermost first) runs, and the loops
+    whose trip counts that takes: from the innermost loop with a total inward, else all of them (``None`` when one
+    is unknown).
+
+    >>> counts = {0: LoopCount(None, "", "scf.for"), 1: LoopCount(2, TOTAL, "scf.while"), 2: LoopCount(16, "given", "scf.for")}
+    >>> executions([0, 1, 2], counts), executions([0], counts)
+    ((32, [1, 2]), (None, [0]))
+    """
+    start = max((i for i, li in enumerate(op_loops) if counts[li].source == TOTAL), default=0)
+    needed = list(op_loops[start:])
+    n: int | None = 1
+    for li in needed:
+        t = counts[li].trip_count
+        n = None if t is None or n is None else n * t
+    return n, needed

@@ -69,7 +69,10 @@ class ScratchCost:
     ``instructions`` the per-thread PTX instructions by base name (``None``
     when unknown).  A non-empty ``reason`` means the op is not counted (and
     why); ``note`` says what the counts leave out.  ``leading_barrier`` is
-    true when the op starts with its own barrier (Triton 3.9's atomics).
+    true when the op starts with its own barrier (Triton 3.9's atomics).  ``uncounted`` names a part of a
+    counted op's traffic that is not counted, and why (it is listed among the totals' ``not_counted``).
+    ``layouts`` are the source and destination of the conversion the op makes through scratch (Triton 3.9's
+    reduction exchange), for a ready ``linlayout convert`` query.
     """
 
     method: str
@@ -78,6 +81,8 @@ class ScratchCost:
     reason: str = ""
     note: str = ""
     leading_barrier: bool = False
+    uncounted: str = ""
+    layouts: tuple[LinearLayout, LinearLayout] | None = None
 
 
 class OpContext(NamedTuple):

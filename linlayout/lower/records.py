@@ -150,9 +150,10 @@ class OpLint:
     saying why (the note also names what the map leaves out).  A lowering
     through scratch memory (a reduction, a scan, a histogram, a scalar
     atomic's broadcast, ``cp.async``) lists its counted ``accesses`` and
-    says what it does in ``method``.  A conversion keeps its source and
-    destination ``layouts`` (aliases resolved), for a ready ``linlayout
-    convert`` query.
+    says what it does in ``method``.  A conversion (and Triton 3.9's
+    exchange of a reduction's partials) keeps its source and destination
+    ``layouts`` (aliases resolved), for a ready ``linlayout convert`` query.  ``uncounted`` says which part of a counted op's traffic is left out of the totals, and
+    why (a gather's loads, whose addresses are the indices); such an op is listed in the totals' ``not_counted``.
     """
 
     op: str
@@ -175,6 +176,7 @@ class OpLint:
     accesses: tuple[tuple[str, WavefrontReport], ...] = ()
     method: str = ""
     layouts: tuple[LinearLayout, LinearLayout] | None = None
+    uncounted: str = ""
 
     @property
     def counted_accesses(self) -> tuple[tuple[str, WavefrontReport], ...]:

@@ -25,14 +25,23 @@ the layouts of the accesses, which this module builds:
 * ``tt.scan``: shuffles inside each warp (``shfl.sync.up`` per lane bit along
   the axis and one ``shfl.sync.idx`` per chunk; a reverse scan reverses the
   lanes on the way in and out: 5 butterflies per value in 3.6, one in 3.9),
-  each chunk's total stored, one barrier, the earlier segments' totals loaded
-  (3.9 loads a row's totals as whole vectors).  Only the instructions are
-  given: the scratch layout is not modelled, so the wavefronts are not counted.
+  each chunk's total stored by the warp's last lane along the axis (at
+  ``laneIdParallel + numParallelLane * (warp along the axis + warps * chunk)``),
+  one barrier, the segments' totals loaded (the last segment's of each row is
+  dead and not loaded; where every thread loads the same totals LLVM
+  vectorises them: 3.6 splits the live run into aligned v4/v2/b32, 3.9 loads
+  the whole run as v4).  Counted through that scratch layout (measured exact
+  on the H100 for six scans: forward, reverse, both axes, two operands).
 * ``tt.gather``: warp-local (shuffles only) when no warp splits the axis,
-  else through shared memory with data-dependent loads (not counted).
+  else through shared memory: the source stored by scalars at its linear
+  index (dim 0 fastest; counted), a barrier, one load per index at the address
+  the index selects (data-dependent: declared ``uncounted``).
 * ``ttg.async_copy_global_to_local``: ``cp.async`` (LDGSTS), one per 16 bytes
   (or the vector the layout and ``contiguity`` allow), counted as stores of
-  that width into the buffer's layout (kind ``"async_copy"``).
+  that width into the buffer's layout (kind ``"async_copy"``) where the lanes
+  of one pass copy from one global row; where a pass spans several rows (tile
+  rows of 64 bytes) the H100 measured no per-instruction rule, and the copy is
+  not counted (its instructions are still given).
 """
 
 from __future__ import annotations
@@ -137,6 +146,20 @@ def _offset_memory(ctx: OpContext, mem_t: TensorType) -> LinearLayout:
     return LinearLayout({"offset": M.bases["offset"]}, M.out_sizes)
 
 
+def _pass_reads_one_row(L: LinearLayout, access_bytes: int) -> bool:
+    """Whether the lanes of one shared-memory pass of a ``cp.async`` (a quarter-warp for 16 bytes, a half for 8, the
+    warp below) all copy from one global row: their lane bases move along the layout's fastest dim only (the dim of
+    its first register basis, contiguous in global memory).  Where they do, LDGSTS costs what a store of that width
+    costs (measured exact on the H100: the corpus' pipelined matmuls, 4- and 16-byte copies, softmax, attention)."""
+    lanes = L.bases.get("lane", [])
+    first = next((b for b in list(L.bases.get("register", [])) + list(lanes) if any(b)), None)
+    if first is None:
+        return False
+    j = next(i for i, x in enumerate(first) if x)
+    pass_bits = {16: 3, 8: 4}.get(access_bytes, 5)
+    return all(not any(x for i, x in enumerate(b) if i != j) for b in lanes[:pass_bits])
+
+
 def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
     """``cp.async``: each thread copies its contiguous runs of up to 16 bytes (``contiguity`` caps the vector)."""
     ptr = next(iter(_tensors(op.operand_types)), None)
@@ -152,6 +175,13 @@ def _async_copy(op: Op, ctx: OpContext) -> ScratchCost:
             rep = wavefronts(L, M, bits, "store", vector_bits=max(int(m.group(1)) * bits, bits), hardware=HARDWARE)
     except InputError as e:
         return ScratchCost("cp.async", reason=f"cp.async (LDGSTS) not counted: {e}", instructions=None)
+    if not _pass_reads_one_row(L, rep.vector_bits // 8):
+        return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
+                           instructions=_ins(cp_async=rep.instructions),
+                           reason="cp.async (LDGSTS) whose lanes of one pass (a quarter-warp) copy from several "
+                                  "global rows: the H100 measured no per-instruction rule for their wavefronts (7.6 "
+                                  "and about 7 per 16-byte copy on 64-byte rows, 4 on 128-byte rows), so they are not "
+                                  "counted")
     return ScratchCost(f"cp.async of {rep.vector_bits // 8} bytes per instruction into the buffer (LDGSTS)",
                        (("async_copy", replace(rep, instruction="cp.async", op="async_copy")),),
                        _ins(cp_async=rep.instructions))
@@ -220,6 +250,24 @@ def _along(L: LinearLayout, dim: str, axis: int) -> list[tuple[int, ...]]:
     return [b for b in (L.bases.get(dim) or []) if b[j]]
 
 
+def _gather_in_shared(S: LinearLayout, I: LinearLayout, bits: int) -> ScratchCost:
+    """``emitGatherInShared``: every source element stored by a scalar ``st.shared`` at its linear index (dim 0
+    fastest, as both versions' PTX shows: ``gluon_gather_ax0_64x16_w4``), a barrier, one scalar ``ld.shared`` per
+    index element at the address its index selects.  The stores are counted; the loads depend on the indices."""
+    n_src = len([b for b in S.flat_bases("register") if b])
+    n_idx = len([b for b in I.flat_bases("register") if b])
+    instructions = _ins(st_shared=1 << n_src, bar_sync=1, ld_shared=1 << n_idx)
+    method = "gather through shared memory: the source stored, barrier, one load per index"
+    if S.bases.get("block"):
+        return ScratchCost(method, reason="a gather across CTAs: not modelled", instructions=instructions)
+    memory = _row_major(S.out_sizes, list(range(len(S.out_dims))))
+    store = wavefronts(LinearLayout({d: S.bases[d] for d in ("register", "lane") if d in S.bases}, S.out_sizes),
+                       memory, bits, "store", vector_bits=bits, hardware=HARDWARE)
+    return ScratchCost(method, (("store", store),), instructions,
+                       uncounted="the gather's ld.shared: their addresses are the index values, so their wavefronts "
+                                 "depend on the data")
+
+
 def _gather(op: Op, ctx: OpContext) -> ScratchCost:
     tens, axis = _tensors(op.operand_types), _axis(op)
     if len(tens) < 2 or axis is None:
@@ -229,11 +277,7 @@ def _gather(op: Op, ctx: OpContext) -> ScratchCost:
     except InputError as e:
         return ScratchCost("gather", reason=f"tt.gather: layout not read ({e})", instructions=None)
     if any(_along(L, d, axis) for L in (S, I) for d in ("warp", "block")):
-        n_src = len([b for b in S.flat_bases("register") if b])
-        n_idx = len([b for b in I.flat_bases("register") if b])
-        return ScratchCost("gather through shared memory: the source stored, barrier, one load per index",
-                           reason="gather through shared memory: the loads' addresses depend on the indices",
-                           instructions=_ins(st_shared=1 << n_src, bar_sync=1, ld_shared=1 << n_idx))
+        return _gather_in_shared(S, I, tens[0].element_bits)
     idx_regs = 1 << len([b for b in I.flat_bases("register") if b])
     per_column = 1 << len(_along(S, "register", axis))
     return ScratchCost("warp-local gather: one shfl.sync.idx per index register and source register of its column, "
@@ -256,8 +300,9 @@ def _accumulators(L: LinearLayout, axis: int) -> int:
 
 def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, LinearLayout]:
     """The partials of a reduction across warps as stored (``P``: accumulators in registers, the warps along the
-    axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``: those warp bits moved to the
-    lowest lanes, displaced lanes to the warps)."""
+    axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``, Triton 3.9's
+    ``ReduceOpHelper::getInterLayout``: each warp basis along the axis swapped with a broadcast lane basis when there
+    are enough of them, else with the lowest lanes, whose bases go to those warps)."""
     j = list(L.out_dims).index(f"dim{axis}")
     sizes = dict(L.out_sizes)
     warp_axis = [b for b in L.bases.get("warp", []) if b[j]]
@@ -277,14 +322,33 @@ def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, L
         warps.append(unit(k) if b[j] else drop(b))
         k += bool(b[j])
     P = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, sizes)
-    moved = [unit(i) for i in range(len(warp_axis))]
-    kept = [b for b in lanes if any(b)]
-    zeros = [b for b in lanes if not any(b)]
-    q_lanes = (moved + kept + zeros)[:len(lanes)]
-    displaced = [b for b in (moved + kept) if b not in q_lanes]
-    q_warps = [drop(b) if not b[j] else (displaced.pop(0) if displaced else drop(b)) for b in L.bases.get("warp", [])]
+    q_lanes, q_warps = list(lanes), list(warps)
+    on_axis = [i for i, b in enumerate(warps) if b[j]]
+    zero = [i for i, b in enumerate(lanes) if not any(b)]
+    if len(on_axis) > len(lanes):
+        raise InputError("more warp bits along the axis than lane bits: Triton reduces in several exchange rounds, "
+                         "which are not modelled")
+    targets = zero if len(zero) >= len(on_axis) else list(range(len(on_axis)))
+    for lane, w in zip(targets, on_axis):
+        q_lanes[lane], q_warps[w] = q_warps[w], q_lanes[lane]
     Q = LinearLayout({"register": regs, "lane": q_lanes, "warp": q_warps}, sizes)
     return P, Q
+
+
+def _reduced(Q: LinearLayout, axis: int) -> LinearLayout:
+    """The exchange layout once reduced along the axis (its axis coordinate gone, the axis of size 1)."""
+    j = list(Q.out_dims).index(f"dim{axis}")
+    sizes = {**Q.out_sizes, f"dim{axis}": 1}
+    return LinearLayout({d: [tuple(0 if i == j else x for i, x in enumerate(b)) for b in bs]
+                         for d, bs in Q.bases.items()}, sizes)
+
+
+def _same_distribution(A: LinearLayout, B: LinearLayout) -> bool:
+    """Equal register (broadcast registers aside), lane and warp bases."""
+    def key(L: LinearLayout):
+        return ([tuple(b) for b in L.bases.get("register", []) if any(b)],
+                [tuple(b) for b in L.bases.get("lane", [])], [tuple(b) for b in L.bases.get("warp", [])])
+    return key(A) == key(B)
 
 
 def _reduce_parts(op: Op, ctx: OpContext) -> tuple[list[TensorType], LinearLayout, int, int, int, int] | None:
@@ -337,18 +401,29 @@ def _exchange_36(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -
 
 
 def _exchange_39(op: Op, ctx: OpContext, tens, L, axis, accs, warps, shuffles) -> ScratchCost:
-    """Triton 3.9: the partials converted so that the warps along the axis become lanes, then shuffled again."""
+    """Triton 3.9: the partials converted so that the warps along the axis become lanes, then shuffled; where the
+    lowest lanes had to make room (too few broadcast lanes), a barrier and a second conversion to the result's
+    layout (``colsum``: 2 st.shared.v4 + 2 ld.shared.v4 and 3 barriers in 3.9's PTX)."""
     P, Q = reduce_exchange_layouts(L, axis)
+    res = _tensors(op.result_types)
+    R = _reduced(Q, axis)
+    out = _with_axis(ctx.layout_of(res[0]), axis, R) if res else R
+    rounds = [(P, Q)] + ([] if _same_distribution(R, out) else [(R, out)])
     accesses, ins = [], _ins(shfl_sync=shuffles)
-    for t in tens:
-        s = triton_scratch(P, Q, t.element_bits)
-        st = count_matrix_or_vector(P, s.memory, t.element_bits, "store", s.write)
-        ld = count_matrix_or_vector(Q, s.memory, t.element_bits, "load", s.read)
-        accesses += [("store", st), ("load", ld)]
-        ins = _merge(ins, ((s.write.split(".trans")[0], st.instructions), (s.read.split(".trans")[0], ld.instructions),
-                           (barrier_name(ctx.num_warps), 2 * s.reps - 1), ("shfl.sync", warps * accs)))
+    for n, (src, dst) in enumerate(rounds):
+        for k, t in enumerate(tens):
+            s = triton_scratch(src, dst, t.element_bits, matrix=False)
+            st = count_matrix_or_vector(src, s.memory, t.element_bits, "store", s.write)
+            ld = count_matrix_or_vector(dst, s.memory, t.element_bits, "load", s.read)
+            accesses += [("store", st), ("load", ld)]
+            ins = _merge(ins, ((s.write.split(".trans")[0], st.instructions),
+                               (s.read.split(".trans")[0], ld.instructions),
+                               (barrier_name(ctx.num_warps), 2 * s.reps - 1 + (1 if n and not k else 0)),
+                               ("shfl.sync", 0 if n else warps * accs)))
     return ScratchCost("reduction across warps (Triton 3.9): the partials converted through scratch so that the "
-                       "warps along the axis become lanes, then shuffled", tuple(accesses), ins)
+                       "warps along the axis become lanes, then shuffled"
+                       + ("; then converted to the result's layout" if len(rounds) > 1 else ""), tuple(accesses), ins,
+                       layouts=(P, Q))
 
 
 def _order(L: LinearLayout) -> list[int]:
@@ -401,7 +476,57 @@ def _scan_shape(L: LinearLayout, axis: int) -> tuple[int, int, int, int, int]:
         (1 << len(along)) * (1 << warps)
 
 
-def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -> ScratchCost:
+def _scan_lanes(L: LinearLayout, axis: int) -> tuple[list[list[int]], int, int]:
+    """Each lane basis' offset in the scan's scratch (its rank among the lanes off the axis; 0 along the axis or
+    broadcast: Triton's ``laneIdParallel``), and the lane and warp bits off the axis (``numParallelLane``'s log2)."""
+    j = list(L.out_dims).index(f"dim{axis}")
+    offsets, k = [], 0
+    for b in L.bases.get("lane", []):
+        offsets.append([1 << k] if any(b) and not b[j] else [0])
+        k += bool(any(b) and not b[j])
+    warps = sum(1 for b in L.bases.get("warp", []) if any(b) and not b[j])
+    return offsets, k, warps
+
+
+def _scan_access(lanes: list[list[int]], lane_bits: int, bits: int, op: str, vector: int, count: int) -> WavefrontReport:
+    """``count`` scratch accesses of one warp: lane ``l`` at ``laneIdParallel(l)`` (scalars), or every lane at the same
+    ``vector`` consecutive elements."""
+    if vector > 1:
+        regs = [[1 << i] for i in range(vector.bit_length() - 1)]
+        L = LinearLayout({"register": regs, "lane": [[0]] * len(lanes)}, {"dim0": vector})
+        M = LinearLayout({"offset": regs}, {"dim0": vector})
+    else:
+        size = 1 << lane_bits
+        L = LinearLayout({"register": [], "lane": lanes}, {"dim0": size})
+        M = LinearLayout({"offset": [[1 << i] for i in range(lane_bits)]}, {"dim0": size})
+    rep = wavefronts(L, M, bits, op, vector_bits=vector * bits, hardware=HARDWARE)
+    return replace(rep, wavefronts=rep.wavefronts_per_instruction * count,
+                   ideal_wavefronts=rep.passes_per_instruction * count, instructions=count)
+
+
+def _vector_loads(values: int, dead: set[int], max_elements: int) -> dict[int, int]:
+    """The loads LLVM makes of scalar loads of elements ``0..values-1`` but ``dead`` (contiguous in scratch): each
+    run of consecutive live elements split greedily into the widest aligned vectors (vector width -> count)."""
+    out: dict[int, int] = {}
+    i = 0
+    while i < values:
+        if i in dead:
+            i += 1
+            continue
+        v = max_elements
+        while v > 1 and (i % v or any(i + k >= values or i + k in dead for k in range(v))):
+            v //= 2
+        out[v] = out.get(v, 0) + 1
+        i += v
+    return out
+
+
+def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, keep_dead_vector_loads: bool) -> ScratchCost:
+    """Triton's ``ScanOpToLLVM``: the scan inside each warp by shuffles; across warps each chunk's total stored by the
+    warp's last lane along the axis at ``laneIdParallel + numParallelLane * (warpIdAxis + warps * chunk)``, one
+    barrier, then every thread loads the totals of its segments (``AddPartialReduce``; the last segment's total of
+    each row is never used and its load is dead).  Where the scratch index does not depend on the thread
+    (``numParallelLane`` = 1) the loads are consecutive and LLVM vectorises them."""
     tens, axis = _tensors(op.operand_types), _axis(op)
     try:
         if not tens or axis is None:
@@ -412,31 +537,48 @@ def _scan(op: Op, ctx: OpContext, reversal_shuffles: int, vector_totals: bool) -
         values, chunks, positions, lane_bits, segments = _scan_shape(L, axis)
     except InputError as e:
         return ScratchCost("scan", reason=f"tt.scan: layout not read ({e})", instructions=None)
-    if not _along(L, "warp", axis):
+    warps = 1 << len(_along(L, "warp", axis))
+    if warps == 1:
         return ScratchCost("scan", reason="a scan whose axis no warp splits: its lowering is not modelled",
                            instructions=None)
     n = len(tens)
     shuffles = chunks * (lane_bits + 1 if lane_bits else 0)
     if "reverse = true" in op.text:
         shuffles += 2 * reversal_shuffles * values
-    if positions == 1:  # one row: the totals of the earlier segments, loaded as vectors
-        earlier = segments - 1  # 3.6 loads exactly these, as v4, then a v2 and a b32 for the rest; 3.9 all, as v4
-        loads = -(-segments // 4) if vector_totals else earlier // 4 + (earlier >> 1 & 1) + (earlier & 1)
+    lanes, parallel_lanes, parallel_warps = _scan_lanes(L, axis)
+    method = ("scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, "
+              "and the earlier segments' totals loaded")
+    if any(not any(b) for b in L.bases.get("warp", [])):
+        return ScratchCost(method, (), _ins(st_shared=n * chunks, bar_sync=1, shfl_sync=n * shuffles),
+                           reason="a scan over a layout broadcast across warps: its scratch traffic is not modelled",
+                           instructions=None)
+    dead = positions  # the last segment's total of every row the thread holds
+    if parallel_lanes + parallel_warps == 0:  # every thread loads the same totals: consecutive, vectorised
+        if positions > 1:
+            return ScratchCost(method, reason="a scan holding several rows per thread, one thread per row: the "
+                                              "vectorisation of its totals' loads is not modelled", instructions=None)
+        dead_set = set() if keep_dead_vector_loads else {segments - 1}
+        widths = _vector_loads(segments, dead_set, max(1, 128 // tens[0].element_bits))
     else:
-        loads = positions * (segments - 1)
-    return ScratchCost(
-        "scan: shuffles inside each warp, then each chunk's total stored by the warp's last lane, a barrier, and the "
-        "earlier segments' totals loaded", (), _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n * loads,
-                                                    shfl_sync=n * shuffles),
-        reason="tt.scan's scratch layout is not modelled: its instructions are given, its wavefronts not counted")
+        widths = {1: positions * segments - dead}
+    accesses: list[tuple[str, WavefrontReport]] = []
+    n_ld = 0
+    for t in tens:
+        bits = t.element_bits
+        accesses.append(("store", _scan_access(lanes, parallel_lanes, bits, "store", 1, chunks)))
+        for v, count in sorted(widths.items(), reverse=True):
+            accesses.append(("load", _scan_access(lanes, parallel_lanes, bits, "load", v, count)))
+            n_ld += count
+    return ScratchCost(method, tuple(accesses),
+                       _ins(st_shared=n * chunks, bar_sync=1, ld_shared=n_ld, shfl_sync=n * shuffles))
 
 
 def _scan_36(op: Op, ctx: OpContext) -> ScratchCost:
-    return _scan(op, ctx, reversal_shuffles=5, vector_totals=False)
+    return _scan(op, ctx, reversal_shuffles=5, keep_dead_vector_loads=False)
 
 
 def _scan_39(op: Op, ctx: OpContext) -> ScratchCost:
-    return _scan(op, ctx, reversal_shuffles=1, vector_totals=True)
+    return _scan(op, ctx, reversal_shuffles=1, keep_dead_vector_loads=True)
 
 
 def _reduce_36(op: Op, ctx: OpContext) -> ScratchCost | None:

@@ -20,11 +20,13 @@ totals (``tests/io/test_ttgir.py``).  What it states:
   plan (:func:`~linlayout.convert.plan.plan_conversion`) as the suggestion.
 * **Reductions** (:func:`reduce_crosses_warps`): a ``tt.reduce`` whose axis
   is split over warps or CTAs exchanges partial results through scratch
-  shared memory (not modelled: listed as not counted).
+  shared memory; that exchange, scans, histograms, gathers, atomics and
+  ``cp.async`` are modelled in :mod:`linlayout.lower.scratch_ops`
+  (:data:`~linlayout.lower.scratch_ops.TRITON_3_6_OPS`).
 * **Ops that are not ld/st.shared**: TMA, ``wgmma`` and ``tcgen05`` operands
   go through the async proxy, ``cp.async`` is LDGSTS (:data:`ASYNC_OPS`);
-  ``tt.scan``, ``tt.histogram`` and ``tt.gather`` use scratch memory
-  (:data:`SCRATCH_OPS`).
+  :data:`SCRATCH_OPS` gives the reason printed for a scratch op when no
+  model answers for it.
 
 :data:`TRITON_3_6` bundles these as a :class:`~linlayout.lower.model.Lowering`.
 """

@@ -136,6 +136,7 @@ class _Flat:
     def __init__(self, L: LinearLayout):
         self.regs = [v for v in L.flat_bases("register") if v] if "register" in L.in_dims else []
         self.lanes = list(L.flat_bases("lane")) if "lane" in L.in_dims else []
+        self.warps = list(L.flat_bases("warp")) if "warp" in L.in_dims else []
         self.dims = [d for d in ("register", "lane", "warp", "block") if d in L.in_dims]
         self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
         self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
@@ -202,72 +203,68 @@ def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Seque
     return out + [lanes[i] for i in tile.lane_addr]
 
 
-def _vector_basis(src: _Flat, dst: _Flat, bits: int) -> list[int]:
-    """Triton's ``getVbasis``: the vector of the plain ld/st fallback."""
-    rs, rd = list(src.regs), list(dst.regs)
-    vb = _intersection(rs, rd)[:_log2(128 // bits) if bits <= 128 else 0]
-    per_bank = 0 if bits > 32 else _log2(32 // bits)
-    lanes_s, lanes_d = set(src.lanes), set(dst.lanes)
-
-    def after_bank0(regs: Sequence[int], v: Sequence[int], other: set[int]) -> list[int]:
-        out: list[int] = []
-        for r in regs:
-            if r in v:
-                continue
-            if r in other:
-                out.append(r)
-            if len(out) == _log2(128 // max(bits, 32)):
-                break
-        return out
-
-    vec_src = True
-    if (1 << len(vb)) * bits < 32:
-        def prefix(p: Sequence[int], regs: Sequence[int]) -> bool:
-            return list(regs[:len(p)]) == list(p)
-
-        def front(regs: Sequence[int]) -> list[int]:
-            return list(vb) + [r for r in regs if r not in vb]
-
-        def fill(regs: Sequence[int], v: Sequence[int]) -> list[int]:
-            return list(v) + [regs[i] for i in range(len(v), min(per_bank, len(regs)))]
-
-        ps, pd = prefix(vb, rs), prefix(vb, rd)
-        if vb and not ps and not pd:
-            rs, rd = front(rs), front(rd)
-            ps, pd = True, True
-        if ps and pd:
-            vs, vd = after_bank0(rs, fill(rs, vb), lanes_d), after_bank0(rd, fill(rd, vb), lanes_s)
-            ps, pd = len(vs) >= len(vd), len(vd) > len(vs)
-        vec_src = ps
-        vb = fill(rs if vec_src else rd, vb)
-    return vb + (after_bank0(rs, vb, lanes_d) if vec_src else after_bank0(rd, vb, lanes_s))
+def _fill_bank(src: _Flat, dst: _Flat, vb: list[int], bits: int) -> tuple[list[int], bool]:
+    """Triton 3.6/3.9's filling of a vector narrower than 32 bits up to a whole word: the registers of one side that
+    are warps of the other (the side with more; on a tie the lowest basis), then warps of both, then warps of either
+    in turn (they at least avoid conflicts on one side).  Returns the vector and whether the source filled it."""
+    per_bank = _log2(32 // bits)
+    warp_s, warp_d = [w for w in src.warps if w], [w for w in dst.warps if w]
+    reg_s = _intersection([r for r in src.regs if r not in vb], warp_d)
+    reg_d = _intersection([r for r in dst.regs if r not in vb], warp_s)
+    if len(reg_s) == len(reg_d) and reg_s:
+        src_fills = min(reg_s) < min(reg_d)
+    else:
+        src_fills = len(reg_s) > len(reg_d)
+    vb = vb + (reg_s if src_fills else reg_d)
+    if len(vb) < per_bank:
+        vb += _intersection(warp_s, warp_d)
+    i = 0
+    while len(vb) < per_bank and (i < len(warp_s) or i < len(warp_d)):
+        if i < len(warp_s) and warp_s[i] not in vb:
+            vb.append(warp_s[i])
+        if len(vb) < per_bank and i < len(warp_d) and warp_d[i] not in vb:
+            vb.append(warp_d[i])
+        i += 1
+    return vb[:per_bank], src_fills
 
 
 def _ldst_fallback(src: _Flat, dst: _Flat, bits: int, dim: int):
-    """Triton's ``optimalSwizzlingLdSt``: plain vectors when no instruction tile fits."""
-    vb = _vector_basis(src, dst, bits)
+    """Triton's ``optimalSwizzlingLdSt`` as 3.6 and 3.9 have it: plain vectors when no instruction tile fits.
 
-    def vsize(regs: Sequence[int]) -> int:
-        i = 0
-        while i < len(vb) and i < len(regs) and regs[i] == vb[i]:
-            i += 1
-        return i
+    The vector is the registers both sides share (up to 128 bits), filled up to a 32-bit word by
+    :func:`_fill_bank`; each side's tile is its lanes less those the vector's words cover; and when the vector is
+    under 128 bits the bank bases that are registers of the side that filled the word (else of the side with more)
+    go first, so that side vectorises further.  (Triton's later ``getVbasis`` fills the word with registers instead:
+    it would store a 16-bit slice's 8 registers as one vector where 3.6 and 3.9 issue 8 scalar ``st.shared.b16``,
+    seen in both compilers' PTX of ``red_sum_col_fp16_512x64_w8`` and measured on the H100.)
+    """
+    vb = _intersection(src.regs, dst.regs)[:_log2(128 // bits) if bits <= 128 else 0]
+    src_fills: bool | None = None
+    if (1 << len(vb)) * bits < 32:
+        vb, src_fills = _fill_bank(src, dst, list(vb), bits)
+    log2_vec = _log2(max(1, ((1 << len(vb)) * bits) // 32))
+    tile_s = list(src.lanes[:len(src.lanes) - log2_vec])
+    tile_d = list(dst.lanes[:len(dst.lanes) - log2_vec])
+    vector, bank, segment, reps = _swizzle(src, dst, bits, dim, vb, tile_s, tile_d)
+    if log2_vec < 2:
+        in_s = [i for i, r in enumerate(bank) if r in src.regs]
+        in_d = [i for i, r in enumerate(bank) if r in dst.regs]
+        order = in_s if src_fills else in_d if src_fills is False else (in_s if len(in_s) > len(in_d) else in_d)
+        order = order + [i for i in range(len(bank)) if i not in order]
+        bank = [bank[i] for i in order]
+    return vector, bank, segment, reps
 
-    def tile(lanes: list[int], regs: Sequence[int]) -> list[int]:
-        n = (1 << vsize(regs)) * bits
-        t = lanes[:len(lanes) - _log2(n // 32)] if n > 32 else list(lanes)
-        return [x for x in t if x not in vb]
 
-    return _swizzle(src, dst, bits, dim, vb, tile(list(src.lanes), src.regs), tile(list(dst.lanes), dst.regs))
+def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matrix: bool = True) -> TritonScratch:
+    """The scratch layout, reps and instructions Triton picks to convert ``src`` into ``dst`` (see the module docstring).
 
-
-def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
-    """The scratch layout, reps and instructions Triton picks to convert ``src`` into ``dst`` (see the module docstring)."""
+    ``matrix=False``: plain ``st.shared``/``ld.shared`` only (``optimalSwizzlingLdSt``), as Triton 3.9 exchanges a
+    reduction's partials (its PTX has no matrix instruction at any reduction's line)."""
     dst = dst.transpose_outs(list(src.out_dims))
     a, b = _Flat(src), _Flat(dst)
     dim = sum(bits for _, bits in src.out_dim_bits)
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
-    src_tiles, dst_tiles = conversion_tiles(element_bits)
+    src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
     for ts in src_tiles:
         for td in dst_tiles:

@@ -29,10 +29,16 @@ EXACT = frozenset({
     "red_argmax_col_fp32_256x64_w8", "atomic_add_tensor_fp32", "atomic_add_tensor_fp32_old", "atomic_add_tensor_fp16",
     "atomic_max_tensor_i32", "atomic_add_scalar_unused", "atomic_add_scalar_ticket", "gather_ax1_64x32_w4",
     "gather_ax0_128x16_w4", "gather_ax1_4x1024_w4", "pipelined_matmul_tf32_s3",
+    # tt.scan's carry across warps through scratch, forward and reverse, along either axis, one or two operands
+    "scan_cumsum_ax1_fp32_1x1024_w4", "scan_cumsum_rev_ax1_fp32_1x1024_w4", "scan_cumsum_ax1_fp32_32x256_w8",
+    "scan_cumsum_ax0_i32_128x32_w4", "scan_cumsum_rev_ax0_fp32_64x64_w2", "scan_recurrence_fp32_2048_w4",
+    # a 16-bit slice converted to a blocked layout: 3.6's scratch layout fills each word from the destination's warps
+    # (8 scalar st.shared.b16), and the final ld.shared runs only in warps that store distinct elements
+    "red_sum_row_fp16_4x2048_w8", "red_sum_col_fp16_512x64_w8", "red_max_col_fp16_128x64_w2", "tut_layernorm_bwd_dwdb",
 })
 """The kernels whose load, store, async-copy and atomic totals equal ncu's counters (measured: lint_vs_ncu.md)."""
 
-PER_ITERATION = frozenset({"tut_layernorm_bwd_dx", "tut_grouped_gemm", "atomic_cas_spin_lock"})
+PER_ITERATION = frozenset({"tut_layernorm_bwd_dx", "atomic_cas_spin_lock"})
 """Data-dependent kernels whose ncu excess over lint's static total is a whole number of lint's per-iteration
 traffic, the same number on the load and the store counter."""
 
@@ -58,13 +64,23 @@ def test_every_kernel_measured_exact_stays_exact(rows):
     assert EXACT <= exact, sorted(EXACT - exact)
     for name in EXACT:
         assert rows[name]["lint"] == {**rows[name]["ncu"], "atom": 0} == rows[name]["ncu"]
+    # no silent wrong total: every kernel that is not exact is data-dependent or differs only where lint says why
+    assert not [name for name, r in rows.items() if r["status"] == "differs"]
 
 
 def test_data_dependent_kernels_are_whole_iterations_of_the_per_iteration_traffic(rows):
     for name in PER_ITERATION:
         r = rows[name]
         assert r["status"] == "not comparable" and r["per_iteration"]["consistent"], (name, r.get("per_iteration"))
-    assert rows["tut_grouped_gemm"]["per_iteration"]["iterations"] == {"load": 64, "store": 64}  # 32 programs, 2 tiles
+
+
+def test_a_grouped_gemm_with_its_tiles_per_program_is_exact_on_loads_and_stores(rows):
+    """``--loop-total`` of its tile loop (2 tiles per program, fixed by the launch) makes the grouped GEMM's load and
+    store totals equal ncu's; its A tile's cp.async (64-byte rows) is the one counter lint declines."""
+    r = rows["tut_grouped_gemm"]
+    assert r["loop_totals"] == {"kernels_tutorials.py:186": 2}
+    assert (r["lint"]["load"], r["lint"]["store"]) == (r["ncu"]["load"], r["ncu"]["store"]) == (16384, 16384)
+    assert set(r["diffs"]) == {"async"} and r["uncounted"] == ["async"]
 
 
 def test_histograms_are_exact_but_for_their_data_dependent_atomics(rows):
@@ -72,6 +88,21 @@ def test_histograms_are_exact_but_for_their_data_dependent_atomics(rows):
         r = rows[name]
         assert r["status"] == "not comparable" and set(r["diffs"]) == {"atom"} and r["split_exact"], name
         assert "depend on the data" in r["note"]
+
+
+DECLARED_UNCOUNTED = {"matmul_fp8_s3": {"async"}, "pipelined_matmul_fp16_64x64x32_s4": {"async"},
+                      "gluon_gather_ax0_64x16_w4": {"load"}}
+"""Kernels where lint declines a counter and says why (a cp.async whose quarter-warp copies two 64-byte global rows:
+ncu measured 7.6 and about 7 wavefronts per instruction, no per-instruction rule; a gather's loads at the indices'
+addresses); every other counter is exact."""
+
+
+def test_what_lint_declines_to_count_is_all_that_differs(rows):
+    for name, counters in DECLARED_UNCOUNTED.items():
+        r = rows[name]
+        assert r["status"] == "not comparable" and set(r["diffs"]) == counters == set(r["uncounted"]), name
+        assert r["not_counted"], name
+        assert all(r["lint"][k] == r["ncu"][k] for k in ("load", "store", "async") if k not in counters), name
 
 
 def test_the_committed_table_is_what_the_code_computes(rows):

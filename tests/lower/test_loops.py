@@ -87,3 +87,37 @@ def test_every_conversion_carries_a_ready_convert_query(tmp_path, capsys):
     assert written.name == f"convert_{cvt['line']}.json"
     assert main(["convert", str(written), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["path"] == "shared_memory"
+
+
+GROUPED = (T39.parent / "ttgir36" / "tut_grouped_gemm.ttgir").read_text()  # Triton 3.6, as measured
+
+
+def test_a_loop_total_counts_a_grouped_kernels_tiles_whatever_the_loops_around_them():
+    """The grouped GEMM's tile loop (an scf.while inside the scf.for over groups) runs 2 tiles per program: its body
+    runs 2 times in all, the K loop inside it 16 times per tile, and the group loop needs no trip count."""
+    report = lint_text(GROUPED, grid=(32, 1, 1), trip_counts={"kernels_tutorials.py:203": 16},
+                       loop_totals={"kernels_tutorials.py:186": 2})
+    by_loc = {lp.location: lp for lp in report.loops}
+    assert (by_loc["kernels_tutorials.py:186:8"].trip_count, by_loc["kernels_tutorials.py:186:8"].source) == (
+        2, "total per program")
+    execs = {o.executions_per_warp for o in report.ops if "kernels_tutorials.py:203:31" in o.loops}
+    assert execs == {32} and not report.total.missing_trip_counts and not report.total.per_iteration
+    assert (report.total.load_wavefronts, report.total.store_wavefronts) == (16384, 16384)  # ncu on the H100
+    without = lint_text(GROUPED, grid=(32, 1, 1), trip_counts={"kernels_tutorials.py:203": 16})
+    assert without.total.load_wavefronts is None  # the group loop's trip count is not in the IR
+    assert without.total.missing_trip_counts == ("kernels_tutorials.py:179:19",)
+
+
+def test_a_loop_total_that_matches_no_loop_or_repeats_a_trip_count_is_an_error(tmp_path, capsys):
+    path = tmp_path / "k.ttgir"
+    path.write_text(GROUPED)
+    assert main(["lint", str(path), "--loop-total", "kernels_tutorials.py:999=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--loop-total kernels_tutorials.py:999: no loop at that location" in err
+    assert "kernels_tutorials.py:186:8 (scf.while)" in err
+    assert main(["lint", str(path), "--loop-total", "186=2", "--trip-count", "186=3"]) == 2
+    assert "both a trip count and a total" in capsys.readouterr().err
+    assert main(["lint", str(path), "--loop-total", "186=x"]) == 2
+    assert main(["lint", str(path), "--json", "--loop-total", "186=2", "--trip-count", "203=16", "--grid", "32", "1",
+                 "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"]["load_wavefronts"] == 16384

@@ -20,7 +20,9 @@ compares lint's totals with ncu's exact per-instruction wavefront counters
   data or on the program (a spin lock's ``scf.while``, a loop whose bounds
   are read from memory), or only the ``atom`` counter differs and lint says
   the op's atomics depend on the data (a histogram's bins: lanes that hit
-  one bin serialise), the other counters exact.  For those, lint's totals leave the data-dependent
+  one bin serialise), the other counters exact, or every counter that differs is one lint declares it does not
+  count (:func:`declared_uncounted`: a ``cp.async`` whose quarter-warp copies several global rows, a gather's
+  loads at data-dependent addresses), the others exact.  For those, lint's totals leave the data-dependent
   loop's body out and report its traffic per iteration
   (``total.data_dependent_loops``); the table says whether ncu's excess over
   lint's static total is a whole number of those iterations, the same number
@@ -30,7 +32,11 @@ The trip counts are the launch's (``measured.json``'s ``trips``, keyed by the
 loop's source line, mapped to the TTGIR location the way the corpus does);
 where a trip count differs between programs, :data:`GRID_AVERAGE_TRIPS` gives
 the grid's total iterations divided by the programs (exact for the totals,
-since each iteration moves the same bytes).
+since each iteration moves the same bytes).  A persistent or grouped
+kernel's tile loop gets its body's total executions per program instead
+(:data:`LOOP_TOTALS`, ``lint --loop-total``): the launch fixes how many tiles
+each program runs (grouped GEMM: 64 tiles over 32 programs), not how often
+the loops around it go round.
 
 :func:`compare` is the library of the table; ``tests/lower/test_h100_corpus.py``
 recomputes it from the committed files.
@@ -53,11 +59,17 @@ GRID_AVERAGE_TRIPS = {
     # the off-band copy of the inner loop runs 2*program_id(0) times (224 over the 32 programs), the on-band copy
     # twice per program (measured.json's loop_note)
     "tut_attention_causal": {"kernels_tutorials.py:277": 7, "kernels_tutorials.py:280": 2},
-    # the tile loop (scf.while) runs 2 tiles per program; the loop over groups is entered once per tile found, so
-    # its count is left at 1 and the while loop's iterations are the data-dependent part
-    "tut_grouped_gemm": {"kernels_tutorials.py:179": 1},
 }
 """Trip counts that are not one per-loop constant of the launch: the grid's average (see the module docstring)."""
+
+LOOP_TOTALS = {
+    # the tile loop (an scf.while inside the loop over groups) hands each of the 32 programs 2 of the 64 tiles
+    # (measured.json's loop_note; the launch fixes it: 64 tiles, a grid of 32, tile_idx += 32): its body runs 2
+    # times per program in all, whatever the group loop around it does
+    "tut_grouped_gemm": {"kernels_tutorials.py:186": 2},
+}
+"""Loops whose body's total executions per program the launch fixes though no per-loop trip count states them
+(``lint --loop-total``): a persistent or grouped kernel's tile loop."""
 
 
 def trip_counts(name: str, kernel: dict[str, Any]) -> dict[str, int]:
@@ -73,12 +85,12 @@ def trip_counts(name: str, kernel: dict[str, Any]) -> dict[str, int]:
 
 
 def lint_document(name: str, kernel: dict[str, Any], trips: dict[str, int]) -> dict[str, Any]:
-    """``lint --triton 3.6 --json`` for the kernel's TTGIR and launch."""
+    """``lint --triton 3.6 --json`` for the kernel's TTGIR and launch (its :data:`LOOP_TOTALS` as ``--loop-total``)."""
     from linlayout.io.ttgir.lint import lint_json, lint_text
 
     text = (RESULTS / "ttgir36" / f"{name}.ttgir").read_text()
     report = lint_text(text, num_warps=kernel["num_warps"], grid=tuple(kernel["grid"]), trip_counts=trips,
-                       triton="3.6", strict_trip_counts=True)
+                       triton="3.6", strict_trip_counts=True, loop_totals=LOOP_TOTALS.get(name, {}))
     return lint_json(report)
 
 
@@ -86,6 +98,18 @@ def data_dependent_ops(doc: dict[str, Any]) -> list[str]:
     """The ops whose traffic lint itself says depends on the data (e.g. a histogram's ``atom.shared``)."""
     return [f"{o['op']} at {o['location']}: {o.get('instructions_note') or o['reason']}" for o in doc["ops"]
             if "depend on the data" in (o.get("instructions_note") or "") + o["reason"]]
+
+
+def declared_uncounted(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """The counters lint itself says it leaves (partly) uncounted, with the ops: a ``cp.async`` it does not count
+    (``async``), a gather's data-dependent loads (``load``)."""
+    out: dict[str, list[str]] = {}
+    for o in doc["ops"]:
+        if o["op"] == "ttg.async_copy_global_to_local" and not o["counted"]:
+            out.setdefault("async", []).append(f"{o['op']} at {o['location']}")
+        if "ld.shared" in o.get("uncounted", ""):
+            out.setdefault("load", []).append(f"{o['op']} at {o['location']}")
+    return out
 
 
 def measured_counters(kernel: dict[str, Any]) -> dict[str, int]:
@@ -132,13 +156,19 @@ def compare(name: str, kernel: dict[str, Any], trips: dict[str, int] | None = No
     data_note = kernel["data_dependent"] or kernel["loop_note"]
     ctas = kernel["grid"][0] * kernel["grid"][1] * kernel["grid"][2]
     row = {"kernel": name, "grid": kernel["grid"], "num_warps": kernel["num_warps"], "trip_counts": trips,
+           "loop_totals": LOOP_TOTALS.get(name, {}),
            "lint": lint, "ncu": ncu, "lint_split": split, "ncu_split": {c: m[c] for c in ("ld", "ldsm", "st", "stsm")},
            "split_exact": split == {c: m[c] for c in ("ld", "ldsm", "st", "stsm")},
            "not_counted": total.get("not_counted", []), "missing_trip_counts": total.get("missing_trip_counts", [])}
-    if kernel["data_dependent"] or total.get("data_dependent_loops"):
+    # a kernel measured as data-dependent only through loops whose totals the launch fixes is compared as the others
+    if (kernel["data_dependent"] and name not in LOOP_TOTALS) or total.get("data_dependent_loops"):
         row.update(status="not comparable", note=data_note, per_iteration=per_iteration(total, ncu, ctas))
     elif diffs and set(diffs) <= {"atom"} and data_dependent_ops(doc):
         row.update(status="not comparable", note="; ".join(data_dependent_ops(doc)), per_iteration=None)
+    elif diffs and set(diffs) <= set(declared_uncounted(doc)):
+        declared = declared_uncounted(doc)
+        row.update(status="not comparable", per_iteration=None, uncounted=sorted(diffs),
+                   note="; ".join(f"{k}: {', '.join(declared[k])}" for k in sorted(diffs)))
     else:
         row.update(status="exact" if not diffs else "differs", note=kernel["loop_note"])
     row["diffs"] = diffs
@@ -160,6 +190,10 @@ def _cell(row: dict[str, Any]) -> str:
                                         for k, v in row["diffs"].items())
                 + (f" (lint: {', '.join(named)} not counted)" if named else ""))
     p = row.get("per_iteration")
+    if row.get("uncounted"):
+        return ("not comparable: lint leaves (part of) " + ", ".join(row["uncounted"]) + " uncounted, saying why ("
+                + ("LDGSTS of a quarter-warp spanning several global rows" if "async" in row["uncounted"]
+                   else "the loads' addresses are the gather's indices") + "); every other counter exact")
     if p is None and set(row["diffs"]) == {"atom"}:
         return ("not comparable: atom data-dependent, as lint says (load, store and async exact; "
                 f"atom {row['ncu']['atom']} in this run)")

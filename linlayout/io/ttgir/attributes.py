@@ -154,8 +154,19 @@ class _Parser:
             if self.peek()[1] == ",":
                 self.take(",")
         self.take(">")
-        text = self.text[begin:self.toks[self.i - 1][3]]
+        text = _inline_aliases(self.text[begin:self.toks[self.i - 1][3]], self.aliases)
         return Attr(name.lstrip("#!"), fields, tuple(items), text)
+
+
+_ALIAS_REF = re.compile(r"#[A-Za-z_][\w$-]*(?![\w.$<-])")
+
+
+def _inline_aliases(text: str, aliases: Mapping[str, Any]) -> str:
+    """``text`` with every alias it names replaced by the alias' own (already self-contained) text, so that a
+    printed layout stands alone: ``#ttg.slice<{dim = 1, parent = #blocked}>`` shows its parent inline."""
+    if "#" not in text[1:]:
+        return text
+    return _ALIAS_REF.sub(lambda m: getattr(aliases.get(m.group(0)), "text", "") or m.group(0), text)
 
 
 def parse_attribute(text: str, aliases: Mapping[str, Any] | None = None) -> Any:

@@ -60,7 +60,8 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
               trip_counts: Mapping[str, int] | None = None, convert_planner: ConvertPlanner | None = None,
               triton: str = DEFAULT_TRITON, strict_trip_counts: bool = False,
               pass_name: str | None = None, remedies: bool = False,
-              progress: Callable[[str], None] | None = None) -> LintReport:
+              progress: Callable[[str], None] | None = None,
+              loop_totals: Mapping[str, int] | None = None) -> LintReport:
     """Lint TTGIR text (a module): the report printed by ``linlayout lint``.
 
     ``num_warps`` overrides the module's ``ttg.num-warps``; ``grid`` (X, Y, Z)
@@ -69,7 +70,10 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
     out the kernel's totals.  ``triton`` names the compiler version whose
     lowering is modelled (:data:`~linlayout.lower.registry.LOWERINGS`).
     ``strict_trip_counts`` (the command line's) makes a ``trip_counts``
-    location that matches no loop an error that lists the loops.  An
+    location that matches no loop an error that lists the loops.  ``loop_totals``
+    (loop location → its body's executions per program in all, e.g. a
+    persistent kernel's tiles per program) replaces the trip counts of that
+    loop and the loops around it (:mod:`linlayout.lower.loops`).  An
     ``MLIR_ENABLE_DUMP`` log is read as its last TTGIR-level module, or the
     one dumped before the pass ``pass_name`` names (:mod:`.dump`).  ``remedies`` adds the report's remedies
     (:mod:`linlayout.lower.remedies`).  ``progress``
@@ -89,7 +93,8 @@ def lint_text(text: str, num_warps: int | None = None, grid: Sequence[int] | Non
         raise TTGIRError("not a TTGIR module: expected Triton's printout (module attributes {...} { tt.func ... })")
     report(f"counting {len(module.ops)} ops")
     lint = lint_module(module, _layouts_once(), num_warps, grid, trip_counts, convert_planner, triton,
-                       strict_trip_counts=strict_trip_counts, remedies=remedies)
+                       strict_trip_counts=strict_trip_counts, remedies=remedies,
+                       loop_totals=loop_totals)
     report("done")
     return lint
 
@@ -202,6 +207,8 @@ def _op_json(o: OpLint) -> dict[str, Any]:
     e["instructions"] = None if o.instructions is None else dict(o.instructions)
     if o.instructions_note:
         e["instructions_note"] = o.instructions_note
+    if o.uncounted:
+        e["uncounted"] = o.uncounted
     return e
 
 
@@ -284,6 +291,7 @@ def _scratch_text(o: OpLint, head: str) -> list[str]:
                      f"instructions (ideal {r.ideal_wavefronts}, {r.conflict_ways}-way)")
     lines.append(f"    {_instructions_text(o)}" + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions"
                                                     if o.loops else ""))
+    lines += [f"    not counted: {o.uncounted}"] if o.uncounted else []
     return lines + ([f"    layout {o.layout_text}"] if o.layout_text else [])
 
 
@@ -301,6 +309,8 @@ def _op_text(o: OpLint) -> list[str]:
              + (f", x{o.executions_per_warp or '? (give --trip-count)'} executions" if o.loops else "")]
     if o.access is None and o.conversion is not None and o.conversion.method:
         lines.append(f"    plan: {o.conversion.method}")
+    if o.conversion is not None and o.accesses and o.instructions_note:  # a conversion counted otherwise than per warp
+        lines.append(f"    note: {o.instructions_note}")
     if plan:
         lines.append(f"    {_suggestion_text(plan)}")
     if o.layout_text:
