@@ -198,10 +198,12 @@ def _shuffle_layers(prog, dh, T, eb, W, word, model: SharedMemory) -> list[str]:
     """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
     send_layers, recv_layers = prog.layers
     nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
-    lines = [f"  const {W} a0_{j} = {word(j)};" for j in range(nwords)]
+    # (void): a word of the last send layer that no shuffle reads must not warn (nvcc -Wall, issue 26)
+    lines = [f"  const {W} a0_{j} = {word(j)}; (void)a0_{j};" for j in range(nwords)]
     for i, (h, lm, om) in enumerate(send_layers):
         lines.append(f"  const bool ps{i} = ({_parity(lm, 'lane')} ^ {_parity(om, 'om')}) != 0u;")
-        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j};" for j in range(nwords)]
+        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j}; (void)a{i + 1}_{j};"
+                  for j in range(nwords)]
     top = len(send_layers)
     needs = prog.layer_needs  # the received words each layer must compute (all of them without extra rounds)
     for k in needs[0]:
@@ -320,8 +322,8 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
     sreg, sthr = offs(scols, sh)
     dreg, dthr = offs(dcols, dh)
     lines = [f"  const unsigned tid = lane | (warp << {model.lane_bits});",
-             f"  const unsigned so = {_lin(sthr, 'tid')};",
-             f"  const unsigned doff = {_lin(dthr, 'tid')};"]
+             f"  const unsigned so = {_lin(sthr, 'tid')}; (void)so;",  # unused when a matrix instruction
+             f"  const unsigned doff = {_lin(dthr, 'tid')}; (void)doff;"]  # addresses the side (nvcc -Wall)
 
     def width(cols_thr):
         lowmask = 0
