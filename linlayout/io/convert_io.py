@@ -1,8 +1,10 @@
 """The ``linlayout convert`` query and the CUDA device function of a conversion plan.
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
-"sm90", "scratch_bytes": null, "multistep": false}`` (``hardware``,
-``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the
+"sm90", "scratch_bytes": null, "paths": ["shuffles", "shared_memory"],
+"multistep": false}`` (``hardware``, ``scratch_bytes``, ``paths`` and
+``multistep`` optional; ``paths`` restricts the choice as
+:func:`~linlayout.convert.plan.plan_conversion`'s argument does); :func:`convert_query_from_json` returns the
 :class:`~linlayout.convert.query.ConversionQuery` that
 :func:`~linlayout.convert.plan.plan_conversion` takes.
 
@@ -45,13 +47,14 @@ from ..core.layout import LinearLayout
 from ..count.plan import plan_access
 from ..errors import DimensionError, LayoutJSONError
 from ..hw import SharedMemory, get_hardware
+from .emit import check_c_identifier
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
 __all__ = ["convert_query_from_json", "to_cuda"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 
-_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "multistep"}
+_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "paths", "multistep"}
 
 
 def convert_query_from_json(source: Any) -> ConversionQuery:
@@ -77,11 +80,15 @@ def convert_query_from_json(source: Any) -> ConversionQuery:
     sb = obj.get("scratch_bytes")
     if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
         raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
+    paths = obj.get("paths")  # optional: the paths allowed (ConversionQuery checks the names)
+    if paths is not None and not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+        raise LayoutJSONError(f"\"paths\" must be a list of path names such as [\"shuffles\", \"shared_memory\"], "
+                              f"got {paths!r}")
     multistep = obj.get("multistep", False)  # optional: also search two-step plans
     if not isinstance(multistep, bool):
         raise LayoutJSONError(f"\"multistep\" must be true or false, got {multistep!r}")
     return ConversionQuery(src=layout_from_json(obj["src"], "src layout"), dst=layout_from_json(obj["dst"], "dst layout"),
-                           element_bits=eb, hardware=hw, scratch_bytes=sb, multistep=multistep)
+                           element_bits=eb, hardware=hw, scratch_bytes=sb, paths=paths, multistep=multistep)
 
 
 # ---------------------------------------------------------------------------
@@ -382,6 +389,7 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     ``hardware`` is the model whose warp the code runs on (default: the
     plan's); the layouts must give all its lanes.
     """
+    check_c_identifier(name, "the function name")
     model = get_hardware(plan.hardware if hardware is None else hardware)
     dst = aligned(src, dst)
     sh, _ = index_bits(src, "src")
