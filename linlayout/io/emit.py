@@ -36,6 +36,7 @@ from ..errors import DimensionError, InputError, InputTypeError, LinLayoutError,
 from ..core.layout import LinearLayout
 
 __all__ = ["CuteForm", "TritonForm", "to_c", "to_cute", "to_triton", "offset_terms"]
+# Also public by module path: CuteChain and cute_chain (the general CuTe form), check_c_identifier.
 
 
 def _check_memory(memory: LinearLayout) -> LinearLayout:
@@ -237,10 +238,121 @@ def to_triton(memory: LinearLayout, element_bits: int | None = None) -> TritonFo
 
 @dataclass(frozen=True)
 class CuteForm:
-    """``text`` is the CuTe expression when representable; otherwise None and ``reason`` says why."""
+    """CuTe spellings of a memory layout (offsets in elements).
+
+    ``text`` is ``composition(Swizzle<B,M,S>{}, Layout<Shape, Stride>{})`` when one swizzle of a row- or
+    column-major tile spells the layout, else None and ``reason`` says why.  ``general`` is exact for every
+    memory layout (:func:`cute_general`): a layout whose hierarchical shape places each coordinate bit at its
+    offset bit, composed with a chain of ``Swizzle`` functors; ``exact`` is ``text`` when there is one, else
+    ``general``.
+    """
 
     text: str | None
     reason: str | None = None
+    general: str | None = None
+
+    @property
+    def exact(self) -> str | None:
+        """The shortest exact CuTe expression: the single swizzle when there is one, else the general form."""
+        return self.text or self.general
+
+
+@dataclass(frozen=True)
+class CuteChain:
+    """The general CuTe form of a memory layout as data: ``modes`` of the base layout (per tensor dimension, a
+    list of ``(size, stride)``, lowest coordinate bits first) and ``swizzles`` ``(B, M, S)``, outermost first."""
+
+    modes: tuple[tuple[tuple[int, int], ...], ...]
+    swizzles: tuple[tuple[int, int, int], ...]
+
+    def offset(self, coords: tuple[int, ...]) -> int:
+        """The element offset CuTe computes for ``coords`` (the expression's semantics, evaluated in Python)."""
+        x = 0
+        for c, modes in zip(coords, self.modes):
+            for size, stride in modes:
+                x += (c % size) * stride
+                c //= size
+        for b, m, sh in reversed(self.swizzles):  # the innermost swizzle is applied first
+            yyy = ((1 << b) - 1) << (m + max(0, sh))
+            x ^= (x & yyy) >> sh if sh > 0 else (x & yyy) << -sh
+        return x
+
+    def text(self) -> str:
+        def cute_int(v: int) -> str:
+            return f"_{v}"
+
+        def mode_text(modes: tuple[tuple[int, int], ...], k: int) -> str:
+            if len(modes) == 1:
+                return cute_int(modes[0][k])
+            return ("Shape<" if k == 0 else "Stride<") + ",".join(cute_int(m[k]) for m in modes) + ">"
+
+        shape = ",".join(mode_text(m, 0) for m in self.modes)
+        stride = ",".join(mode_text(m, 1) for m in self.modes)
+        expr = f"Layout<Shape<{shape}>, Stride<{stride}>>{{}}"
+        if len(self.swizzles) == 1:
+            b, m, sh = self.swizzles[0]
+            return f"composition(Swizzle<{b},{m},{sh}>{{}}, {expr})"
+        for b, m, sh in reversed(self.swizzles):
+            expr = f"composition(Swizzle<{b},{m},{sh}>{{}}, Int<0>{{}}, {expr})"
+        return expr
+
+
+def cute_chain(memory: LinearLayout) -> CuteChain:
+    """The general CuTe form of any memory layout (see :class:`CuteChain`), exact on every offset.
+
+    The coordinate -> offset map ``A`` (the memory's inverse) is row-reduced to a permutation ``P``: each
+    column's pivot is its highest offset bit not yet taken, and every other offset bit set in that column is
+    cleared by ``bit a ^= bit r``, one ``Swizzle<1, ., .>`` (``S > 0`` moves a higher bit down, ``S < 0`` a lower
+    bit up).  Then ``A = E_1 ... E_k P``: ``P`` becomes the base layout's strides (consecutive bits merged into
+    one mode) and the ``E`` the swizzles, runs of the same shift merged into one ``Swizzle<B,M,S>``.
+
+    >>> from linlayout.catalog.swizzles import mma_swizzle
+    >>> cute_chain(mma_swizzle(16, 32, 2, 1, 16)).text()
+    'composition(Swizzle<4,1,4>{}, Layout<Shape<_16,_32>, Stride<_32,_1>>{})'
+    """
+    inv = _check_memory(memory)
+    dims = list(inv.in_dims)
+    cols = [c for d in dims for c in inv.flat_bases(d)]  # offset of each coordinate bit, dim0's lowest first
+    n = len(cols)
+    rows = [sum(((cols[j] >> r) & 1) << j for j in range(n)) for r in range(n)]  # row r: coordinate bits of bit r
+    taken: set[int] = set()
+    pivot = [0] * n
+    ops: list[tuple[int, int]] = []  # (target bit a, source bit r): bit a ^= bit r, in elimination order
+    for j in range(n):
+        r = max(i for i in range(n) if i not in taken and rows[i] >> j & 1)
+        taken.add(r)
+        pivot[j] = r
+        for a in range(n):
+            if a != r and rows[a] >> j & 1:
+                rows[a] ^= rows[r]
+                ops.append((a, r))
+    modes: list[tuple[tuple[int, int], ...]] = []
+    j = 0
+    for d in dims:
+        bits = [pivot[j + k] for k in range(len(inv.flat_bases(d)))]
+        j += len(bits)
+        run: list[list[int]] = []
+        for p in bits:
+            if run and p == run[-1][1] + run[-1][0]:
+                run[-1][0] += 1
+            else:
+                run.append([1, p])
+        modes.append(tuple((1 << k, 1 << p) for k, p in run) or ((1, 0),))
+    return CuteChain(tuple(modes), _merge_swizzles(ops))
+
+
+def _merge_swizzles(ops: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+    """``bit a ^= bit r`` steps as ``Swizzle<B,M,S>`` (outermost first); neighbours with the same shift and the next
+    target merge while ``B <= |S|`` (then sources and targets are disjoint, so the steps commute)."""
+    out: list[list[int]] = []
+    for a, r in ops:
+        sh = r - a
+        m = a if sh > 0 else r  # S > 0: bits M+S.. into M..; S < 0: bits M.. into M-S..
+        if out and out[-1][2] == sh and out[-1][1] + out[-1][0] == m and out[-1][0] + 1 <= abs(sh):
+            out[-1][0] += 1
+        else:
+            out.append([1, m, sh])
+    return tuple((b, m, sh) for b, m, sh in out)
 
 
 def to_cute(memory: LinearLayout) -> CuteForm:
@@ -279,10 +391,11 @@ def to_cute(memory: LinearLayout) -> CuteForm:
         if form is not None:
             b, m, s = form
             sw = f"Swizzle<{b},{m},{s}>{{}}" if b else "Swizzle<0,0,0>{}"
-            return CuteForm(f"composition({sw}, Layout<Shape<{shp}>, Stride<{std}>>{{}})")
+            text = f"composition({sw}, Layout<Shape<{shp}>, Stride<{std}>>{{}})"
+            return CuteForm(text, None, text)
         moved = [i for i, c in enumerate(cols) if c != 1 << i]
         reasons.append(f"over the {label} tile the offset bits {moved} are not one XOR of a bit range into another")
-    return CuteForm(None, "not a single CuTe Swizzle<B,M,S>: " + "; ".join(reasons))
+    return CuteForm(None, "not a single CuTe Swizzle<B,M,S>: " + "; ".join(reasons), cute_chain(memory).text())
 
 
 def _single_swizzle(cols: list[int], n: int) -> tuple[int, int, int] | None:
