@@ -97,13 +97,12 @@ class MemoryChoice(NamedTuple):
 
 def choose_memory(synthesized: LinearLayout, ties: Sequence, cost: str) -> MemoryChoice:
     """Rule 3: the first standard swizzle of ``ties`` (``StandardScore`` values that cost exactly what the
-    synthesized memory costs, in preference order), else the synthesized memory.  ``cost`` describes that cost
-    for the reason (e.g. ``"16 + 16 wavefronts"``)."""
+    synthesized memory costs, wavefronts and instructions of both sides, in linlayout's order of preference),
+    else the synthesized memory.  ``cost`` describes that cost for the reason (e.g. ``"16 + 16 wavefronts"``)."""
     for tie in ties:
         memory = LinearLayout.from_flat((("offset", synthesized.in_bits),), synthesized.out_dim_bits,
                                         (tie.swizzle.columns,))
         return MemoryChoice(memory, "standard", tie.swizzle.name,
-                            f"standard swizzle {tie.swizzle.name}: the same cost as the synthesized memory ({cost}), "
-                            f"and the first standard swizzle that ties in linlayout's order of preference")
+                            f"standard swizzle {tie.swizzle.name} (the same cost as the synthesized optimum)")
     return MemoryChoice(synthesized, "synthesized", None,
                         f"the synthesized memory ({cost}): no standard swizzle costs the same")
