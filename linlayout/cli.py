@@ -278,7 +278,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     if why_not is None:
         print()
         print("element offset of each tensor element:")
-        print(grid_text(chosen.memory))
+        print(grid_text(chosen.memory, max_side=max(chosen.memory.out_sizes.values())))
     elif why_not:
         print(why_not)
     if rows is not None:
