@@ -45,9 +45,9 @@ def test_a_result_says_which_memory_it_emits_and_why():
     assert chosen.reason == "standard swizzle tma128B (the same cost as the synthesized optimum)"
     assert res.to_dict()["emitted"]["name"] == "tma128B"
     assert to_c(res.emitted.memory) == to_c(res.emitted_memory()[0])  # what --emit c writes
-    fp8 = optimal_swizzle(_query("transpose_fp8_128x128.json"))
-    assert fp8.emitted.source == "synthesized" and fp8.emitted.memory == fp8.memory
-    assert "no standard swizzle costs the same" in fp8.emitted.reason
+    # Without a tie the synthesized memory (the fp8 example's golden text shows it from the command line).
+    alone = choose_memory(res.memory, (), "32 + 32 wavefronts")
+    assert alone.source == "synthesized" and alone.memory == res.memory and "no standard swizzle" in alone.reason
 
 
 def test_choose_memory_without_ties_keeps_the_synthesized_memory():
