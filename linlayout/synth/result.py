@@ -41,7 +41,10 @@ class SwizzleResult:
     ``lower_bound`` holds each side's best cost over *all* memory layouts
     (each side alone), ``optimal`` is True only when the result is proven
     optimal for the objective, and ``frontier`` lists the Pareto-optimal
-    (write, read) pairs among the layouts the synthesizer built.
+    (write, read) pairs among the layouts the synthesizer built.  ``memory`` is
+    the synthesized memory; ``emitted`` is the memory given out among those of
+    equal cost (``swizzle``'s text and every ``--emit`` form: a tying standard
+    swizzle first, :mod:`linlayout.synth.policy`), with the reason.
     """
 
     memory: LinearLayout
