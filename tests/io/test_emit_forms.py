@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -118,3 +119,28 @@ def test_emitted_cuda_compiles_without_warnings_under_nvcc_wall(tmp_path):
     r = subprocess.run([NVCC, "-arch=sm_90", "-c", "-o", str(tmp_path / "emitted.o"), str(tmp_path / "emitted.cu"),
                         "-Xcompiler", "-Wall,-Wextra", "--Werror", "all-warnings"], capture_output=True, text=True)
     assert r.returncode == 0 and "warning" not in r.stderr.lower(), r.stderr
+
+
+CUTE_INCLUDE = os.environ.get("LINLAYOUT_CUTE_INCLUDE")  # a folder holding cute/tensor.hpp (CUTLASS's include/)
+
+
+@pytest.mark.skipif(NVCC is None or not CUTE_INCLUDE, reason="opt-in (about a minute): set LINLAYOUT_CUTE_INCLUDE to "
+                    "CUTLASS's include folder (pip download nvidia-cutlass; cutlass_library/source/include) and have nvcc")
+def test_the_general_cute_form_compiles_with_cute_and_agrees_on_every_element(tmp_path):
+    rng = random.Random(1)
+    memories = [mma_swizzle(16, 32, 2, 1, 16), nvmma_layout([64, 64], 16, 128)]
+    memories += [_random_memory(rng, rng.randint(1, 4), rng.randint(1, 5)) for _ in range(6)]
+    lines = ["#include <cute/tensor.hpp>", "#include <cstdio>", "using namespace cute;", "int main() { int bad = 0;"]
+    for memory in memories:
+        inv, (rows, cols) = memory.invert(), memory.out_sizes.values()
+        want = [inv.apply({"dim0": i, "dim1": j})["offset"] for i in range(rows) for j in range(cols)]
+        lines.append(f"  {{ auto L = {cute_chain(memory).text()}; const int want[] = {{{', '.join(map(str, want))}}};")
+        lines.append(f"    for (int i = 0; i < {rows}; ++i) for (int j = 0; j < {cols}; ++j) "
+                     f"if (int(L(i, j)) != want[i * {cols} + j]) ++bad; }}")
+    lines.append('  std::printf("bad %d\\n", bad); return bad != 0; }')
+    (tmp_path / "cute_check.cu").write_text("\n".join(lines) + "\n")
+    exe = tmp_path / "cute_check"
+    subprocess.run([NVCC, "-std=c++17", "-I", CUTE_INCLUDE, str(tmp_path / "cute_check.cu"), "-o", str(exe)],
+                   check=True, capture_output=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "bad 0", r.stdout
