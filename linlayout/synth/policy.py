@@ -12,9 +12,10 @@ the API (:func:`~linlayout.synth.synthesis.optimal_swizzle`,
      ``lint``'s optimum of a buffer): ``st.shared`` and ``ld.shared``.  The
      synthesizer's proof of optimality (the relaxation of
      ``paper_notes/synthesis.md``) is tight for them; with matrix
-     instructions in the search it is not, and the search can settle above the
-     ld/st optimum (issue 26: a pair where ld/st reaches 2 + 1 wavefronts and
-     the wider search returns 2 + 2).  Name ``instructions`` (or
+     instructions in the search it is looser, so results lose their proof
+     (issue 26: the pair of ``test_relaxation_knows_the_wider_vector_is_clean``
+     gets the same 2 + 2 wavefronts either way, proven optimal with ld/st, not
+     with matrix instructions, whose relaxation promises 2 + 1).  Name ``instructions`` (or
      ``"instructions"`` in a JSON query) to let a side use ``ldmatrix`` or
      ``stmatrix``; :func:`conversion_instructions` lists them.
    * *How to convert registers through shared memory?*
