@@ -6,7 +6,8 @@ status 2; success exits 0.
     linlayout show LAYOUT.json [--json] [--no-grid]
     linlayout show blocked|mma|wgmma|ldmatrix|stmatrix|mfma|cute [parameters]
     linlayout conflicts QUERY.json [--json] [--simulate] [--all-banks]
-    linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--compare]
+    linlayout swizzle QUERY.json [--json] [--emit json|c|cute|triton] [--name F] [--cute-single] [--compare]
+                     [--no-grid | --grid]
     linlayout sweep [FAMILY.json] [--json] [--jobs N] [--progress] [--sample N] [--mask-bits B]
     linlayout verify-gpu QUERY.json [QUERY.json ...] [--json] [--keep DIR]
     linlayout draw LAYOUT.json|QUERY.json -o OUT.png|OUT.svg [--element-bits N] [--max-side N]
@@ -14,8 +15,8 @@ status 2; success exits 0.
 ``sweep`` exits with status 1 when the closed form and the simulation
 disagree (the report names the failing configurations); ``verify-gpu`` exits
 with status 1 when a measurement differs from the prediction; ``swizzle
---emit cute`` exits with status 1 (and says why) when the optimal layout is
-not a CuTe swizzle.
+--emit cute --cute-single`` exits with status 1 (and says why) when no layout
+of one CuTe swizzle lets both sides access the tile.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _properties(layout) -> dict:
+    mem = _is_memory_layout(layout)
     return {
         "in_dims": layout.in_sizes,
         "out_dims": layout.out_sizes,
@@ -48,13 +50,27 @@ def _properties(layout) -> dict:
         "injective": layout.is_injective(),
         "invertible": layout.is_invertible(),
         "free_variables": layout.free_variable_masks(),
-        "distributed": layout.is_distributed(),
-        "memory_layout": layout.in_dims == ("offset",) and layout.is_memory_layout(),
+        # A layout of offsets is a memory layout, never a distributed one (whose inputs are hardware indices).
+        "distributed": "offset" not in layout.in_dims and layout.is_distributed(),
+        "memory_layout": mem,
     }
 
 
 # linlayout lint shows its stages on stderr once it has run this many seconds (io/ttgir/progress.py).
 LINT_PROGRESS_AFTER = 1.0
+
+
+def _is_memory_layout(layout) -> bool:
+    """Paper Def. 4.14 for a layout whose inputs are ``offset`` and, as Triton's shared encodings have, ``block``
+    (the CTA: each CTA's offsets are one memory layout of its part of the tensor)."""
+    if "offset" not in layout.in_dims or any(d not in ("offset", "block") for d in layout.in_dims):
+        return False
+    if layout.in_dims == ("offset",):
+        return layout.is_memory_layout()
+    per_cta = layout.sublayout(["offset"], layout.out_dims)
+    cols = per_cta.flat_columns()
+    return all(1 <= c.bit_count() <= 2 for c in cols) and per_cta.is_injective() and layout.is_surjective()
+
 
 CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")
 
@@ -119,8 +135,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     print(layout_text(layout))
     mem = props["memory_layout"]
-    if layout.in_dims != ("offset",):
+    if "offset" not in layout.in_dims or any(d not in ("offset", "block") for d in layout.in_dims):
         mem = f"no (inputs {', '.join(layout.in_dims) or 'none'}; a memory layout maps 'offset')"
+    elif not mem:
+        mem = "no (not invertible, or a basis of weight above 2: paper Def. 4.14)"
     print(
         f"rank {props['rank']}; surjective {props['surjective']}; injective {props['injective']}; "
         f"distributed {props['distributed']}; memory layout {mem}"
@@ -222,9 +240,15 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
     from .io.jsonio import load_file, swizzle_query_from_json
-    from .core.text import grid_text
+    from .io.render import grid_choice, grid_text
+    from .hw import get_hardware
+    from .synth.policy import default_instructions
     from .synth.synthesis import optimal_swizzle
 
+    if args.name is not None and args.emit != "c":
+        raise _UsageError("linlayout swizzle: --name names the C function of --emit c; add --emit c")
+    if args.cute_single and args.emit != "cute":
+        raise _UsageError("linlayout swizzle: --cute-single chooses the CuTe form of --emit cute; add --emit cute")
     q = swizzle_query_from_json(load_file(args.query, "query file"))
     res = optimal_swizzle(q)
     rows = None
@@ -234,7 +258,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         rows = compare_swizzles(q.write, q.read, q.element_bits, q.hardware, q.objective, q.vector_bits,
                                 q.instructions)
     if args.emit:
-        return _emit(res, args.emit, q.element_bits)
+        return _emit(res, args, q.element_bits)
     if args.json:
         d = res.to_dict()
         if rows is not None:
@@ -243,14 +267,24 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         return 0
     print(res.explanation)
     print(res.standard_text())
+    if q.instructions is None:
+        names = default_instructions(q.element_bits, get_hardware(res.hardware))
+        print(f"instructions considered: {', '.join(names)} (the default; list \"instructions\" in the query, e.g. "
+              f"[\"st.shared\", \"ld.shared\", \"ldmatrix.x4\"], to let a side use a matrix instruction as "
+              f"linlayout convert does)")
+    chosen = res.emitted
     print()
-    print("memory layout (offset bits, lowest first):")
-    print("  " + json.dumps([list(b) for b in res.memory.bases["offset"]]))
-    sizes = list(res.memory.out_sizes.values())
-    if len(sizes) <= 2 and max(sizes) <= 64:
+    print(f"memory layout (offset bits, lowest first), the one --emit writes: {chosen.reason}")
+    print("  " + json.dumps([list(b) for b in chosen.memory.bases["offset"]]))
+    if chosen.source != "synthesized":
+        print("synthesized memory (the same cost): " + json.dumps([list(b) for b in res.memory.bases["offset"]]))
+    why_not = grid_choice(chosen.memory.out_sizes, "no-grid" if args.no_grid else "grid" if args.grid else None)
+    if why_not is None:
         print()
         print("element offset of each tensor element:")
-        print(grid_text(res.memory))
+        print(grid_text(chosen.memory, max_side=max(chosen.memory.out_sizes.values())))
+    elif why_not:
+        print(why_not)
     if rows is not None:
         from .synth.compare import comparison_text
 
@@ -259,35 +293,66 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _emit(res, form: str, element_bits: int) -> int:
-    """Print ``--emit FORM`` of the memory the result chooses (:meth:`~linlayout.synth.synthesis.SwizzleResult.emitted_memory`)."""
+def _emit(res, args: argparse.Namespace, element_bits: int) -> int:
+    """Print ``--emit FORM`` of the memory the result gives out (``SwizzleResult.emitted``, the default policy)."""
     from .io.emit import to_c, to_cute, to_triton
 
+    form = args.emit
+    chosen = res.emitted
+    note = chosen.reason if chosen.source != "synthesized" else ""
     if form == "json":
-        print(res.emitted_memory()[0].to_json())
+        print(chosen.memory.to_json())
     elif form == "c":
-        memory, note = res.emitted_memory()
-        print(("// " + note + "\n" if note else "") + to_c(memory), end="")
+        print(("// " + note + "\n" if note else "") + to_c(chosen.memory, args.name or "offset"), end="")
     elif form == "cute":
-        memory, note = res.emitted_memory(lambda m: to_cute(m).text is not None)
-        cute = to_cute(memory)
+        if args.cute_single:
+            return _emit_cute_single(res, element_bits)
+        cute = to_cute(chosen.memory)
+        lines = [note] if note else []
         if cute.text is None:
-            # A valid result that CuTe cannot spell is not an input error: the reason, exit 1 (issue 15).
-            reason = " ".join(str(cute.reason).split()) + ("" if res.standard_ties else "; no standard swizzle ties")
-            print("linlayout: cannot emit CuTe for the optimal layout (a valid result): " + reason, file=sys.stderr)
-            return 1
-        for line in ([note] if note else []) + [_cute_units_note(cute.text, element_bits)]:
+            what = "one Swizzle" if cute.exact.count("Swizzle<") == 1 else "a chain of Swizzle functors"
+            lines.append(f"no single Swizzle<B,M,S> of the row- or column-major tile spells it; exactly: {what} over a "
+                         f"layout that places each coordinate bit (--cute-single: the best single-Swizzle layout of "
+                         f"the tile and its cost)")
+        lines.append(_cute_units_note(cute.exact, element_bits))
+        for line in lines:
             print("// " + line)
-        print(cute.text)
+        print(cute.exact)
     else:
-        def gluon_spells(memory) -> bool:  # a Gluon shared layout, not only a shared_linear listing
-            form = to_triton(memory, element_bits)
-            return bool(form.swizzled or form.nvmma)
-
-        memory, note = res.emitted_memory(gluon_spells)
         if note:
             print("# " + note)
-        print(to_triton(memory, element_bits).text())
+        print(to_triton(chosen.memory, element_bits).text())
+    return 0
+
+
+def _emit_cute_single(res, element_bits: int) -> int:
+    """``--emit cute --cute-single``: the standard swizzle that one CuTe Swizzle<B,M,S> spells and that is best for the
+    objective, with its cost beside the optimum's (exit 1 when no such layout lets both sides access the tile)."""
+    from .core.layout import LinearLayout
+    from .io.emit import to_cute
+    from .synth.bounds import objective_key
+
+    best = None
+    for sc in res.standards:
+        memory = LinearLayout.from_flat((("offset", res.memory.in_bits),), res.memory.out_dim_bits,
+                                        (sc.swizzle.columns,))
+        text = to_cute(memory).text
+        if text is None:
+            continue
+        key = objective_key(res.objective, sc.write_wavefronts, sc.read_wavefronts) + (
+            sc.write_instructions + sc.read_instructions,)
+        if best is None or key < best[0]:
+            best = (key, sc, text)
+    if best is None:
+        print("linlayout: no single CuTe Swizzle<B,M,S> layout lets both sides access the tile; --emit cute without "
+              "--cute-single gives the exact general form", file=sys.stderr)
+        return 1
+    _, sc, text = best
+    print(f"// the best single-Swizzle layout ({sc.swizzle.name}): {sc.write_wavefronts} + {sc.read_wavefronts} "
+          f"wavefronts ({sc.write_instructions} + {sc.read_instructions} instructions) beside the optimum's "
+          f"{res.write_wavefronts} + {res.read_wavefronts} ({res.write_instructions} + {res.read_instructions})")
+    print("// " + _cute_units_note(text, element_bits))
+    print(text)
     return 0
 
 
@@ -295,11 +360,11 @@ def _cute_units_note(text: str, element_bits: int) -> str:
     """Say which unit the emitted Swizzle<B,M,S> counts in, and its byte-level spelling (CUTLASS's SW atoms)."""
     import re
 
-    m = re.search(r"Swizzle<(\d+),(\d+),(\d+)>", text)
+    found = re.findall(r"Swizzle<(\d+),(\d+),(-?\d+)>", text)
     z = element_bits.bit_length() - 4  # element offset bit p is byte-address bit p + z
-    if m is None or int(m.group(1)) == 0 or z < 0:
+    if len(found) != 1 or int(found[0][0]) == 0 or z < 0:
         return "Swizzle<B,M,S> on element offsets"
-    b, mm, sh = (int(g) for g in m.groups())
+    b, mm, sh = (int(g) for g in found[0])
     return (f"Swizzle<B,M,S> on element offsets; on byte addresses ({element_bits}-bit elements, as CUTLASS's "
             f"SW32/64/128 atoms count) it is Swizzle<{b},{mm + z},{sh}>")
 
@@ -311,8 +376,10 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
     q = convert_query_from_json(load_file(args.query, "query file"))
     plan = plan_conversion(q)
+    if args.name is not None and args.emit != "cuda":
+        raise _UsageError("linlayout convert: --name names the device function of --emit cuda; add --emit cuda")
     if args.emit == "cuda":
-        print(to_cuda(plan, q.src, q.dst, hardware=q.hardware), end="")
+        print(to_cuda(plan, q.src, q.dst, args.name or "convert_layout", hardware=q.hardware), end="")
         return 0
     if args.json:
         print(json.dumps(plan.to_dict()))
@@ -478,14 +545,23 @@ def _build_parser() -> argparse.ArgumentParser:
     w.add_argument("query", metavar="QUERY.json", help="swizzle query ('-' for stdin)")
     w.add_argument("--json", action="store_true", help="print one JSON object")
     w.add_argument("--emit", choices=["json", "c", "cute", "triton"], help="print the layout for code: "
-                   "its JSON, a C offset function, a CuTe Swizzle, or Triton Gluon layouts")
+                   "its JSON, a C offset function, a CuTe expression, or Triton Gluon layouts (the memory the text "
+                   "prints: a standard swizzle of equal cost when one exists)")
     w.add_argument("--compare", action="store_true", help="also score the standard swizzles (TMA, CuTe, padding, ...)")
+    w.add_argument("--name", help="--emit c: the C function's name (a C identifier; default offset)")
+    w.add_argument("--cute-single", action="store_true", help="--emit cute: the best layout one Swizzle<B,M,S> spells, "
+                   "with its cost beside the optimum's, instead of the exact form")
+    wg = w.add_mutually_exclusive_group()
+    wg.add_argument("--no-grid", action="store_true", help="do not print the offset grid")
+    wg.add_argument("--grid", action="store_true", help="print the offset grid whatever its size (by default only up "
+                    "to 1024 elements)")
     w.set_defaults(func=_cmd_swizzle)
 
     cv = sub.add_parser("convert", help="plan a layout conversion: registers, warp shuffles or shared memory")
     cv.add_argument("query", metavar="QUERY.json", help="convert query ('-' for stdin)")
     cv.add_argument("--json", action="store_true", help="print one JSON object")
     cv.add_argument("--emit", choices=["cuda"], help="print a CUDA device function performing the conversion")
+    cv.add_argument("--name", help="--emit cuda: the device function's name (a C identifier; default convert_layout)")
     cv.set_defaults(func=_cmd_convert)
 
     v = sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "

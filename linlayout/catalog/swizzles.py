@@ -27,6 +27,7 @@ Def. 4.11 with ``vec = 1, per_phase = 1, max_phase = 4`` stores it at
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout, log2_size
@@ -107,6 +108,15 @@ def cute_layout(shape: Sequence[int], stride: Sequence[int]) -> LinearLayout:
     return LinearLayout(bases, {"offset": size})
 
 
+def _shape_stride_pair(pair: tuple) -> tuple[Any, Any]:
+    """The ``(shape, stride)`` pair :func:`cute_swizzle` accepts in place of a layout, checked for its form."""
+    if len(pair) != 2 or not all(isinstance(x, (list, tuple)) for x in pair):
+        raise DimensionError(
+            f"layout must be a LinearLayout or a (shape, stride) pair such as ((8, 64), (64, 1)), got {pair!r}; "
+            f"a bare shape has no strides: give them, or use cute_layout(shape, stride)")
+    return pair
+
+
 def cute_swizzle(
     bits: int,
     base: int,
@@ -179,7 +189,7 @@ def cute_swizzle(
             )
         layout = cute_layout((size,), (1,))
     if isinstance(layout, tuple):
-        layout = cute_layout(*layout)
+        layout = cute_layout(*_shape_stride_pair(layout))
     check_instance(layout, LinearLayout, "layout (a LinearLayout or a (shape, stride) tuple)")
     if layout.out_dims != ("offset",):
         raise DimensionError(f"the layout must map coordinates to 'offset', got outputs {list(layout.out_dims)}")
@@ -213,7 +223,9 @@ def swizzle_mode_bytes(mode: int | str) -> int:
     """A TMA / NVMMA swizzle mode as bytes: an int (0, 32, 64, 96, 128) or the names users type.
 
     Names: ``"32B"``, ``"64B"``, ``"128B"``, ``"96B"``, ``"none"`` (case and
-    surrounding spaces ignored; ``"128"`` works too).
+    surrounding spaces ignored).  A bare number in a string (``"128"``) is
+    refused with :class:`SizeError`: it is neither the int a width is nor a
+    mode's name, so the caller says which one it means.
 
     >>> swizzle_mode_bytes("128B"), swizzle_mode_bytes(" 64b "), swizzle_mode_bytes(32), swizzle_mode_bytes("none")
     (128, 64, 32, 0)
@@ -221,7 +233,8 @@ def swizzle_mode_bytes(mode: int | str) -> int:
     if isinstance(mode, str):
         key = mode.strip().lower()
         if key.isdigit():
-            key += "b"
+            raise SizeError(f"the swizzle mode {mode!r} is a number in a string: give the int {int(key)} "
+                            f"(bytes) or the name '{int(key)}B'")
         if key not in _MODE_NAMES:
             raise SizeError(f"unknown swizzle mode {mode!r}: use 'none', '32B', '64B', '96B' or '128B' (or 0, 32, 64, 128)")
         return _MODE_NAMES[key]

@@ -16,6 +16,15 @@ need more selects than doing them one at a time (measured on random pairs:
 
 networkx is imported only when a multi-step search is asked for
 (``plan_conversion(..., multistep=True)``).
+
+**The budget.**  Each intermediate layout costs two planned steps, and a
+step's time grows with the tile, so the search tries at most
+:func:`intermediate_budget` intermediate layouts: ``MULTISTEP_ELEMENT_BUDGET
+// elements`` (the tile's elements), at least ``MULTISTEP_MIN_INTERMEDIATES``,
+taken in a fixed order (the neighbours of ``src`` and of ``dst``
+alternately), so the answer does not depend on the machine's speed.  Small
+tiles (64 elements: 1,024 intermediates) are searched completely; a 2 x 2048
+tile tries 16 of its 90 (about 1.5 s instead of 9 s on one core).
 """
 
 from __future__ import annotations
@@ -26,7 +35,25 @@ from typing import Any
 from ..core.layout import LinearLayout
 from ..errors import InputError
 
-__all__ = ["neighbours", "cheapest_path"]
+__all__ = ["neighbours", "cheapest_path", "intermediate_budget", "MULTISTEP_ELEMENT_BUDGET",
+           "MULTISTEP_MIN_INTERMEDIATES"]
+
+MULTISTEP_ELEMENT_BUDGET = 1 << 16
+"""Intermediate layouts tried x tile elements, at most (see the module doc)."""
+
+MULTISTEP_MIN_INTERMEDIATES = 8
+"""The budget never tries fewer intermediate layouts than this."""
+
+
+def intermediate_budget(layout: LinearLayout) -> int:
+    """How many intermediate layouts the two-step search tries for a tile of ``layout``'s size.
+
+    >>> intermediate_budget(LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64}))
+    1024
+    >>> intermediate_budget(LinearLayout({"register": [[0, 1]]}, {"dim0": 2, "dim1": 2048}))
+    16
+    """
+    return max(MULTISTEP_MIN_INTERMEDIATES, MULTISTEP_ELEMENT_BUDGET >> layout.out_bits)
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -56,6 +83,8 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
                   plan: Callable[[LinearLayout, LinearLayout], Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
+    At most :func:`intermediate_budget` intermediate layouts are tried (the module doc's budget).
+
     ``plan(a, b)`` plans one step (a :class:`~linlayout.convert.plan.ConversionPlan`; it may raise
     :class:`~linlayout.errors.InputError` when no step exists).  Returns ``(cost, [(mid, plan src→mid),
     (dst, plan mid→dst)])``.
@@ -64,8 +93,11 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
 
     mids = []
     seen = {src, dst}
-    for m in neighbours(src) + neighbours(dst):
-        if m not in seen:
+    ns, nd = neighbours(src), neighbours(dst)
+    alternate = [m for pair in zip(ns, nd) for m in pair] + ns[len(nd):] + nd[len(ns):]
+    budget = intermediate_budget(src)
+    for m in alternate:
+        if m not in seen and len(mids) < budget:
             seen.add(m)
             mids.append(m)
     G = nx.DiGraph()

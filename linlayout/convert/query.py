@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.layout import LinearLayout
-from ..core.validate import check_instance
+from ..core.validate import check_instance, check_int, check_sequence
 from ..count.query import check_element_bits
-from ..errors import InputError
+from ..errors import InputError, InputTypeError
 from ..hw import SharedMemory, get_hardware
 
 __all__ = ["ConversionQuery"]
@@ -64,11 +64,21 @@ class ConversionQuery:
         if eb not in (8, 16, 32, 64):
             raise InputError(f"element_bits must be 8, 16, 32 or 64 for a conversion, got {eb}")
         object.__setattr__(self, "hw", get_hardware(self.hardware))
+        if self.scratch_bytes is not None:
+            check_int(self.scratch_bytes, "scratch_bytes (the most bytes of shared memory a round trip may use, "
+                      "or None for the whole tile)", minimum=1)
         if self.paths is not None:
             object.__setattr__(self, "paths", _check_paths(self.paths))
 
 
 def _check_paths(paths: Any) -> tuple[str, ...]:
-    if isinstance(paths, str) or not isinstance(paths, Sequence) or not all(p in PATHS for p in paths):
-        raise InputError(f"paths must be a list of {list(PATHS)}, got {paths!r}")
-    return tuple(paths)
+    """``paths`` as a tuple of known path names, at least one (a list such as ``["shuffles", "shared_memory"]``)."""
+    if isinstance(paths, str):
+        raise InputTypeError(f"paths must be a list of path names, got the string {paths!r}: write [{paths!r}]")
+    check_sequence(paths, f"paths (a list drawn from {list(PATHS)})")
+    for i, p in enumerate(paths):
+        if not isinstance(p, str) or p.strip() not in PATHS:
+            raise InputError(f"paths[{i}] is {p!r}, which is no conversion path: use names from {list(PATHS)}")
+    if not paths:
+        raise InputError(f"paths is empty: name at least one of {list(PATHS)}, or leave paths out to allow all")
+    return tuple(p.strip() for p in paths)

@@ -32,6 +32,8 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from ..count.closed_form import WavefrontReport, wavefronts
+from ..hw import get_hardware
+from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
@@ -204,13 +206,10 @@ class Staging:
 
 
 def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) -> Staging:
-    opts = ["st.shared", "ld.shared"]
-    if element_bits <= 32:  # matrix instructions move 32-bit registers; .trans only makes sense for 16-bit elements
-        opts += ["stmatrix.x4", "stmatrix.x2", "stmatrix.x1", "ldmatrix.x4", "ldmatrix.x2", "ldmatrix.x1"]
-        if element_bits == 16:
-            opts += ["stmatrix.x4.trans", "ldmatrix.x4.trans"]
     sw = None
-    for kw in ({"instructions": opts}, {}):
+    # The policy's instructions for a conversion (linlayout.synth.policy: matrix ones where they apply), then ld/st.
+    opts = conversion_instructions(element_bits, get_hardware(hardware))
+    for kw in ({"instructions": opts}, {"instructions": LDST_INSTRUCTIONS}):
         try:
             sw = optimal_swizzle(src, dst, element_bits, hardware, **kw)
             break

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
+from ..core.validate import check_int
 from ..errors import AccessError
 from ..hw import Instruction, SharedMemory
 from .closed_form import WavefrontReport
@@ -79,6 +80,8 @@ def lane_byte_offsets(
     >>> lane_byte_offsets(AccessQuery(L, unswizzled([1, 32]), 32, "store"), limit=1)[0][:4]
     [0, 4, 8, 12]
     """
+    if limit is not None:
+        check_int(limit, "limit (how many instructions to list, or None for all)", minimum=1)
     plan = plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware)
     if type(layout) is AccessQuery:
         layout, memory = layout.layout, layout.memory

@@ -1,8 +1,10 @@
 """The ``linlayout convert`` query and the CUDA device function of a conversion plan.
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
-"sm90", "scratch_bytes": null, "multistep": false}`` (``hardware``,
-``scratch_bytes`` and ``multistep`` optional); :func:`convert_query_from_json` returns the
+"sm90", "scratch_bytes": null, "paths": ["shuffles", "shared_memory"],
+"multistep": false}`` (``hardware``, ``scratch_bytes``, ``paths`` and
+``multistep`` optional; ``paths`` restricts the choice as
+:func:`~linlayout.convert.plan.plan_conversion`'s argument does); :func:`convert_query_from_json` returns the
 :class:`~linlayout.convert.query.ConversionQuery` that
 :func:`~linlayout.convert.plan.plan_conversion` takes.
 
@@ -45,13 +47,14 @@ from ..core.layout import LinearLayout
 from ..count.plan import plan_access
 from ..errors import DimensionError, LayoutJSONError
 from ..hw import SharedMemory, get_hardware
+from .emit import check_c_identifier
 from .jsonio import decode, layout_from_json, reject_unknown_keys
 
 __all__ = ["convert_query_from_json", "to_cuda"]
 
 CUDA_TYPES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "unsigned long long"}
 
-_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "multistep"}
+_QUERY = {"src", "dst", "element_bits", "hardware", "scratch_bytes", "paths", "multistep"}
 
 
 def convert_query_from_json(source: Any) -> ConversionQuery:
@@ -77,11 +80,15 @@ def convert_query_from_json(source: Any) -> ConversionQuery:
     sb = obj.get("scratch_bytes")
     if sb is not None and (not isinstance(sb, int) or isinstance(sb, bool)):
         raise LayoutJSONError(f"\"scratch_bytes\" must be an integer or null, got {sb!r}")
+    paths = obj.get("paths")  # optional: the paths allowed (ConversionQuery checks the names)
+    if paths is not None and not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+        raise LayoutJSONError(f"\"paths\" must be a list of path names such as [\"shuffles\", \"shared_memory\"], "
+                              f"got {paths!r}")
     multistep = obj.get("multistep", False)  # optional: also search two-step plans
     if not isinstance(multistep, bool):
         raise LayoutJSONError(f"\"multistep\" must be true or false, got {multistep!r}")
     return ConversionQuery(src=layout_from_json(obj["src"], "src layout"), dst=layout_from_json(obj["dst"], "dst layout"),
-                           element_bits=eb, hardware=hw, scratch_bytes=sb, multistep=multistep)
+                           element_bits=eb, hardware=hw, scratch_bytes=sb, paths=paths, multistep=multistep)
 
 
 # ---------------------------------------------------------------------------
@@ -198,10 +205,12 @@ def _shuffle_layers(prog, dh, T, eb, W, word, model: SharedMemory) -> list[str]:
     """The ``layers`` strategy: XOR-permute the source words, shuffle, XOR-permute the received words."""
     send_layers, recv_layers = prog.layers
     nwords = 1 << (prog.src_reg_bits - prog.pack_bits)
-    lines = [f"  const {W} a0_{j} = {word(j)};" for j in range(nwords)]
+    # (void): a word of the last send layer that no shuffle reads must not warn (nvcc -Wall, issue 26)
+    lines = [f"  const {W} a0_{j} = {word(j)}; (void)a0_{j};" for j in range(nwords)]
     for i, (h, lm, om) in enumerate(send_layers):
         lines.append(f"  const bool ps{i} = ({_parity(lm, 'lane')} ^ {_parity(om, 'om')}) != 0u;")
-        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j};" for j in range(nwords)]
+        lines += [f"  const {W} a{i + 1}_{j} = ps{i} ? a{i}_{j ^ h} : a{i}_{j}; (void)a{i + 1}_{j};"
+                  for j in range(nwords)]
     top = len(send_layers)
     needs = prog.layer_needs  # the received words each layer must compute (all of them without extra rounds)
     for k in needs[0]:
@@ -320,8 +329,8 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
     sreg, sthr = offs(scols, sh)
     dreg, dthr = offs(dcols, dh)
     lines = [f"  const unsigned tid = lane | (warp << {model.lane_bits});",
-             f"  const unsigned so = {_lin(sthr, 'tid')};",
-             f"  const unsigned doff = {_lin(dthr, 'tid')};"]
+             f"  const unsigned so = {_lin(sthr, 'tid')}; (void)so;",  # unused when a matrix instruction
+             f"  const unsigned doff = {_lin(dthr, 'tid')}; (void)doff;"]  # addresses the side (nvcc -Wall)
 
     def width(cols_thr):
         lowmask = 0
@@ -380,6 +389,7 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     ``hardware`` is the model whose warp the code runs on (default: the
     plan's); the layouts must give all its lanes.
     """
+    check_c_identifier(name, "the function name")
     model = get_hardware(plan.hardware if hardware is None else hardware)
     dst = aligned(src, dst)
     sh, _ = index_bits(src, "src")

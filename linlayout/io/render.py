@@ -21,6 +21,7 @@ from ..core.text import format_ranges, grid_text, layout_text, owner_labels, own
 from ..errors import SizeError
 
 __all__ = ["layout_text", "grid_text", "owners", "owner_labels", "bank_grid_text", "pass_map_text"]
+# Also public by module path: grid_choice and GRID_CELLS (when the CLI prints a grid).
 
 def bank_grid_text(memory, element_bits: int, hardware=None, max_side: int = 64) -> str:
     """The tensor grid with each element's bank (the bank of its first word).
@@ -94,3 +95,32 @@ def pass_map_text(result, only_conflicts: bool = False) -> str:
             mark = f"  <-- {len(words)} words" if len(words) > 1 else ""
             lines.append(f"  bank {bank:2d}: " + ", ".join(parts) + mark)
     return "\n".join(lines)
+
+
+GRID_CELLS = 1024
+"""Without ``--grid``, a tensor grid is printed only up to this many elements (32 x 32, 16 x 64)."""
+
+
+def grid_choice(sizes: dict[str, int], flag: str | None) -> str | None:
+    """Whether to print a tensor grid: ``None`` to print it, else the one line that says why not and how to see it.
+
+    ``""`` (print nothing) for ``--no-grid``.  ``flag`` is ``"no-grid"``, ``"grid"`` (print any 1-D or 2-D grid) or ``None`` (the default: print 1-D and
+    2-D grids of at most :data:`GRID_CELLS` elements).
+
+    >>> grid_choice({"dim0": 16, "dim1": 32}, None) is None
+    True
+    >>> grid_choice({"dim0": 64, "dim1": 64}, None)
+    '(grid not printed: 64 x 64 elements, more than 1024; --grid prints it, --no-grid silences this line)'
+    """
+    dims = list(sizes.values())
+    shape = " x ".join(str(s) for s in dims) or "no"
+    if flag == "no-grid":
+        return ""
+    if not 1 <= len(dims) <= 2:
+        return f"(no grid: the tensor has {len(dims)} dimensions; grids are drawn for 1 or 2)"
+    cells = 1
+    for s in dims:
+        cells *= s
+    if flag == "grid" or cells <= GRID_CELLS:
+        return None
+    return f"(grid not printed: {shape} elements, more than {GRID_CELLS}; --grid prints it, --no-grid silences this line)"

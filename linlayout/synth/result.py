@@ -19,6 +19,7 @@ from ..core.layout import LinearLayout
 from ..hw import SharedMemory, parse_instruction
 from .bounds import objective_key, relaxation
 from .explain import explain, unflat
+from .policy import MemoryChoice, choose_memory
 from .search import SearchOutcome
 from .sides import SwizzleProblem
 from .speed import new_instance
@@ -40,7 +41,10 @@ class SwizzleResult:
     ``lower_bound`` holds each side's best cost over *all* memory layouts
     (each side alone), ``optimal`` is True only when the result is proven
     optimal for the objective, and ``frontier`` lists the Pareto-optimal
-    (write, read) pairs among the layouts the synthesizer built.
+    (write, read) pairs among the layouts the synthesizer built.  ``memory`` is
+    the synthesized memory; ``emitted`` is the memory given out among those of
+    equal cost (``swizzle``'s text and every ``--emit`` form: a tying standard
+    swizzle first, :mod:`linlayout.synth.policy`), with the reason.
     """
 
     memory: LinearLayout
@@ -204,6 +208,18 @@ class SwizzleResult:
         """:attr:`standard_memory` when a standard swizzle ties, else :attr:`memory` (what ``--emit`` writes)."""
         return self.standard_memory or self.memory
 
+    @cached_property
+    def emitted(self) -> MemoryChoice:
+        """The memory this result gives out (``swizzle``'s text and every ``--emit`` form), and why.
+
+        The default policy's rule among memories of equal cost (:func:`linlayout.synth.policy.choose_memory`):
+        the first standard swizzle of :attr:`standard_ties`, else the synthesized :attr:`memory`.  So
+        ``to_c(result.emitted.memory)`` is what ``linlayout swizzle --emit c`` prints.
+        """
+        cost = (f"{self.write_wavefronts} + {self.read_wavefronts} wavefronts, {self.write_instructions} + "
+                f"{self.read_instructions} instructions")
+        return choose_memory(self.memory, self.standard_ties, cost)
+
     def emitted_memory(self, spells: Callable[[LinearLayout], bool] | None = None) -> tuple[LinearLayout, str]:
         """The memory ``--emit`` writes, and a note saying why when it is not :attr:`memory`.
 
@@ -280,6 +296,8 @@ class SwizzleResult:
             "standard": self.standard,
             "standard_memory": self.standard_memory.to_dict() if self.standard_memory is not None else None,
             "best_standard": self.best_standard.to_dict() if self.best_standard is not None else None,
+            "emitted": {"memory": self.emitted.memory.to_dict(), "source": self.emitted.source,
+                        "name": self.emitted.name, "reason": self.emitted.reason},
         }
 
 

@@ -87,8 +87,9 @@ from ..count.plan import check_element_bits, check_tile_bytes
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
 from ..hw import Instruction, SharedMemory, get_hardware, parse_instruction
 from .bounds import OBJECTIVES, objective_key
+from .policy import DEFAULT_OBJECTIVE, LDST_INSTRUCTIONS, default_instructions
 from .result import SwizzleResult, build_result
-from .search import search_distributed, search_mixed
+from .search import SearchOutcome, search_distributed, search_mixed
 from .sides import SwizzleProblem, geometry, side_of
 from .speed import new_record
 
@@ -117,7 +118,7 @@ class SwizzleQuery:
     read: LinearLayout
     element_bits: int
     hardware: str | SharedMemory | None = "sm90"
-    objective: str = "balanced"
+    objective: str = DEFAULT_OBJECTIVE
     vector_bits: int | None = None
     instructions: tuple[str, ...] | None = None
 
@@ -146,7 +147,7 @@ def optimal_swizzle(
     read: LinearLayout = _REQUIRED,
     element_bits: int = _REQUIRED,
     hardware: str | SharedMemory | None = "sm90",
-    objective: str = "balanced",
+    objective: str = DEFAULT_OBJECTIVE,
     vector_bits: int | None = None,
     instructions: Sequence[str] | None = None,
 ) -> SwizzleResult:
@@ -172,7 +173,8 @@ def optimal_swizzle(
         Let the synthesizer choose instructions per side from this list
         (``st.shared``, ``stmatrix.x4``, ``ld.shared``, ``ldmatrix.x2.trans``,
         ...); stores apply to the write side and loads to the read side.
-        Default: ``st.shared`` and ``ld.shared``.
+        Default: the policy's (:func:`linlayout.synth.policy.default_instructions`),
+        ``st.shared`` and ``ld.shared``.
 
     Or one :class:`SwizzleQuery` (``optimal_swizzle(query)``), alone.
 
@@ -180,7 +182,7 @@ def optimal_swizzle(
     ``ValueError``) when the layouts cannot share a memory layout as asked.
     """
     if isinstance(write, SwizzleQuery):
-        if not (read is _REQUIRED and element_bits is _REQUIRED and hardware == "sm90" and objective == "balanced"
+        if not (read is _REQUIRED and element_bits is _REQUIRED and hardware == "sm90" and objective == DEFAULT_OBJECTIVE
                 and vector_bits is None and instructions is None):
             raise TypeError("optimal_swizzle takes a SwizzleQuery alone (its fields hold the other arguments)")
         problem = write._checked_problem
@@ -188,12 +190,15 @@ def optimal_swizzle(
         if read is _REQUIRED or element_bits is _REQUIRED:
             raise TypeError(f"optimal_swizzle() missing required argument: '{'read' if read is _REQUIRED else 'element_bits'}'")
         problem = swizzle_problem(write, read, element_bits, hardware, objective, vector_bits, instructions)
+    return build_result(problem, search(problem))
+
+
+def search(problem: SwizzleProblem) -> SearchOutcome:
+    """The search that fits the problem's layouts (distributed, or with mixed bases)."""
     sides = problem.sides
     if sides["write"].distributed and sides["read"].distributed:
-        outcome = search_distributed(problem)
-    else:
-        outcome = search_mixed(problem)
-    return build_result(problem, outcome)
+        return search_distributed(problem)
+    return search_mixed(problem)
 
 
 def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, hardware: str | SharedMemory | None,
@@ -214,7 +219,7 @@ def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, 
         )
     sides = {"write": side_of("write", "store", write, hw, outs, d), "read": side_of("read", "load", read, hw, outs, d)}
     geo = geometry(d, element_bits, hw)
-    w_opts, r_opts = instruction_options(instructions)
+    w_opts, r_opts = instruction_options(instructions, element_bits, hw)
     fixed = None if vector_bits is None else fixed_vector_width(vector_bits, element_bits, geo.max_vector, hw)
     sw, sr = sides["write"], sides["read"]
     rr = sr.reg_set
@@ -237,15 +242,19 @@ def fixed_vector_width(vector_bits: int, element_bits: int, max_vector: int, hw:
     return fixed
 
 
-@lru_cache(maxsize=1)
-def _default_options() -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
-    return (parse_instruction("st.shared"),), (parse_instruction("ld.shared"),)
+@lru_cache(maxsize=32)
+def _default_options(element_bits: int, hw: SharedMemory) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
+    return instruction_options(default_instructions(element_bits, hw))
 
 
-def instruction_options(instructions: Sequence[str] | None) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
-    """The store and load options, each without repeats (default: ``st.shared`` and ``ld.shared``)."""
+def instruction_options(instructions: Sequence[str] | None, element_bits: int | None = None,
+                        hw: SharedMemory | None = None) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
+    """The store and load options, each without repeats (default: :func:`~linlayout.synth.policy.default_instructions`
+    for ``element_bits`` and ``hw``; ``st.shared`` and ``ld.shared`` when those are not given)."""
     if instructions is None:
-        return _default_options()
+        if element_bits is None or hw is None:
+            return instruction_options(LDST_INSTRUCTIONS)
+        return _default_options(element_bits, hw)
     if isinstance(instructions, str):
         instructions = [instructions]
     w, r = [], []
