@@ -389,7 +389,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     trips = {}
     for item in args.trip_count or []:
         loc, sep, n = item.rpartition("=")
-        if not sep or not loc or not n.isdigit():
+        if not sep or not loc or not (n.isascii() and n.isdigit()):
             raise _UsageError(f"linlayout lint: error: --trip-count takes LOC=N (a loop's file:line and its "
                               f"iterations), got {item!r}")
         trips[loc] = int(n)

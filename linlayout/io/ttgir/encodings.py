@@ -129,7 +129,10 @@ def layout_from_encoding(enc: Attr, shape: Sequence[int]) -> LinearLayout | Padd
 
 def _padded(enc: Attr, shape: list[int]) -> PaddedLayout:
     pairs = [p for item in enc.items if isinstance(item, list) for p in item]
-    order = enc.fields.get("order", list(range(len(shape) - 1, -1, -1)))
+    order = check_int_sequence(enc.fields.get("order", list(range(len(shape) - 1, -1, -1))),
+                               "#ttg.padded_shared order")
+    if not all(isinstance(p, tuple) and len(p) == 2 and all(type(x) is int for x in p) for p in pairs):
+        raise TTGIRError(f"#ttg.padded_shared intervals are [interval:+pad] integer pairs: {enc.text[:160]}")
     if "offset" in enc.fields or len(pairs) != 1 or list(order) != list(range(len(shape) - 1, -1, -1)):
         raise TTGIRError(f"#ttg.padded_shared is read only as one [row:+pad] pair over a row-major tile: {enc.text}")
     interval, pad = pairs[0]
