@@ -156,6 +156,8 @@ def distributed(rng: random.Random, kind: str, rank: int) -> tuple[str, int, int
         text, warps, ctas = blocked_text(rng, rank)
     elif kind == "linear":
         span = [min(64, s * p2(rng, 0, 2)) if rng.random() < 0.3 else s for s in shape]
+        if rng.random() < 0.2:  # a layout smaller than the tensor: Triton repeats it by registers
+            span = [max(1, s // p2(rng, 0, 1)) for s in span]
         text, warps, ctas = linear_text(rng, shape, span=span)
     elif kind in ("nvidia_mma_v2", "nvidia_mma_v3"):
         text, warps, ctas, _ = mma_text(rng, rank, 3 if kind.endswith("3") else 2)
@@ -245,6 +247,8 @@ def shared_linear_case(rng: random.Random) -> tuple[str, int, list[int], int]:
             if rng.random() < 0.25:
                 v = [a ^ b for a, b in zip(v, w)]
         mixed.append(v)
+    if rng.random() < 0.1:  # a buffer that is not the tile: Triton refuses it, and so must the reader
+        shape[rng.randrange(rank)] *= 2
     return f"#ttg.shared_linear<{{offset = {bases_text(mixed)}}}, alignment = 16>", 1, shape, rng.choice([8, 16, 32])
 
 
@@ -281,6 +285,31 @@ def type_text(case: dict) -> str:
 # ----------------------------------------------------------------------------- Triton's answer
 
 
+def _allow_one_element_buffers() -> None:
+    """Let Gluon's ``SharedLinearLayout`` hold no offset bases: the layout Triton returns for a one-element tile.
+
+    ``to_linear_layout`` wraps its C++ answer in that Python class, whose
+    checks refuse an empty ``offset_bases`` (an assertion); the C++ layout is
+    fine, so the wrapper's check alone is relaxed, in this process only.
+    """
+    from triton.experimental.gluon.language import _layouts
+
+    cls = _layouts.SharedLinearLayout
+    if getattr(cls, "_linlayout_lenient", False):
+        return
+    strict = cls.__post_init__
+
+    def lenient(self) -> None:
+        try:
+            strict(self)
+        except AssertionError:
+            if self.offset_bases:
+                raise
+
+    cls.__post_init__ = lenient
+    cls._linlayout_lenient = True
+
+
 class TritonOracle:
     """Triton 3.9.0's ``to_linear_layout`` of attribute text, through MLIR's parser and verifier."""
 
@@ -292,6 +321,8 @@ class TritonOracle:
         ir.load_dialects(self.ctx)
         self.builder = gluon_ir.GluonOpBuilder(self.ctx)
         self.path = os.path.join(tempfile.mkdtemp(prefix="ttgir_oracle"), "case.mlir")
+        _allow_one_element_buffers()
+
 
     def layout(self, case: dict) -> dict | None:
         """The bases Triton gives the case's attribute on its shape, or ``None`` where Triton refuses the text."""
@@ -329,6 +360,8 @@ def triton_layouts(cases: list[dict]) -> list[dict | None]:
         proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker"], capture_output=True,
                               text=True, input="".join(json.dumps(c) + "\n" for c in todo))
         answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        if not answers and "Traceback" in proc.stderr:  # the worker itself is broken: say so, do not loop
+            raise RuntimeError(f"the Triton worker failed: {proc.stderr[-800:]}")
         out += answers
         if len(out) < len(cases):
             out.append(None)  # the worker aborted on this one

@@ -178,7 +178,8 @@ def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane:
     A coordinate at or beyond ``shape`` (the tensor is smaller than the
     layout) broadcasts: a register basis that has one is dropped, the others
     become 0 there (Triton's ``ensureLayoutNotLargerThan`` without register
-    broadcast).  Zero bases written in the attribute stay.
+    broadcast).  Zero bases written in the attribute stay.  A layout smaller
+    than the tensor repeats by registers.
 
     >>> triton_linear([2, 2], [[0, 1]], [[1, 0], [0, 0], [0, 0], [0, 0], [0, 0]]).apply(register=1, lane=1)
     {'dim0': 1, 'dim1': 1}
@@ -198,7 +199,15 @@ def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane:
             fitted[d] = [b for b in rows if all(c < s for c, s in zip(b, shape))]
         else:
             fitted[d] = [[c if c < s else 0 for c, s in zip(b, shape)] for b in rows]
-    return LinearLayout(fitted, {f"dim{i}": s for i, s in enumerate(shape)})
+    sizes = {f"dim{i}": 1 << max([c.bit_length() for rows in fitted.values() for b in rows for c in b[i:i + 1]] or [0])
+             for i in range(len(shape))}
+    # a layout smaller than the tensor repeats by registers (Triton's ensureLayoutNotSmallerThan), in the
+    # encoding's order: dims as the register bases first move them, then the others from the last
+    order = [next(i for i, c in enumerate(b) if c) for b in bases["register"] if any(b)]
+    order += list(range(len(shape) - 1, -1, -1))
+    names = [f"dim{i}" for i in dict.fromkeys(order)]
+    grown = _grow(LinearLayout(fitted, sizes).transpose_outs(names), shape)
+    return grown.transpose_outs([f"dim{i}" for i in range(len(shape))])
 
 
 def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
@@ -411,6 +420,9 @@ def triton_nvmma_shared(shape: Sequence[int], swizzle_bytes: int, element_bits: 
     tma = list(per_cta)
     contig = 0 if transposed else rank - 1
     if swizzle_bytes:
+        if min(tma[contig] * packing, 256) < tile_cols:  # Triton: "Block shape is too small for the swizzle"
+            raise SizeError(f"an nvmma_shared box of {swizzle_bytes} bytes needs {tile_real} elements along dim{contig} "
+                            f"in each CTA, the buffer has {tma[contig]}")
         tma[contig] = min(tma[contig], tile_real)
     for d in range(rank):
         if d != contig:
@@ -467,5 +479,13 @@ def triton_shared_linear(shape: Sequence[int], offset: Sequence[Sequence[int]],
     {'dim0': 1, 'dim1': 1}
     """
     shape = _shape(shape)
-    return LinearLayout({"offset": check_rectangular(offset, "offset"), "block": check_rectangular(block, "block")},
-                        {f"dim{i}": s for i, s in enumerate(shape)})
+    bases = {"offset": check_rectangular(offset, "offset", len(shape)), "block": check_rectangular(block, "block", len(shape))}
+    if not bases["offset"]:  # Triton's verifier: "Empty Layout not supported"
+        raise SizeError("a shared_linear layout needs at least one offset basis (Triton refuses an empty one); a "
+                        "one-element buffer is #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>")
+    spans = [1 << max([c.bit_length() for rows in bases.values() for b in rows for c in b[i:i + 1]] or [0])
+             for i in range(len(shape))]
+    if spans != shape:  # Triton's verifier: "Mismatch in expected shape"
+        raise DimensionError(f"the shared_linear bases span a {'x'.join(map(str, spans))} tile but the buffer is "
+                             f"{'x'.join(map(str, shape))}; Triton requires them to be equal")
+    return LinearLayout(bases, {f"dim{i}": s for i, s in enumerate(shape)})

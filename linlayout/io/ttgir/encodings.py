@@ -248,6 +248,12 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             nvmma = _nvmma_match(L, shape, element_bits, (0,))
             if nvmma:
                 return nvmma
+        elif L == LinearLayout.identity(shape[0], "offset", "dim0"):  # rank 1: the identity is swizzled_shared
+            return "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
+    if block and not L.bases.get("offset"):  # one element per CTA: Triton refuses an empty shared_linear
+        order = ", ".join(str(i) for i in range(len(shape) - 1, -1, -1))
+        return (f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order}], "
+                f"CGALayout = {_bases_text(block)}}}>")
     body = f"offset = {_bases_text(L.bases['offset'])}"
     if block:
         body += f", block = {_bases_text(block)}"
