@@ -7,9 +7,13 @@ and returns the :class:`~linlayout.core.layout.LinearLayout` that Triton's
 map ``register, lane, warp, block`` to ``dim0, dim1, ...``, shared encodings
 map ``offset, block`` (elements) to them.  No Triton import: the algorithms
 are transcriptions of ``LinearLayoutConversions.cpp`` (Triton 3.9), checked
-against Triton itself on a few hundred random attributes
-(``tests/data/triton_encoding_cases.json``, made by
-``tools/make_triton_encoding_cases.py``).
+against Triton itself on 2,400 random valid attributes, ranks 1 to 4, small
+tensors and CGA layouts included (``tests/data/ttgir_attribute_cases.json``,
+made by ``tools/ttgir_attribute_cases.py``; ``tools/fuzz.py`` draws fresh
+ones).  Where Triton broadcasts (a tensor smaller than an mma, dot-operand or
+mfma tile), the zero register bases it keeps are kept.  One valid encoding is
+refused on purpose: ``nvmma_shared`` unswizzled and transposed at rank 3 or
+more, which Triton 3.9 maps to more offsets than the buffer has elements.
 
 The text of the attributes (``#ttg.blocked<{...}>``) is read and printed by
 :mod:`linlayout.io.ttgir`; this module is the semantics only.

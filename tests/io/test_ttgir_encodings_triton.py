@@ -4,7 +4,8 @@
 ``tools/ttgir_attribute_cases.py`` (every encoding the reader knows, ranks 1
 to 4, tensors smaller than the encoding's tile, CGA layouts, slices of every
 parent) with the bases Triton returned for each.  The replay needs no Triton:
-a tenth of the cases by default, all of them under the ``thorough`` profile.
+a tenth of the cases by default (the printer: a fortieth), all of them under the ``thorough``
+profile (the printer: half).
 Where Triton is installed, a fresh random sample is asked again, and the
 printer's text for each is read back by Triton.
 """
@@ -22,7 +23,7 @@ from hypothesis import settings
 
 from linlayout.errors import LinLayoutError
 from linlayout.io.ttgir.attributes import TTGIRError, parse_attribute, parse_type
-from linlayout.io.ttgir.encodings import layout_from_encoding, to_ttgir_linear, to_ttgir_shared
+from linlayout.io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
 from ..conftest import BASE_EXAMPLES, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -90,7 +91,7 @@ def test_the_reader_equals_triton_on_recorded_cases():
 
 
 def test_the_printer_reads_back_as_the_same_layout():
-    for case in _sample(DATA["cases"])[::2]:
+    for case in _sample(DATA["cases"])[::2 if THOROUGH else 4]:
         if refused_by_reader(case):
             continue
         layout = read(case)
@@ -100,11 +101,11 @@ def test_the_printer_reads_back_as_the_same_layout():
 
 
 def test_fresh_random_attributes_equal_triton():
-    """25 new attributes: the reader equals Triton, and Triton reads the printer's text as the same layout."""
+    """20 new attributes: the reader equals Triton, and Triton reads the printer's text as the same layout."""
     pytest.importorskip("triton")
     seed = time.time_ns() % 2**32
     rng = random.Random(seed)
-    drawn = [c for c in (gen.random_case(rng) for _ in range(25)) if not refused_by_reader(c)]
+    drawn = [c for c in (gen.random_case(rng) for _ in range(20)) if not refused_by_reader(c)]
     read_all = [read_or_none(c) for c in drawn]
     cases = [c for c, L in zip(drawn, read_all) if L is not None]
     ours = [L for L in read_all if L is not None]
@@ -129,3 +130,33 @@ def test_the_generator_runs_without_triton():
     rng = random.Random(5)
     cases = [c for c in (gen.random_case(rng) for _ in range(60)) if not refused_by_reader(c)]
     assert sum(read_or_none(c) is not None for c in cases) >= 0.9 * len(cases)
+
+
+@pytest.mark.parametrize("text, triton", [
+    # a tensor smaller than the mma tile: Triton keeps the zero register basis
+    ("tensor<8x8xf32, #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>",
+     {"register": [[0, 1], [0, 0]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}),
+    # a dot operand whose parent splits K across CTAs: every CTA holds the whole K (the block basis broadcasts)
+    ("tensor<4x4xf16, #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+     "warpsPerCTA = [4, 2], instrShape = [16, 8], CGALayout = [[1, 0], [0, 1]]}>, kWidth = 2}>>",
+     {"register": [[1, 0], [0, 0]], "lane": [[2, 0], [0, 0], [0, 1], [0, 0], [0, 0]], "warp": [[0, 0], [0, 0], [0, 0]],
+      "block": [[0, 0], [0, 2]]}),
+    # a slice of a linear layout whose bases span the sliced dimension (a reduction's result)
+    ("tensor<4xf32, #ttg.slice<{dim = 0, parent = #ttg.linear<{register = [[1, 0], [0, 1]], lane = [[2, 0], [4, 0], "
+     "[8, 0], [16, 0], [0, 2]], warp = [], block = []}>}>>",
+     {"register": [[1]], "lane": [[0], [0], [0], [0], [2]]}),
+])
+def test_the_issue_examples_read_as_triton_does(text, triton):
+    """The examples of issue 26, with the bases Triton 3.9.0's to_linear_layout returns."""
+    assert _bases(layout_from_ttgir(text)) == triton
+
+
+def test_unswizzled_transposed_nvmma_at_rank_3_is_refused_not_misread():
+    text = ("!ttg.memdesc<4x8x8xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, "
+            "elementBitWidth = 16, rank = 3}>, #smem>")
+    with pytest.raises(TTGIRError, match="transposed = true is not read at rank 3"):
+        layout_from_ttgir(text)
+    # the printer never writes it: a transposed 3-D tile prints as a form Triton reads the same way
+    tile = layout_from_ttgir("!ttg.memdesc<4x8x8xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, "
+                             "order = [0, 2, 1]}>, #smem>")
+    assert "nvmma_shared" not in to_ttgir_shared(tile, 16)

@@ -248,7 +248,7 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             nvmma = _nvmma_match(L, shape, element_bits, (0,))
             if nvmma:
                 return nvmma
-        elif L == LinearLayout.identity(shape[0], "offset", "dim0"):  # rank 1: the identity is swizzled_shared
+        elif not L.bases["offset"]:  # one element: Triton refuses an empty shared_linear
             return "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
     if block and not L.bases.get("offset"):  # one element per CTA: Triton refuses an empty shared_linear
         order = ", ".join(str(i) for i in range(len(shape) - 1, -1, -1))
