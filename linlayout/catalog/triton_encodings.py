@@ -197,21 +197,25 @@ def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane:
         for b in rows:
             if any(c < 0 for c in b):
                 raise SizeError(f"#ttg.linear {d} basis {b} has a negative coordinate")
-    fitted = {}
-    for d, rows in bases.items():
-        if d == "register":
-            fitted[d] = [b for b in rows if all(c < s for c, s in zip(b, shape))]
-        else:
-            fitted[d] = [[c if c < s else 0 for c, s in zip(b, shape)] for b in rows]
+    fitted = _broadcast_beyond(bases, shape)
     sizes = {f"dim{i}": 1 << max([c.bit_length() for rows in fitted.values() for b in rows for c in b[i:i + 1]] or [0])
              for i in range(len(shape))}
     # a layout smaller than the tensor repeats by registers (Triton's ensureLayoutNotSmallerThan), in the
     # encoding's order: dims as the register bases first move them, then the others from the last
     order = [next(i for i, c in enumerate(b) if c) for b in bases["register"] if any(b)]
-    order += list(range(len(shape) - 1, -1, -1))
-    names = [f"dim{i}" for i in dict.fromkeys(order)]
+    names = [f"dim{i}" for i in dict.fromkeys(order + list(range(len(shape) - 1, -1, -1)))]
     grown = _grow(LinearLayout(fitted, sizes).transpose_outs(names), shape)
     return grown.transpose_outs([f"dim{i}" for i in range(len(shape))])
+
+
+def _broadcast_beyond(bases: dict[str, list[list[int]]], shape: list[int]) -> dict[str, list[list[int]]]:
+    """Triton's ``ensureLayoutNotLargerThan`` without register broadcast: coordinates at or beyond ``shape``.
+
+    A register basis with such a coordinate is dropped; in the other inputs the coordinate becomes 0.
+    """
+    inside = {d: [all(c < s for c, s in zip(b, shape)) for b in rows] for d, rows in bases.items()}
+    return {d: ([b for b, ok in zip(rows, inside[d]) if ok] if d == "register"
+                else [[c if c < s else 0 for c, s in zip(b, shape)] for b in rows]) for d, rows in bases.items()}
 
 
 def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
