@@ -13,37 +13,15 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 
 import pytest
 
 from linlayout.errors import LinLayoutError
-from linlayout.io.ttgir.attributes import parse_attribute, parse_type
-from linlayout.io.ttgir.encodings import layout_from_encoding, layout_from_ttgir, to_ttgir_linear, to_ttgir_shared
-from ..conftest import ROOT
+from linlayout.io.ttgir.attributes import parse_attribute
+from linlayout.io.ttgir.encodings import layout_from_encoding, layout_from_ttgir
+from ..io.test_ttgir_encodings_triton import layout_bases as bases
+from ..io.test_ttgir_encodings_triton import gen, printed, read, read_or_none, refused_by_reader
 from .profile import LONG, mutate, seeds
-
-sys.path.insert(0, str(ROOT / "tools"))
-import ttgir_attribute_cases as gen  # noqa: E402
-
-
-def refused_by_reader(case: dict) -> bool:
-    """nvmma_shared, unswizzled and transposed, at rank 3 or more: refused on purpose (see triton_encodings)."""
-    return "swizzlingByteWidth = 0, transposed = true" in case["attribute"] and len(case["shape"]) >= 3
-
-
-def bases(layout) -> dict:
-    return {k: [list(b) for b in v] for k, v in layout.bases.items() if v}
-
-
-def printed(case: dict, layout) -> str:
-    bits = int("".join(c for c in case["element"] if c.isdigit()))
-    return to_ttgir_shared(layout, bits) if case["memdesc"] else to_ttgir_linear(layout)
-
-
-def read(case: dict):
-    t = parse_type(gen.type_text(case))
-    return layout_from_encoding(t.encoding, t.shape)
 
 
 @pytest.mark.parametrize("seed", seeds(15, 1))
@@ -69,13 +47,6 @@ def test_mutated_text_reads_or_is_refused(seed):
         layout_from_ttgir(text)
     except LinLayoutError:
         pass
-
-
-def read_or_none(case: dict):
-    try:
-        return read(case)
-    except LinLayoutError:
-        return None
 
 
 @pytest.mark.skipif(not LONG, reason="the long profile (tools/fuzz.py) asks Triton; CI replays recorded answers")

@@ -4,9 +4,8 @@
 ``tools/ttgir_attribute_cases.py`` (every encoding the reader knows, ranks 1
 to 4, tensors smaller than the encoding's tile, CGA layouts, slices of every
 parent) with the bases Triton returned for each.  The replay needs no Triton:
-a tenth of the cases by default (the printer: a fortieth), all of them under the ``thorough``
-profile (the printer: half).
-Where Triton is installed, a fresh random sample is asked again, and the
+a tenth of the cases by default (the printer: a fortieth), all of them under
+the ``thorough`` profile (the printer: half).  Where Triton is installed, a fresh random sample is asked again, and the
 printer's text for each is read back by Triton.
 """
 
@@ -16,7 +15,6 @@ import json
 import random
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -37,7 +35,7 @@ def _sample(cases: list[dict]) -> list[dict]:
     return cases if THOROUGH else cases[::10]
 
 
-def _bases(layout) -> dict:
+def layout_bases(layout) -> dict:
     return {k: [list(b) for b in v] for k, v in layout.bases.items() if v}
 
 
@@ -85,7 +83,7 @@ def test_the_reader_equals_triton_on_recorded_cases():
                 read(case)
             refused += 1
             continue
-        assert _bases(read(case)) == _nonempty(case["triton"]), gen.type_text(case)
+        assert layout_bases(read(case)) == _nonempty(case["triton"]), gen.type_text(case)
         checked += 1
     assert checked >= (2000 if THOROUGH else 200) and refused < checked // 20
 
@@ -97,7 +95,7 @@ def test_the_printer_reads_back_as_the_same_layout():
         layout = read(case)
         text = printed(case, layout)
         again = layout_from_encoding(parse_attribute(text), case["shape"])
-        assert _bases(again) == _bases(layout), (gen.type_text(case), text)
+        assert layout_bases(again) == layout_bases(layout), (gen.type_text(case), text)
 
 
 def test_fresh_random_attributes_equal_triton():
@@ -120,8 +118,8 @@ def test_fresh_random_attributes_equal_triton():
         if t is None:  # Triton refused a text the generator wrote: the generator's bug, not the reader's
             continue
         where = f"seed {seed}: {gen.type_text(case)}"
-        assert _bases(L) == _nonempty(t), where
-        assert tp is not None and _nonempty(tp) == _bases(L), f"{where} printed as {again['attribute']}"
+        assert layout_bases(L) == _nonempty(t), where
+        assert tp is not None and _nonempty(tp) == layout_bases(L), f"{where} printed as {again['attribute']}"
     assert sum(t is not None for t in theirs) >= len(cases) * 0.8
 
 
@@ -148,7 +146,7 @@ def test_the_generator_runs_without_triton():
 ])
 def test_the_issue_examples_read_as_triton_does(text, triton):
     """The examples of issue 26, with the bases Triton 3.9.0's to_linear_layout returns."""
-    assert _bases(layout_from_ttgir(text)) == triton
+    assert layout_bases(layout_from_ttgir(text)) == triton
 
 
 def test_unswizzled_transposed_nvmma_at_rank_3_is_refused_not_misread():
