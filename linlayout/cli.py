@@ -470,7 +470,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     for flag, items, out in (("--trip-count", args.trip_count, trips), ("--loop-total", args.loop_total, totals)):
         for item in items or []:
             loc, sep, n = item.rpartition("=")
-            if not sep or not loc or not n.isdigit():
+            if not sep or not loc or not (n.isascii() and n.isdigit()):
                 raise _UsageError(f"linlayout lint: error: {flag} takes LOC=N (a loop's file:line and its "
                                   f"iterations), got {item!r}")
             out[loc] = int(n)

@@ -7,9 +7,13 @@ and returns the :class:`~linlayout.core.layout.LinearLayout` that Triton's
 map ``register, lane, warp, block`` to ``dim0, dim1, ...``, shared encodings
 map ``offset, block`` (elements) to them.  No Triton import: the algorithms
 are transcriptions of ``LinearLayoutConversions.cpp`` (Triton 3.9), checked
-against Triton itself on a few hundred random attributes
-(``tests/data/triton_encoding_cases.json``, made by
-``tools/make_triton_encoding_cases.py``).
+against Triton itself on 2,400 random valid attributes, ranks 1 to 4, small
+tensors and CGA layouts included (``tests/data/ttgir_attribute_cases.json``,
+made by ``tools/ttgir_attribute_cases.py``; ``tools/fuzz.py`` draws fresh
+ones).  Where Triton broadcasts (a tensor smaller than an mma, dot-operand or
+mfma tile), the zero register bases it keeps are kept.  One valid encoding is
+refused on purpose: ``nvmma_shared`` unswizzled and transposed at rank 3 or
+more, which Triton 3.9 maps to more offsets than the buffer has elements.
 
 The text of the attributes (``#ttg.blocked<{...}>``) is read and printed by
 :mod:`linlayout.io.ttgir`; this module is the semantics only.
@@ -101,8 +105,14 @@ def _cga_layout(cga: Sequence[Sequence[int]], shape: list[int]) -> tuple[list[li
 
 
 def _combine_cta_cga(cta: LinearLayout, cga: Sequence[Sequence[int]], shape: list[int], *,
-                     in_dims: Sequence[str] = _DIST_INS) -> LinearLayout:
-    """Triton's ``combineCtaCgaWithShape``: fit the CTA tile to one CTA's share, add the block bases."""
+                     in_dims: Sequence[str] = _DIST_INS, keep_zero_registers: bool = False) -> LinearLayout:
+    """Triton's ``combineCtaCgaWithShape``: fit the CTA tile to one CTA's share, add the block bases.
+
+    Register bases that the fit makes zero (a tensor smaller than the tile)
+    stay where they are with ``keep_zero_registers``, as Triton keeps them for
+    the mma, dot-operand and mfma tiles; the blocked conversion builds a tile
+    that never has them.
+    """
     rank = len(shape)
     cga_bases, split = _cga_layout(cga, shape)
     cta_shape = [max(1, s // k) for s, k in zip(shape, split)]
@@ -111,7 +121,8 @@ def _combine_cta_cga(cta: LinearLayout, cga: Sequence[Sequence[int]], shape: lis
         if n not in outs:
             cta = cta * LinearLayout.identity(1, in_dims[0], n)
             outs.append(n)
-    fitted = fit_tile(cta, cta_shape, cta.in_dims[0], drop_broadcast_registers=in_dims[0] == "register")
+    drop = in_dims[0] == "register" and not keep_zero_registers
+    fitted = fit_tile(cta, cta_shape, cta.in_dims[0], drop_broadcast_registers=drop)
     bases = {d: [list(b) for b in bl] for d, bl in fitted.bases.items()}
     bases["block"] = [[c * cs for c, cs in zip(b, cta_shape)] for b in cga_bases]
     order = [d for d in in_dims if d in bases] + [d for d in bases if d not in in_dims]
@@ -166,16 +177,45 @@ def triton_slice(parent: LinearLayout, dim: int) -> LinearLayout:
 
 def triton_linear(shape: Sequence[int], register: Sequence[Sequence[int]], lane: Sequence[Sequence[int]],
                   warp: Sequence[Sequence[int]] = (), block: Sequence[Sequence[int]] = ()) -> LinearLayout:
-    """``#ttg.linear<{register, lane, warp, block}>``: the bases as written, on ``shape``.
+    """``#ttg.linear<{register, lane, warp, block}>``: the bases as written, fitted to ``shape`` as Triton does.
+
+    A coordinate at or beyond ``shape`` (the tensor is smaller than the
+    layout) broadcasts: a register basis that has one is dropped, the others
+    become 0 there (Triton's ``ensureLayoutNotLargerThan`` without register
+    broadcast).  Zero bases written in the attribute stay.  A layout smaller
+    than the tensor repeats by registers.
 
     >>> triton_linear([2, 2], [[0, 1]], [[1, 0], [0, 0], [0, 0], [0, 0], [0, 0]]).apply(register=1, lane=1)
     {'dim0': 1, 'dim1': 1}
+    >>> triton_linear([2], [[1], [2]], [[4], [0], [0], [0], [0]]).bases
+    {'register': [(1,)], 'lane': [(0,), (0,), (0,), (0,), (0,)], 'warp': [], 'block': []}
     """
     shape = _shape(shape)
-    bases = {d: check_rectangular(v, d) for d, v in
+    bases = {d: [list(b) for b in check_rectangular(v, d, len(shape))] for d, v in
              (("register", register), ("lane", lane), ("warp", warp), ("block", block))}
-    return LinearLayout({d: [list(b) for b in bl] for d, bl in bases.items()},
-                        {f"dim{i}": s for i, s in enumerate(shape)})
+    for d, rows in bases.items():
+        for b in rows:
+            if any(c < 0 for c in b):
+                raise SizeError(f"#ttg.linear {d} basis {b} has a negative coordinate")
+    fitted = _broadcast_beyond(bases, shape)
+    sizes = {f"dim{i}": 1 << max([c.bit_length() for rows in fitted.values() for b in rows for c in b[i:i + 1]] or [0])
+             for i in range(len(shape))}
+    # a layout smaller than the tensor repeats by registers (Triton's ensureLayoutNotSmallerThan), in the
+    # encoding's order: dims as the register bases first move them, then the others from the last
+    order = [next(i for i, c in enumerate(b) if c) for b in bases["register"] if any(b)]
+    names = [f"dim{i}" for i in dict.fromkeys(order + list(range(len(shape) - 1, -1, -1)))]
+    grown = _grow(LinearLayout(fitted, sizes).transpose_outs(names), shape)
+    return grown.transpose_outs([f"dim{i}" for i in range(len(shape))])
+
+
+def _broadcast_beyond(bases: dict[str, list[list[int]]], shape: list[int]) -> dict[str, list[list[int]]]:
+    """Triton's ``ensureLayoutNotLargerThan`` without register broadcast: coordinates at or beyond ``shape``.
+
+    A register basis with such a coordinate is dropped; in the other inputs the coordinate becomes 0.
+    """
+    inside = {d: [all(c < s for c, s in zip(b, shape)) for b in rows] for d, rows in bases.items()}
+    return {d: ([b for b, ok in zip(rows, inside[d]) if ok] if d == "register"
+                else [[c if c < s else 0 for c, s in zip(b, shape)] for b in rows]) for d, rows in bases.items()}
 
 
 def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
@@ -228,7 +268,7 @@ def triton_nvidia_mma(shape: Sequence[int], version: int, warps_per_cta: Sequenc
     cta = _mma_tile(tile, 2, order, rep_order)
     warps = identity_nd("warp", wpc, _matrix_order(rank, version == 2))
     cta = cta * warps.transpose_outs([n for n in cta.out_dims if n in warps.out_dims])
-    return _combine_cta_cga(cta, cga, shape)
+    return _combine_cta_cga(cta, cga, shape, keep_zero_registers=True)
 
 
 def triton_dot_operand(shape: Sequence[int], op_idx: int, k_width: int, version: int, warps_per_cta: Sequence[int],
@@ -264,7 +304,9 @@ def triton_dot_operand(shape: Sequence[int], op_idx: int, k_width: int, version:
         piece = LinearLayout.zeros if d == inner else LinearLayout.identity
         warps = warps * piece(wpc[d], "warp", f"dim{d}")
     cta = cta * warps.transpose_outs([n for n in cta.out_dims if n in warps.out_dims])
-    return _combine_cta_cga(cta, cga, shape)
+    # the operand is whole along K in every CTA: the parent's CGA bases along K broadcast
+    k_cga = [[0 if d == inner else c for d, c in enumerate(b)] for b in check_rectangular(cga, "CGALayout")]
+    return _combine_cta_cga(cta, k_cga, shape, keep_zero_registers=True)
 
 
 def triton_amd_mfma(shape: Sequence[int], version: int, warps_per_cta: Sequence[int], instr_shape: Sequence[int],
@@ -304,7 +346,19 @@ def triton_amd_mfma(shape: Sequence[int], version: int, warps_per_cta: Sequence[
             tile = tile * LinearLayout.identity(tiles, "register", dn)
     tile = tile.transpose_outs([dn, dm])
     warps = identity_nd("warp", wpc, [1, 0])
-    return _combine_cta_cga(tile * warps, cga, shape)
+    # along N the tile repeats over the whole tensor before the CGA splits it (Triton keeps the registers
+    # the split zeroes); along M it repeats over one CTA's share only (checked against Triton 3.9)
+    cta = _grow(tile * warps, [1, shape[1]])
+    return _combine_cta_cga(cta, cga, shape, keep_zero_registers=True)
+
+
+def _grow(layout: LinearLayout, shape: list[int]) -> LinearLayout:
+    """Triton's ``ensureLayoutNotSmallerThan``: repeat by registers up to ``shape``, outputs in the layout's order."""
+    for n in list(layout.out_dims):
+        want = shape[int(n[3:])]
+        if layout.out_sizes[n] < want:
+            layout = layout * LinearLayout.identity(want // layout.out_sizes[n], "register", n)
+    return layout
 
 
 def triton_swizzled_shared(shape: Sequence[int], vec: int, per_phase: int, max_phase: int, order: Sequence[int],
@@ -359,6 +413,12 @@ def triton_nvmma_shared(shape: Sequence[int], swizzle_bytes: int, element_bits: 
         raise SizeError(f"elementBitWidth must be 4 to 64, got {element_bits}")
     if rank < 2 and swizzle_bytes:
         raise DimensionError("a swizzled nvmma_shared layout needs rank 2 or more")
+    if rank >= 3 and transposed and not swizzle_bytes:
+        # Triton 3.9's toLinearLayout gives this encoding more offsets than the tile has elements (zero
+        # bases among them): no memory layout to read.  The same tile, unswizzled, is a shared_linear.
+        raise DimensionError("nvmma_shared with swizzlingByteWidth = 0 and transposed = true is not read at rank "
+                             f"{rank} (Triton 3.9 maps it to {rank}-D offsets that do not form a memory layout); "
+                             "use transposed = false, rank 2, or #ttg.shared_linear")
     _, split = _cga_layout(cga, shape)
     per_cta = [max(1, s // k) for s, k in zip(shape, split)]
     packing = 2 if fp4_padded else 1
@@ -368,6 +428,9 @@ def triton_nvmma_shared(shape: Sequence[int], swizzle_bytes: int, element_bits: 
     tma = list(per_cta)
     contig = 0 if transposed else rank - 1
     if swizzle_bytes:
+        if min(tma[contig] * packing, 256) < tile_cols:  # Triton: "Block shape is too small for the swizzle"
+            raise SizeError(f"an nvmma_shared box of {swizzle_bytes} bytes needs {tile_real} elements along dim{contig} "
+                            f"in each CTA, the buffer has {tma[contig]}")
         tma[contig] = min(tma[contig], tile_real)
     for d in range(rank):
         if d != contig:
@@ -424,5 +487,13 @@ def triton_shared_linear(shape: Sequence[int], offset: Sequence[Sequence[int]],
     {'dim0': 1, 'dim1': 1}
     """
     shape = _shape(shape)
-    return LinearLayout({"offset": check_rectangular(offset, "offset"), "block": check_rectangular(block, "block")},
-                        {f"dim{i}": s for i, s in enumerate(shape)})
+    bases = {"offset": check_rectangular(offset, "offset", len(shape)), "block": check_rectangular(block, "block", len(shape))}
+    if not bases["offset"]:  # Triton's verifier: "Empty Layout not supported"
+        raise SizeError("a shared_linear layout needs at least one offset basis (Triton refuses an empty one); a "
+                        "one-element buffer is #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>")
+    spans = [1 << max([c.bit_length() for rows in bases.values() for b in rows for c in b[i:i + 1]] or [0])
+             for i in range(len(shape))]
+    if spans != shape:  # Triton's verifier: "Mismatch in expected shape"
+        raise DimensionError(f"the shared_linear bases span a {'x'.join(map(str, spans))} tile but the buffer is "
+                             f"{'x'.join(map(str, shape))}; Triton requires them to be equal")
+    return LinearLayout(bases, {f"dim{i}": s for i, s in enumerate(shape)})

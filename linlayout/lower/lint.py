@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
-from ..core.validate import check_int
+from ..core.validate import check_int, check_int_sequence, check_mapping
 from ..errors import InputError
 from ..hw import get_hardware
 from ..synth.synthesis import optimal_swizzle
@@ -258,6 +258,24 @@ def _scratch_record(op: Op, cost: ScratchCost) -> OpLint:
     return replace(rec, counted=True, accesses=cost.accesses)
 
 
+_DISTRIBUTED = ("ttg.blocked", "ttg.slice", "ttg.linear", "ttg.nvidia_mma", "ttg.dot_op", "ttg.amd_mfma", "ttg.amd_wmma")
+
+
+def _local_types(op: Op, registers: Sequence[object], memories: Sequence[object]) -> tuple[TensorType, TensorType]:
+    """A local op's register tensor and its shared buffer (a ``!ttg.memdesc`` with a shared encoding), or an InputError."""
+    reg_t = next((t for t in registers if isinstance(t, TensorType) and not t.memdesc), None)
+    mem_t = next((t for t in memories if isinstance(t, TensorType) and t.memdesc), None)
+    where = f"{op.name} at line {op.line}"
+    if reg_t is None or mem_t is None:
+        raise InputError(f"{where} needs a tensor and a !ttg.memdesc operand or result, got "
+                         f"{', '.join(t.text for t in registers if isinstance(t, TensorType)) or 'no tensor types'}")
+    kind = getattr(mem_t.encoding, "kind", None)
+    if kind in _DISTRIBUTED:
+        raise InputError(f"{where}: the !ttg.memdesc has the distributed encoding #{kind}; a buffer in shared memory "
+                         "has a shared encoding (#ttg.swizzled_shared, #ttg.nvmma_shared, ...)")
+    return reg_t, mem_t
+
+
 def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
     """The lint of one op, or ``None`` for an op that touches no shared memory."""
     n, low = op.name, ctx.lowering
@@ -268,12 +286,10 @@ def _op_lint(ctx: _Ctx, op: Op) -> _Use | None:
     if n == "ttg.local_alloc" and not op.operands:  # an empty buffer: its users are counted
         return None
     if n == "ttg.local_alloc" and op.operands and len(tens) >= 2:
-        reg_t = next(t for t in op.operand_types if isinstance(t, TensorType) and not t.memdesc)
-        mem_t = next(t for t in op.result_types if isinstance(t, TensorType) and t.memdesc)
+        reg_t, mem_t = _local_types(op, op.operand_types, op.result_types)
         return _local_access(ctx, op, "store", reg_t, mem_t, ctx.root.get(op.results[0]), None)
     if n in ("ttg.local_store", "ttg.local_load") and len(tens) >= 2:
-        reg_t = next(t for t in tens if not t.memdesc)
-        mem_t = next(t for t in tens if t.memdesc)
+        reg_t, mem_t = _local_types(op, tens, tens)
         store = n == "ttg.local_store"
         buf = (op.operands[1] if len(op.operands) > 1 else None) if store else (op.operands[0] if op.operands else None)
         return _local_access(ctx, op, "store" if store else "load", reg_t, mem_t, ctx.root.get(buf),  # type: ignore[arg-type]
@@ -549,6 +565,8 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     a second or two).
     """
     lowering = get_lowering(triton)
+    grid, trip_counts = _checked_launch(grid, trip_counts)
+    loop_totals = _checked_loop_totals(loop_totals)
     if num_warps is not None:
         check_int(num_warps, "num_warps", minimum=1)
         if module.num_warps and num_warps != module.num_warps:
@@ -584,3 +602,29 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     found = () if not remedies else find_remedies(lowering, module, layout_of, ops, buffers,
                                                   [LayoutUse(u.record, u.layout, u.perm) for u in uses], root, perm, nw)
     return LintReport(nw, ops, buffers, total, loops, lowering.version, found)
+
+
+def _checked_loop_totals(totals: Mapping[str, int] | None) -> dict[str, int]:
+    """Loop totals (location → a non-negative int: the body's executions per program), or an InputError."""
+    checked = {}
+    for key, n in check_mapping(totals or {}, "loop_totals").items():
+        if not isinstance(key, str) or not key:
+            raise InputError(f"a loop total's location is a loop's file:line or line, got {key!r}")
+        checked[key] = check_int(n, f"the total executions of the loop at {key}", minimum=0)
+    return checked
+
+
+def _checked_launch(grid: Sequence[int] | None,
+                    trip_counts: Mapping[str, int] | None) -> tuple[tuple[int, ...] | None, dict[str, int]]:
+    """The grid (three positive ints) and the trip counts (location → a non-negative int), or an InputError."""
+    if grid is not None:
+        grid = tuple(check_int(g, f"grid[{i}] (CTAs along {'XYZ'[i]})", minimum=1)
+                     for i, g in enumerate(check_int_sequence(grid, "grid")))
+        if len(grid) != 3:
+            raise InputError(f"a grid has 3 entries (X, Y, Z), got {len(grid)}")
+    trips = {}
+    for key, n in check_mapping(trip_counts or {}, "trip_counts").items():
+        if not isinstance(key, str) or not key:
+            raise InputError(f"a trip count's location is a loop's file:line or line, got {key!r}")
+        trips[key] = check_int(n, f"the trip count of the loop at {key}", minimum=0)
+    return grid, trips

@@ -245,8 +245,15 @@ def _axis(op: Op) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _axis_index(L: LinearLayout, axis: int) -> int:
+    """The position of output ``dim{axis}``; an op's ``axis`` outside its tensor's rank is an InputError."""
+    if f"dim{axis}" not in L.out_dims:
+        raise InputError(f"axis = {axis} is outside the operand's {len(L.out_dims)} dimensions")
+    return list(L.out_dims).index(f"dim{axis}")
+
+
 def _along(L: LinearLayout, dim: str, axis: int) -> list[tuple[int, ...]]:
-    j = list(L.out_dims).index(f"dim{axis}")
+    j = _axis_index(L, axis)
     return [b for b in (L.bases.get(dim) or []) if b[j]]
 
 
@@ -289,7 +296,7 @@ def _gather(op: Op, ctx: OpContext) -> ScratchCost:
 
 def _project(L: LinearLayout, axis: int) -> list[tuple[int, ...]]:
     """The register bases with their axis coordinate dropped (what the accumulators are indexed by)."""
-    j = list(L.out_dims).index(f"dim{axis}")
+    j = _axis_index(L, axis)
     return [tuple(0 if i == j else x for i, x in enumerate(b)) for b in L.bases.get("register", [])]
 
 
@@ -303,7 +310,7 @@ def reduce_exchange_layouts(L: LinearLayout, axis: int) -> tuple[LinearLayout, L
     axis as the axis' coordinate, lanes along it broadcast) and as reloaded (``Q``, Triton 3.9's
     ``ReduceOpHelper::getInterLayout``: each warp basis along the axis swapped with a broadcast lane basis when there
     are enough of them, else with the lowest lanes, whose bases go to those warps)."""
-    j = list(L.out_dims).index(f"dim{axis}")
+    j = _axis_index(L, axis)
     sizes = dict(L.out_sizes)
     warp_axis = [b for b in L.bases.get("warp", []) if b[j]]
     sizes[f"dim{axis}"] = 1 << len(warp_axis)
@@ -463,7 +470,7 @@ def _scan_shape(L: LinearLayout, axis: int) -> tuple[int, int, int, int, int]:
     A chunk is a run of a thread's registers that are consecutive along the axis; a segment is one chunk's
     span along the axis in one warp (chunks along the axis times the warps along it).
     """
-    j = list(L.out_dims).index(f"dim{axis}")
+    j = _axis_index(L, axis)
     regs = [b for b in L.bases.get("register", []) if any(b)]
     contiguous = 0
     while contiguous < len(regs) and regs[contiguous][j] == 1 << contiguous and not any(

@@ -121,3 +121,13 @@ def test_a_loop_total_that_matches_no_loop_or_repeats_a_trip_count_is_an_error(t
     assert main(["lint", str(path), "--json", "--loop-total", "186=2", "--trip-count", "203=16", "--grid", "32", "1",
                  "1"]) == 0
     assert json.loads(capsys.readouterr().out)["total"]["load_wavefronts"] == 16384
+
+
+@pytest.mark.parametrize("totals,message", [
+    ({"186": 2.5}, "must be an int"),
+    ({"186": -1}, "must be at least 0"),
+    ({7: 2}, "a loop total's location"),
+])
+def test_a_loop_total_that_is_not_a_count_is_an_input_error(totals, message):
+    with pytest.raises(InputError, match=message):
+        lint_text(GROUPED, loop_totals=totals)

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from ...core.validate import check_str
 from ...errors import TTGIRError
 from ...lower.ir import Attr, TensorType, element_bits
 
@@ -38,6 +39,12 @@ _TOKEN = re.compile(r"""\s*(?:
   | (?P<punct>[\[\]{}<>()=,:+?*-]))""", re.VERBOSE)
 
 
+MAX_DEPTH = 64
+"""Brackets nested deeper than this are refused (Triton's layouts nest a few levels: a slice of a dot operand of an mma)."""
+MAX_DIGITS = 40
+"""Numbers longer than this are refused (a layout field is a small integer; Python refuses to convert 4,300 digits)."""
+
+
 def _tokens(text: str) -> list[tuple[str, str]]:
     out = []
     pos = 0
@@ -47,6 +54,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if not m or m.end() == pos:
             raise TTGIRError(f"cannot read attribute text at {text[pos:pos + 30]!r}")
         kind = m.lastgroup
+        if kind == "num" and len(m.group(kind)) > MAX_DIGITS:
+            raise TTGIRError(f"a number of {len(m.group(kind))} digits at {text[m.start(kind):m.start(kind) + 20]!r}...: "
+                             f"layout fields are small integers (at most {MAX_DIGITS} digits read)")
         out.append((kind, m.group(kind), m.start(kind), m.end(kind)))
         pos = m.end()
         while pos < len(text) and text[pos].isspace():
@@ -60,6 +70,7 @@ class _Parser:
         self.toks = _tokens(text)
         self.i = 0
         self.aliases = aliases
+        self.depth = 0
 
     def peek(self, k: int = 0) -> tuple[str, str]:
         j = self.i + k
@@ -75,6 +86,17 @@ class _Parser:
         return tok
 
     def value(self) -> Any:
+        """One value; lists, dictionaries and attributes recurse here, so the nesting depth is checked here."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise TTGIRError(f"attribute text nested more than {MAX_DEPTH} levels deep: {self.text[:60]!r}...; "
+                             "a TTGIR layout nests a few levels")
+        try:
+            return self.item()
+        finally:
+            self.depth -= 1
+
+    def item(self) -> Any:
         kind, v = self.peek()
         if kind == "num":
             self.take()
@@ -175,7 +197,7 @@ def parse_attribute(text: str, aliases: Mapping[str, Any] | None = None) -> Any:
     >>> parse_attribute("#ttg.slice<{dim = 1, parent = #b}>", {"#b": 7}).fields["parent"]
     7
     """
-    p = _Parser(text.strip(), aliases or {})
+    p = _Parser(check_str(text, "TTGIR attribute text").strip(), aliases or {})
     v = p.value()
     if p.peek()[0] != "end":
         raise TTGIRError(f"unexpected text after the attribute: {text.strip()[:120]!r}")
@@ -226,20 +248,22 @@ def _split_pattern(sep: str) -> re.Pattern[str]:
 
 
 def _shape_element(text: str) -> tuple[tuple[int, ...], str]:
-    m = re.match(r"^((?:\d+x)*)(.+)$", text.strip())
-    if not m:
-        raise TTGIRError(f"cannot read the shape and element type {text!r}")
+    m = re.match(r"^((?:\d{1,%d}x)*)(.+)$" % MAX_DIGITS, text.strip())
+    if not m or re.match(r"\d+x", m.group(2)):
+        raise TTGIRError(f"cannot read the shape and element type {text[:120]!r} (expected e.g. 64x64xf16)")
     dims = tuple(int(d) for d in m.group(1).split("x") if d)
     return dims, m.group(2).strip()
 
 
 def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorType:
     """Read ``tensor<...>`` or ``!ttg.memdesc<...>`` (a ``#name`` encoding resolved through ``aliases``)."""
-    text = text.strip()
+    text = check_str(text, "TTGIR type text").strip()
     m = re.match(r"^(tensor|!ttg\.memdesc)<(.*)>$", text, re.DOTALL)
     if not m:
         raise TTGIRError(f"not a tensor or memdesc type: {text[:120]!r}")
     parts = split_top(m.group(2))
+    if not parts:
+        raise TTGIRError(f"{text[:120]!r} has no shape and element type: write e.g. tensor<64x64xf16, #blocked>")
     shape, elem = _shape_element(parts[0])
     enc = parse_attribute(parts[1], aliases) if len(parts) > 1 else None
     if enc is not None and not isinstance(enc, Attr):
@@ -250,6 +274,6 @@ def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorTyp
     mutable = "mutable" in rest
     alloc = shape
     for r in rest:
-        if re.fullmatch(r"(\d+x)*\d+", r):
+        if re.fullmatch(r"(\d{1,%d}x)*\d{1,%d}" % (MAX_DIGITS, MAX_DIGITS), r):
             alloc = tuple(int(x) for x in r.split("x"))
     return TensorType(shape, elem, enc, True, mutable, alloc, text)

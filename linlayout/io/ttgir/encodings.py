@@ -129,7 +129,10 @@ def layout_from_encoding(enc: Attr, shape: Sequence[int]) -> LinearLayout | Padd
 
 def _padded(enc: Attr, shape: list[int]) -> PaddedLayout:
     pairs = [p for item in enc.items if isinstance(item, list) for p in item]
-    order = enc.fields.get("order", list(range(len(shape) - 1, -1, -1)))
+    order = check_int_sequence(enc.fields.get("order", list(range(len(shape) - 1, -1, -1))),
+                               "#ttg.padded_shared order")
+    if not all(isinstance(p, tuple) and len(p) == 2 and all(type(x) is int for x in p) for p in pairs):
+        raise TTGIRError(f"#ttg.padded_shared intervals are [interval:+pad] integer pairs: {enc.text[:160]}")
     if "offset" in enc.fields or len(pairs) != 1 or list(order) != list(range(len(shape) - 1, -1, -1)):
         raise TTGIRError(f"#ttg.padded_shared is read only as one [row:+pad] pair over a row-major tile: {enc.text}")
     interval, pad = pairs[0]
@@ -279,6 +282,12 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             nvmma = _nvmma_match(L, shape, element_bits, (0,))
             if nvmma:
                 return nvmma
+        elif not L.bases["offset"]:  # one element: Triton refuses an empty shared_linear
+            return "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
+    if block and not L.bases.get("offset"):  # one element per CTA: Triton refuses an empty shared_linear
+        order = ", ".join(str(i) for i in range(len(shape) - 1, -1, -1))
+        return (f"#ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [{order}], "
+                f"CGALayout = {_bases_text(block)}}}>")
     body = f"offset = {_bases_text(L.bases['offset'])}"
     if block:
         body += f", block = {_bases_text(block)}"

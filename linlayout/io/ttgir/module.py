@@ -214,4 +214,16 @@ def parse_module(text: str) -> Module:
                 stack.append(len(loops) - 1)
             else:
                 stack.append(None)
-    return Module(aliases, attributes if isinstance(attributes, dict) else {}, ops, loops)
+    return Module(aliases, _checked_counts(attributes if isinstance(attributes, dict) else {}), ops, loops)
+
+
+_COUNTS = ("ttg.num-warps", "ttg.num-ctas", "ttg.threads-per-warp")
+
+
+def _checked_counts(attributes: dict[str, Any]) -> dict[str, Any]:
+    """The module attributes, once their warp, CTA and lane counts are known to be positive integers."""
+    for key in _COUNTS:
+        v = attributes.get(key)
+        if v is not None and (type(v) is not int or v < 1):
+            raise TTGIRError(f'the module says "{key}" = {v!r}: it must be a positive integer (e.g. "{key}" = 4 : i32)')
+    return attributes
