@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["COST_WEIGHTS", "cost_of", "executed_barriers"]
+__all__ = ["COST_WEIGHTS", "cost_of"]
 
 COST_WEIGHTS = {
     # Fitted on the H100 (tools/convert_costmodel_fit.py on benchmarks/results/convert_costmodel/: timing1.txt,
