@@ -3,7 +3,9 @@
 For pairs with two or more possible paths whose model costs are within 2x, writes one CUDA program in
 which, per pair and path, one CTA runs the emitted device function ``N`` times between two
 ``clock64()`` reads (the source registers are XORed with the iteration number first and every
-destination register is XORed into a sink, the same for both paths).  Each kernel is launched once
+destination register is XORed into a sink, the same for both paths; a shared-memory path's loop
+synchronizes before the scratch is written again).  Superseded by the throughput harness
+``tools/convert_costmodel_harness.py`` (issue 25), which the cost model is fitted on.  Each kernel is launched once
 to warm up and once timed; thread 0 prints the cycles per conversion of its warp.
 
     python tools/convert_gpu_timing.py --pairs 400 --seed 11 --count 20 --out build/convert_timing.cu
@@ -70,6 +72,8 @@ def write(cases, path: Path) -> None:
             smem = p.path == "shared_memory"
             decl = f"  __shared__ __align__(16) {T} sm[{max(1, p.scratch_bytes * 8 // eb)}];" if smem else ""
             arg = ", sm" if smem else ""
+            # the function ends after its last read: the loop owes the barrier before the next write
+            sync = ("__syncthreads();" if p.instructions.get("bar.sync") else "__syncwarp();") if smem else ""
             parts.append(f"""
 __global__ void k_{fn}(unsigned long long* out, unsigned* sink) {{
 {decl}
@@ -81,6 +85,7 @@ __global__ void k_{fn}(unsigned long long* out, unsigned* sink) {{
   for (unsigned it = 0; it < {N}u; ++it) {{
     for (unsigned q = 0; q < {1 << sh.reg}; ++q) s[q] ^= ({T})it;
     {fn}(s, d{arg});
+    {sync}
     for (unsigned r = 0; r < {1 << dh.reg}; ++r) acc ^= (unsigned)d[r];
   }}
   long long t1 = clock64();

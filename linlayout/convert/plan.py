@@ -13,13 +13,14 @@ Concepts
    ``block`` dimension is refused with one clear line.
 2. **Every possible path is planned** with exact per-thread PTX instruction
    counts (:mod:`linlayout.convert.warp`, :mod:`linlayout.convert.smem`).
-3. **The cost model** (per warp, in quarter SM cycles of an H100,
-   :data:`~linlayout.convert.cost.COST_WEIGHTS`) chooses: an ALU
-   instruction (``selp``, ``prmt``, ``mov``) costs 2 (64 results per SM
-   cycle); ``shfl.sync`` 4 (32 per cycle); a shared-memory instruction 2
-   (its issue) plus 4 per wavefront it takes (one wavefront per SM cycle);
-   ``bar.sync`` 16 (a round trip in which every warp reads only what it
-   wrote needs only ``bar.warp.sync``, 2).
+3. **The cost model** (per warp, in quarter SM cycles of an H100 with
+   its SMs full, :data:`~linlayout.convert.cost.COST_WEIGHTS`, fitted to
+   timings of 568 plans in a throughput harness) chooses: an ALU
+   instruction (``selp``, ``prmt``, ``mov``) costs 3; ``shfl.sync`` 3; a
+   shared-memory access 1 (its issue) plus 2 per wavefront it takes;
+   ``bar.sync`` 2 and ``bar.warp.sync`` 1 per barrier executed, the
+   caller's barrier before the scratch is written again included
+   (:func:`~linlayout.convert.cost.executed_barriers`).
    Every alternative's cost is reported and :meth:`ConversionPlan.explain`
    says why the chosen one wins.  ``paper_notes/convert.md`` records what
    was measured about it.
@@ -29,9 +30,9 @@ Concepts
 >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
 >>> p = plan_conversion(rows, cols, 32)       # a 32x2 fp32 transpose within a warp
 >>> p.path, p.instructions, p.cost
-('shuffles', {'shfl.sync': 1, 'selp': 3}, 10)
->>> [a.path for a in p.alternatives]
-['shuffles', 'shared_memory']
+('shuffles', {'shfl.sync': 1, 'selp': 3}, 12)
+>>> [(a.path, a.cost) for a in p.alternatives]        # a tie: registers, shuffles, shared memory in that order
+[('shuffles', 12), ('shared_memory', 12)]
 """
 
 from __future__ import annotations

@@ -23,7 +23,11 @@ and reads aligned vectors of the width the plan's access rule found, and
 ``stmatrix``/``ldmatrix`` as inline PTX where the plan uses them (in one
 rep; with several reps they are written as vectors); defining
 ``LINLAYOUT_EMULATE_MATRIX`` makes them calls to ``ll_stmatrix``/``ll_ldmatrix``
-for an emulation.
+for an emulation.  The function runs exactly the plan's barriers (``2 reps -
+1``): none after its last read, so, as after Triton's ``convert_layout``, the
+caller synchronizes before it writes the scratch again (a loop calling the
+function needs a ``__syncthreads()`` between calls; two shared-memory steps
+of a multistep plan get one between them).
 
 >>> from linlayout.core.layout import LinearLayout
 >>> from linlayout.convert.plan import plan_conversion
@@ -378,7 +382,6 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
         for regs_same in seen.values():
             for r in regs_same[1:]:
                 lines.append(f"  dst[{r}] = dst[{regs_same[0]}];")
-    lines.append(f"  {sync}")
     return lines
 
 
@@ -407,6 +410,8 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
             out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
             if out != "dst":
                 calls.append(f"  {T} {out}[{1 << th.reg}];")
+            if step.path == "shared_memory" and any(p.path == "shared_memory" for _, p in plan.steps[:k]):
+                calls.append("  __syncthreads();  // the scratch is written again")
             calls.append(f"  {name}_step{k}({'src' if k == 0 else f't{k - 1}'}, {out}"
                          f"{', smem' if step.path == 'shared_memory' else ''});")
             layout, regs = target, 1 << th.reg
@@ -419,7 +424,8 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     smem = plan.path == "shared_memory"
     lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
     if smem:
-        lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned")
+        lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned; "
+                     "synchronize before writing it again")
     lines += _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model)
     if plan.path == "none":
         lines += [f"  dst[{r}] = src[{r}];" for r in range(1 << dh.reg)]

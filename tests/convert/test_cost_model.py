@@ -1,0 +1,68 @@
+"""The measured cost model: the committed fit reproduces cost.py's weights, and emitted barriers equal the plan's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from linlayout.convert.cost import COST_WEIGHTS
+from linlayout.convert.plan import plan_conversion
+from linlayout.io.convert_io import to_cuda
+from tests.convert.samples import random_pair
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "benchmarks" / "results" / "convert_costmodel"
+
+
+def _fit_module():
+    spec = importlib.util.spec_from_file_location("convert_costmodel_fit", ROOT / "tools" / "convert_costmodel_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("convert_costmodel_fit", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.skipif(not (DATA / "timing1.txt").exists(), reason="no committed timing data")
+def test_committed_fit_reproduces_weights_and_ranking():
+    rep = _fit_module().report(DATA)
+    stored = json.loads((DATA / "fit.json").read_text())
+    assert rep["weights_quarter_cycles"] == stored["weights_quarter_cycles"]
+    for f, w in rep["weights_quarter_cycles"].items():
+        if f != "alu":
+            assert COST_WEIGHTS[f] == w, f
+    assert {COST_WEIGHTS[op] for op in ("selp", "prmt", "mov")} == {rep["weights_quarter_cycles"]["alu"]}
+    for key in ("ranking_fit", "ranking_fit_integer_weights", "ranking_cross_validated"):
+        assert rep[key] == stored[key], key
+
+
+def _barriers_in(code: str) -> int:
+    return code.count("__syncthreads();") + code.count("__syncwarp();")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_emitted_function_runs_the_plans_barriers(seed):
+    rng = random.Random(seed)
+    src, dst = random_pair(rng, warps=rng.choice([1, 2, 4]), kind="any", max_regs_bits=3)
+    plan = plan_conversion(src, dst, 32, paths=["shared_memory"])
+    code = to_cuda(plan, src, dst)
+    assert _barriers_in(code) == plan.barriers == 1
+    assert not code.rstrip().rstrip("}").rstrip().endswith(("__syncthreads();", "__syncwarp();"))
+
+
+
+def test_emitted_function_in_two_reps_runs_three_barriers():
+    from linlayout.core.layout import LinearLayout
+
+    lanes = [[2, 0], [4, 0], [8, 0], [16, 0], [32, 0]]
+    src = LinearLayout({"register": [[1, 0], [0, 1]], "lane": lanes}, {"dim0": 64, "dim1": 2})
+    dst = LinearLayout({"register": [[0, 1], [32, 0]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]},
+                       {"dim0": 64, "dim1": 2})
+    plan = plan_conversion(src, dst, 32, paths=["shared_memory"], scratch_bytes=256)
+    code = to_cuda(plan, src, dst)
+    assert plan.reps == 2 and _barriers_in(code) == plan.barriers == 3
+    assert not code.rstrip().rstrip("}").rstrip().endswith(("__syncthreads();", "__syncwarp();"))

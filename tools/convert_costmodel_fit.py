@@ -1,0 +1,293 @@
+"""Fit the conversion cost model's weights to the H100 timings of the throughput harness.
+
+Input: a directory holding ``variants.json`` (the plans timed, from
+``tools/convert_costmodel_harness.py``), ``timing1.txt`` and ``timing2.txt``
+(two runs of the harness on the GPU) and ``ptxas.json`` (registers and spills
+of every timing kernel).  For every variant the measured cost is SM cycles per
+warp and conversion (the time of ``3 ITERS`` iterations, launch overhead
+removed, times the measured SM clock, over the warp-conversions one SM ran).
+
+The model is linear in per-warp counts (:data:`FEATURES`):
+
+* ``alu`` -- ``selp`` + ``prmt`` + ``mov`` of the plan;
+* ``shfl.sync``, ``shared_instruction`` (``st``/``ld.shared``,
+  ``stmatrix``/``ldmatrix``) and ``wavefront`` (write + read) of the plan;
+* ``bar.sync`` and ``bar.warp.sync`` -- the plan's barriers plus the one the
+  caller owes before the scratch is written again
+  (:func:`linlayout.convert.cost.executed_barriers`);
+* ``spill`` -- the words ptxas spilled in the kernel (spill stores plus
+  spill loads, in 4-byte words, from ``ptxas.json``): register pressure as
+  it came out of the register allocator;
+* ``harness`` -- the loop's own ALU work (one XOR per source register, two
+  instructions per destination register), the same on every path of a
+  conversion; fitted so that the others are not biased, not part of the
+  planner's model.
+
+Weights are fitted by least squares of the relative error (every variant
+weighs the same whatever its cycles), every instruction at least one issue
+slot (:data:`ISSUE_FLOOR`), wavefronts and spills at least 0.  The measure of success
+is the *ranking*: over the pairs of variants of one conversion whose measured
+cycles differ by more than 10%, the fraction the model orders as the clock
+does.  It is reported on the fit set and under 5-fold cross-validation by
+conversion (each conversion's variants held out together), with the fitted
+weights and with the integer weights written to ``cost.py`` (quarter SM
+cycles).
+
+    python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel
+    python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel --check   # compare with cost.py
+
+Writes ``fit.json`` and ``fit.md`` there.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from linlayout.convert.cost import COST_WEIGHTS, executed_barriers  # noqa: E402
+
+ITERS = 128  # tools/convert_costmodel_harness.py ITERS (the kernels ran ITERS and 4 ITERS iterations)
+FEATURES = ("alu", "shfl.sync", "shared_instruction", "wavefront", "bar.sync", "bar.warp.sync", "spill", "harness")
+MODEL_FEATURES = FEATURES[:-1]
+OLD_WEIGHTS = {"alu": 2, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4, "bar.sync": 16, "bar.warp.sync": 2,
+               "spill": 0}
+"""cost.py's weights before this fit (issue 25): throughput-table guesses, ``bar.sync`` a guess."""
+SAME_WEIGHT = 0.10
+THRESHOLD = 0.10
+FOLDS = 5
+
+
+def parse_timing(path: Path) -> tuple[dict[tuple[int, str], dict], float]:
+    """Timing lines by (conversion index, variant) and the median SM clock in cycles per ns."""
+    rows, clocks = {}, []
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if f and f[0] == "T" and f[-1] == "ok":
+            rows[(int(f[1]), f[2])] = {"t1": float(f[3]), "t4": float(f[4]), "per_sm": int(f[6])}
+        elif f and f[0] == "CLOCK":
+            clocks.append(int(f[1]) / int(f[2]))
+    return rows, float(np.median(clocks))
+
+
+def emitted_as_planned(d: Path) -> set[str]:
+    """Variants (``v<index>_<variant>``) whose check kernel's SASS has exactly the plan's counts (``check_table.json``)."""
+    rows = json.loads((d / "check_table.json").read_text())
+    return {r["name"].split("__")[0] for r in rows if r["name"].startswith("v") and r["sass_equal"]}
+
+
+def measured(d: Path) -> list[dict]:
+    """Every variant emitted as planned, with its cycles per warp-conversion (mean of two runs) and their spread.
+
+    Variants whose emitted code runs other instructions than the plan counts
+    (``stmatrix``/``ldmatrix`` plans of several reps are emitted as vectors)
+    are left out: their counts do not describe what was timed.
+    """
+    variants = json.loads((d / "variants.json").read_text())
+    planned = emitted_as_planned(d)
+    variants = [v for v in variants if f"v{v['index']}_{v['variant']}" in planned]
+    ptxas = json.loads((d / "ptxas.json").read_text())
+    runs = [parse_timing(d / f"timing{k}.txt") for k in (1, 2)]
+    out = []
+    for v in variants:
+        cyc = []
+        for rows, ghz in runs:
+            r = rows.get((v["index"], v["variant"]))
+            if r is None:
+                break
+            cyc.append((r["t4"] - r["t1"]) * 1e6 * ghz / (r["per_sm"] * v["warps"] * 3 * ITERS))
+        if len(cyc) == 2 and min(cyc) > 0:
+            p = ptxas.get(v["kernel"], {})
+            v = {**v, "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4}
+            out.append({**v, "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
+    return out
+
+
+def features(v: dict) -> list[float]:
+    """The feature vector of a variant (:data:`FEATURES`), computed once and kept in the variant."""
+    if "features" not in v:
+        v["features"] = variant_features(v)
+    return v["features"]
+
+
+def variant_features(v: dict) -> list[float]:
+    ins = v["instructions"]
+    bars = executed_barriers(ins)
+    words = max(1, v["element_bits"] // 32)
+    return [ins.get("selp", 0) + ins.get("prmt", 0) + ins.get("mov", 0),
+            ins.get("shfl.sync", 0),
+            sum(n for op, n in ins.items() if op.split(".")[0] in ("st", "ld", "stmatrix", "ldmatrix")),
+            (v["wavefronts"]["write"] + v["wavefronts"]["read"]) if v["wavefronts"] else 0,
+            bars.get("bar.sync", 0), bars.get("bar.warp.sync", 0),
+            v["spilled_words"],
+            v["src_registers"] * words + 2 * v["dst_registers"]]
+
+
+ISSUE_FLOOR = 0.25
+"""Least weight of an instruction, in SM cycles: one issue slot of one of the SM's four schedulers."""
+FLOORS = np.array([ISSUE_FLOOR if f in ("alu", "shfl.sync", "shared_instruction", "bar.sync", "bar.warp.sync") else 0.0
+                   for f in FEATURES])
+
+
+def nnls(A: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
+    """Non-negative least squares, ``min |A x - b|`` over ``x >= 0`` (Lawson and Hanson's active set; numpy only)."""
+    n = A.shape[1]
+    x, free = np.zeros(n), np.zeros(n, dtype=bool)
+    for _ in range(iterations):
+        grad = A.T @ (b - A @ x)
+        if free.all() or grad[~free].max(initial=-np.inf) <= 1e-12:
+            break
+        free[np.argmax(np.where(free, -np.inf, grad))] = True
+        while True:
+            z = np.zeros(n)
+            z[free] = np.linalg.lstsq(A[:, free], b, rcond=None)[0]
+            if z[free].min() > 0:
+                x = z
+                break
+            shrink = free & (z <= 0)
+            alpha = np.min(x[shrink] / (x[shrink] - z[shrink]))
+            x = x + alpha * (z - x)
+            free &= x > 1e-12
+    return x
+
+
+def fit(rows: list[dict]) -> np.ndarray:
+    """Bounded least squares of the relative error: weights in SM cycles per unit of each feature.
+
+    Every instruction weighs at least :data:`ISSUE_FLOOR` (without the floor
+    the fit gives the shared-memory instruction 0, collinear with its
+    wavefronts, and the planner would then take 32 scalar loads for 8 vector ones).
+    """
+    A = np.array([features(v) for v in rows], dtype=float) / np.array([v["cycles"] for v in rows])[:, None]
+    b = np.ones(len(rows))
+    return FLOORS + nnls(A, b - A @ FLOORS)  # weights = floor + a non-negative excess
+
+
+def predict(w: np.ndarray, v: dict) -> float:
+    return float(np.dot(w, features(v)))
+
+
+def ranking(rows: list[dict], score) -> tuple[int, int, list[dict]]:
+    """Pairs of variants of one conversion whose cycles differ by > 10%: (right, total, the wrong ones)."""
+    by: dict[int, list[dict]] = {}
+    for v in rows:
+        by.setdefault(v["index"], []).append(v)
+    right = total = 0
+    wrong = []
+    for vs in by.values():
+        for i in range(len(vs)):
+            for j in range(i + 1, len(vs)):
+                a, b = vs[i], vs[j]
+                if abs(a["cycles"] - b["cycles"]) <= THRESHOLD * min(a["cycles"], b["cycles"]):
+                    continue
+                total += 1
+                if (score(a) - score(b)) * (a["cycles"] - b["cycles"]) > 0:
+                    right += 1
+                else:
+                    wrong.append({"conversion": a["name"], "a": a["variant"], "b": b["variant"],
+                                  "cycles": [round(a["cycles"], 1), round(b["cycles"], 1)],
+                                  "model": [round(score(a), 1), round(score(b), 1)]})
+    return right, total, wrong
+
+
+def cross_validated(rows: list[dict]) -> tuple[int, int]:
+    """Ranking right/total with each fold's conversions scored by weights fitted on the other folds."""
+    idx = sorted({v["index"] for v in rows})
+    right = total = 0
+    for k in range(FOLDS):
+        held = set(idx[k::FOLDS])
+        w = fit([v for v in rows if v["index"] not in held])
+        r, t, _ = ranking([v for v in rows if v["index"] in held], lambda v: predict(w, v))
+        right, total = right + r, total + t
+    return right, total
+
+
+def integer_weights(w: np.ndarray) -> dict[str, int]:
+    """The fitted model weights in quarter SM cycles, rounded; ``shfl.sync`` gets the ALU weight where they are close.
+
+    When the fitted ``shfl.sync`` and ALU weights are within :data:`SAME_WEIGHT`
+    of each other (0.618 and 0.671 SM cycles on the committed data: closer
+    than the model's error), both take the ALU's rounded weight, so that
+    between two shuffle programs of equal cost the search's tie rule (fewer
+    shuffles) decides rather than a rounding.
+    """
+    out = {f: (max(1, round(4 * x)) if x > 0 else 0) for f, x in zip(MODEL_FEATURES, w)}
+    alu, shfl = w[MODEL_FEATURES.index("alu")], w[MODEL_FEATURES.index("shfl.sync")]
+    if abs(alu - shfl) <= SAME_WEIGHT * max(alu, shfl):
+        out["shfl.sync"] = out["alu"]
+    return out
+
+
+def model_score(weights: dict[str, int]):
+    """Score of a variant under integer weights (the harness term left out: equal across a conversion's paths)."""
+    def score(v):
+        return float(np.dot([weights[f] for f in MODEL_FEATURES], features(v)[:-1]))
+    return score
+
+
+def report(d: Path) -> dict:
+    rows = measured(d)
+    w = fit(rows)
+    ints = integer_weights(w)
+    fit_r, fit_t, _ = ranking(rows, lambda v: predict(w, v))
+    int_r, int_t, wrong = ranking(rows, model_score(ints))
+    cv_r, cv_t = cross_validated(rows)
+    old_r, old_t, _ = ranking(rows, model_score(OLD_WEIGHTS))
+    shuffles_vs_smem = [v for v in rows if v["variant"] in ("shuffles", "shared_memory")]
+    sv_r, sv_t, _ = ranking(shuffles_vs_smem, model_score(ints))
+    ratio = {}
+    for path in ("shuffles", "shared_memory"):  # the loop's own work (fitted harness term) taken off the cycles
+        rs = [(v["cycles"] - w[-1] * features(v)[-1]) / (model_score(OLD_WEIGHTS)(v) / 4)
+              for v in rows if v["path"] == path and model_score(OLD_WEIGHTS)(v) > 0]
+        ratio[path] = round(float(np.median(rs)), 3) if rs else None
+    new_ratio = {}
+    for path in ("shuffles", "shared_memory"):
+        rs = [(v["cycles"] - w[-1] * features(v)[-1]) / (model_score(ints)(v) / 4)
+              for v in rows if v["path"] == path and model_score(ints)(v) > 0]
+        new_ratio[path] = round(float(np.median(rs)), 3) if rs else None
+    return {
+        "variants": len(rows), "conversions": len({v["index"] for v in rows}),
+        "median_run_to_run_spread": round(float(np.median([v["spread"] for v in rows])), 4),
+        "fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w)},
+        "weights_quarter_cycles": ints,
+        "ranking_fit": [fit_r, fit_t], "ranking_fit_integer_weights": [int_r, int_t],
+        "ranking_cross_validated": [cv_r, cv_t], "ranking_old_weights": [old_r, old_t],
+        "ranking_shuffles_vs_shared_memory_integer_weights": [sv_r, sv_t],
+        "old_weights_measured_over_predicted_median": ratio,
+        "new_weights_measured_over_predicted_median": new_ratio,
+        "wrong_pairs_integer_weights": wrong,
+    }
+
+
+def main() -> int:
+    d = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/convert_costmodel")
+    rep = report(d)
+    if "--check" in sys.argv:
+        current = {f: COST_WEIGHTS[f] for f in MODEL_FEATURES if f != "alu"}
+        want = {f: rep["weights_quarter_cycles"][f] for f in current}
+        print("cost.py weights", "equal" if current == want else "DIFFER", want)
+        return 0 if current == want else 1
+    (d / "fit.json").write_text(json.dumps(rep, indent=1))
+    pct = lambda p: f"{p[0]} of {p[1]} ({100 * p[0] / max(1, p[1]):.1f}%)"  # noqa: E731
+    md = [f"{rep['variants']} variants of {rep['conversions']} conversions; median run-to-run spread "
+          f"{100 * rep['median_run_to_run_spread']:.1f}%",
+          f"fitted SM cycles per unit: {rep['fitted_sm_cycles']}",
+          f"weights (quarter SM cycles): {rep['weights_quarter_cycles']}",
+          f"ranking right, pairs differing by > 10%: fit {pct(rep['ranking_fit'])}; integer weights "
+          f"{pct(rep['ranking_fit_integer_weights'])}; 5-fold cross-validated {pct(rep['ranking_cross_validated'])}; "
+          f"old weights {pct(rep['ranking_old_weights'])}",
+          f"shuffles vs shared memory (one rep) only, integer weights: "
+          f"{pct(rep['ranking_shuffles_vs_shared_memory_integer_weights'])}",
+          f"measured over predicted SM cycles (median, the loop's own work taken off): old weights "
+          f"{rep['old_weights_measured_over_predicted_median']}, new {rep['new_weights_measured_over_predicted_median']}"]
+    (d / "fit.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Issue 25 on the GPU: the cost-model timing harness (twice, for its noise) and the check of every emitted plan
+# (elements, ncu shared-memory wavefronts and instructions, per-opcode executed instructions where ncu has them).
+# Inputs (built on the CPU, see tools/convert_costmodel_harness.py and convert_costmodel_check.py): DIR/timing, DIR/check.
+set -u
+DIR=${1:-build/costmodel}
+cd "$DIR"
+# everything goes to /tmp/costmodel_results and is packed into $OUT/results.tgz after each step (the device returns at most 8 files)
+FINAL_OUT=$OUT; OUT=/tmp/costmodel_results; mkdir -p $OUT
+pack() { tar czf $FINAL_OUT/results.tgz -C $OUT . ; }
+M=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,smsp__inst_executed.sum
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/gpu.txt 2>&1
+ncu --version | tail -1 >> $OUT/gpu.txt 2>&1
+date +%T >> $OUT/gpu.txt
+timeout 100 ./timing > $OUT/timing1.txt 2>&1; echo "timing1 rc $?" >> $OUT/gpu.txt; pack
+timeout 100 ./timing > $OUT/timing2.txt 2>&1; echo "timing2 rc $?" >> $OUT/gpu.txt
+date +%T >> $OUT/gpu.txt
+timeout 60 ./check > $OUT/run.txt 2>&1; echo "run rc $?" >> $OUT/gpu.txt
+awk '{e+=($2!=0)} END {print NR " runs, " e " with wrong elements"}' $OUT/run.txt >> $OUT/gpu.txt; pack
+date +%T >> $OUT/gpu.txt
+for B in check timing; do cuobjdump -sass $B > sass_$B.txt 2>/dev/null; done
+python3 - <<'PY' > $OUT/sass.json
+# static SASS opcode counts per kernel (same rule as tools/convert_costmodel_check.py sass_counts)
+import json, re
+OPS = ("SHFL", "STS", "LDS", "STSM", "LDSM", "BAR", "WARPSYNC", "SEL", "PRMT", "STL", "LDL", "BRA")
+out = {}
+for path in ("sass_check.txt", "sass_timing.txt"):
+    cur = None
+    for line in open(path):
+        m = re.search(r"Function : _Z\d+(k\d+|k_\w+?)(?:jPj|Pjj)", line)
+        if m:
+            cur = m.group(1); out[cur] = {k: 0 for k in OPS}; continue
+        if "Function :" in line:
+            cur = None
+        if cur is None:
+            continue
+        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+        if m and m.group(1) in out[cur]:
+            out[cur][m.group(1)] += 1
+print(json.dumps(out))
+PY
+pack; echo "sass kernels: $(python3 -c "import json;print(len(json.load(open('$OUT/sass.json'))))")" >> $OUT/gpu.txt
+EXTRA=""
+timeout 60 ncu --csv --metrics sass__inst_executed_per_opcode --print-metric-instances values -c 1 ./check once > $OUT/probe.csv 2> $OUT/probe.err
+if [ $? = 0 ] && grep -q sass__inst_executed_per_opcode $OUT/probe.csv; then M=$M,sass__inst_executed_per_opcode; EXTRA="--print-metric-instances values"; fi
+echo "per-opcode: ${EXTRA:-no}" >> $OUT/gpu.txt
+# ncu in chunks of kernels (each launched once), until the time is nearly spent: what is profiled is kept
+TOTAL=$(python3 -c "import json;print(sum('skipped' not in m for m in json.load(open('check.json'))))")
+K=0
+while [ $K -lt $TOTAL ] && [ $SECONDS -lt ${DEADLINE:-440} ]; do
+  timeout 150 ncu --clock-control none --csv $EXTRA --metrics $M --launch-skip $K --launch-count 200 ./check once > $OUT/ncu_$K.csv 2> $OUT/ncu_$K.err
+  echo "ncu from $K rc $? at ${SECONDS}s" >> $OUT/gpu.txt; pack
+  K=$((K + 200))
+done
+pack; cat $OUT/gpu.txt; head -3 $OUT/timing1.txt; tail -3 $OUT/ncu_0.err; head -c 600 $OUT/probe.csv
