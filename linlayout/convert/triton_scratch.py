@@ -1,0 +1,307 @@
+"""Triton's choice of scratch layout and instructions for a conversion through shared memory (its generic swizzling).
+
+Triton lowers a ``convert_layout`` that crosses warps (and, since 3.9, the
+exchange of a reduction's partials) by storing the source registers into a
+scratch buffer and loading the destination registers back.  It picks the
+buffer's layout *and* the instructions with ``optimalSwizzling`` (Triton's
+``lib/Tools/GenericSwizzling.cpp``): every pair of a write tile
+(``st.shared``, ``stmatrix``, ``stmatrix.trans``) and a read tile
+(``ld.shared``, ``ldmatrix``, ``ldmatrix.trans``) that the two layouts admit
+gets its own swizzle; the pair with the fewest bank conflicts wins, ties
+going to the layout with the most *reps* (the smallest buffer), then to the
+first pair.  The buffer's bases are split into ``vector``, ``bank``,
+``segment`` and ``reps``: a basis that is a register of both layouts and
+lies in the segment becomes a rep, and the conversion runs once per rep
+(store, barrier, load, barrier between reps).
+
+This module is that algorithm on flat ints (output dimensions packed, the
+first the lowest, as Triton's ``flattenOuts``); :func:`triton_scratch`
+returns the memory layout with the reps folded back in as the highest offset
+bits (every rep has the same bank pattern, so the counter sees the whole
+conversion), the reps, and the two instructions.  The wavefronts themselves
+are counted by :func:`~linlayout.count.closed_form.wavefronts`, never here.
+
+>>> from linlayout.core.layout import LinearLayout
+>>> rows = LinearLayout({"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+...                      "warp": [[8, 0], [16, 0]]}, {"dim0": 32, "dim1": 16})
+>>> cols = LinearLayout({"register": [[1, 0], [2, 0]], "lane": [[4, 0], [8, 0], [16, 0], [0, 1], [0, 2]],
+...                      "warp": [[0, 4], [0, 8]]}, {"dim0": 32, "dim1": 16})
+>>> s = triton_scratch(rows, cols, 32)
+>>> s.write, s.read, s.reps
+('st.shared', 'ld.shared', 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..count.closed_form import WavefrontReport, wavefronts
+from ..errors import InputError
+
+__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch"]
+
+MATRIX_SIZES = ("x4", "x2", "x1")
+"""The matrix counts Triton tries, largest first."""
+
+BANK_BITS = 32 * 32
+"""Bits in one bank segment: 32 banks of 32 bits."""
+
+
+@dataclass(frozen=True)
+class Tile:
+    """An instruction's tile: the lane bits that hold contiguous data and the lane bits that carry addresses."""
+
+    name: str
+    lane_contig: tuple[int, ...]
+    lane_addr: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TritonScratch:
+    """The scratch buffer of a conversion as Triton lays it out: ``memory`` (``offset`` → tensor, reps included), the reps, the instructions."""
+
+    memory: LinearLayout
+    reps: int
+    write: str
+    read: str
+
+
+def conversion_tiles(element_bits: int) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+    """The write and read tiles Triton offers on sm90 (``getSrcDstTiles``): vectors, then matrices (≤ 32 bits), then transposed matrices (16 bits)."""
+    src, dst = [Tile("st.shared", (), (0, 1, 2))], [Tile("ld.shared", (), (0, 1, 2))]
+    if element_bits <= 32:
+        src.append(Tile("stmatrix", (0, 1), (2, 3, 4)))
+        dst.append(Tile("ldmatrix", (0, 1), (2, 3, 4)))
+    if element_bits == 16:
+        src.append(Tile("stmatrix.trans", (2, 3, 4), (0, 1)))
+        dst.append(Tile("ldmatrix.trans", (2, 3, 4), (0, 1)))
+    return tuple(src), tuple(dst)
+
+
+# ----------------------------------------------------------------------------- flat F2 helpers
+
+
+def _log2(n: int) -> int:
+    return max(n, 1).bit_length() - 1
+
+
+def _low_pivots(vectors: Sequence[int]) -> set[int]:
+    """The lowest-bit pivots of the span of ``vectors`` (an echelon form by lowest set bit)."""
+    rows: dict[int, int] = {}
+    for v in vectors:
+        while v:
+            p = (v & -v).bit_length() - 1
+            if p not in rows:
+                rows[p] = v
+                break
+            v ^= rows[p]
+    return set(rows)
+
+
+def _complement(basis: Sequence[int], dim: int) -> list[int]:
+    """Unit vectors completing ``basis`` to the whole space (Triton's ``complementBasis``)."""
+    piv = _low_pivots(basis)
+    return [1 << i for i in range(dim) if i not in piv]
+
+
+def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
+    """A basis of span(b1) ∩ span(b2), in ``b1``'s order when both are unit vectors (Triton's ``intersectionBasis``)."""
+    if all(b & (b - 1) == 0 for b in list(b1) + list(b2)):
+        s2 = set(b2)
+        return [b for b in b1 if b and b in s2]
+    return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
+
+
+def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
+    """Triton's ``computeSegment``: unit vectors neither side uses, then the pairwise sums of the two sides' differences."""
+    s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
+    seg = [1 << b for b in range(dim) if (1 << b) not in s_src and (1 << b) not in s_dst]
+    if len(seg) >= length:
+        return seg[:length]
+    a = sorted(v for v in s_src if v not in s_dst)
+    b = sorted(v for v in s_dst if v not in s_src)
+    if len(a) > len(b):
+        a, b = b, a
+    conflicts = min(max(0, length - len(a) - len(seg)), len(a))
+    seg += [a[i] ^ b[i] for i in range(conflicts, len(a))] + a[:conflicts] + b[:conflicts]
+    return seg[:length]
+
+
+class _Flat:
+    """A distributed layout's register and lane bases as flat ints, and a solver for its preimages."""
+
+    def __init__(self, L: LinearLayout):
+        self.regs = [v for v in L.flat_bases("register") if v] if "register" in L.in_dims else []
+        self.lanes = list(L.flat_bases("lane")) if "lane" in L.in_dims else []
+        self.dims = [d for d in ("register", "lane", "warp", "block") if d in L.in_dims]
+        self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
+        self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
+
+    def preimage(self, element: int) -> tuple[int, int] | None:
+        """(register index, lane index) of one preimage of a flat element, or ``None``."""
+        try:
+            x = f2.solve(self.cols, element)
+        except Exception:  # noqa: BLE001 - not in the span
+            return None
+        nr = self.sizes[0]
+        nl = self.sizes[1] if len(self.sizes) > 1 and self.dims[1] == "lane" else 0
+        return x & ((1 << nr) - 1), (x >> nr) & ((1 << nl) - 1)
+
+
+# ----------------------------------------------------------------------------- the algorithm
+
+
+def _swizzling_tile(a: _Flat, b: _Flat, n_reg_a: int, n_reg_b: int, tile_a: Sequence[int],
+                    tile_b: Sequence[int]) -> list[int] | None:
+    """Triton's ``optimalSwizzlingTile``: the vector basis two instruction tiles share, or ``None``."""
+    if n_reg_a < n_reg_b:
+        return _swizzling_tile(b, a, n_reg_b, n_reg_a, tile_b, tile_a)
+    vb = _intersection(a.regs, b.regs)
+    if len(vb) < n_reg_b:
+        return None
+    vb = vb[:n_reg_b]
+    if max(list(tile_a) + list(tile_b) + [-1]) >= min(len(a.lanes), len(b.lanes)):
+        return None
+    lane_a, lane_b = [a.lanes[i] for i in tile_a], [b.lanes[i] for i in tile_b]
+    if 0 in lane_a or 0 in lane_b:
+        return None
+    for i in range(n_reg_a - n_reg_b):
+        pre = a.preimage(b.lanes[tile_b[i]])
+        if pre is None or pre[0] == 0:
+            return None
+    for ia, ib in zip(tile_a, list(tile_b)[len(tile_b) - len(tile_a):]):
+        pre = a.preimage(b.lanes[ib])
+        if pre is None or pre[1] != (1 << ia):
+            return None
+    return vb + lane_b
+
+
+def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_src: list[int],
+             tile_dst: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Triton's ``optimalSwizzling`` for given tiles: (vector, bank, segment, reps) bases."""
+    len_b = min(_log2(BANK_BITS // max((1 << len(vb)) * bits, 1)), dim - len(vb))
+    len_s = dim - len_b - len(vb)
+    seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s)
+    bank = _complement(vb + seg, dim)
+    both = set(src.regs) & set(dst.regs)
+    return vb, bank, [s for s in seg if s not in both], [s for s in seg if s in both]
+
+
+def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
+    return ((1 << len(_intersection(segment, tile_src))) - 1) + ((1 << len(_intersection(segment, tile_dst))) - 1)
+
+
+def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
+    need = 3 - len(tile.lane_addr)
+    out = [r for r in regs if r not in vb][:need]
+    if len(out) < need or max(tile.lane_addr) >= len(lanes):
+        return None
+    return out + [lanes[i] for i in tile.lane_addr]
+
+
+def _vector_basis(src: _Flat, dst: _Flat, bits: int) -> list[int]:
+    """Triton's ``getVbasis``: the vector of the plain ld/st fallback."""
+    rs, rd = list(src.regs), list(dst.regs)
+    vb = _intersection(rs, rd)[:_log2(128 // bits) if bits <= 128 else 0]
+    per_bank = 0 if bits > 32 else _log2(32 // bits)
+    lanes_s, lanes_d = set(src.lanes), set(dst.lanes)
+
+    def after_bank0(regs: Sequence[int], v: Sequence[int], other: set[int]) -> list[int]:
+        out: list[int] = []
+        for r in regs:
+            if r in v:
+                continue
+            if r in other:
+                out.append(r)
+            if len(out) == _log2(128 // max(bits, 32)):
+                break
+        return out
+
+    vec_src = True
+    if (1 << len(vb)) * bits < 32:
+        def prefix(p: Sequence[int], regs: Sequence[int]) -> bool:
+            return list(regs[:len(p)]) == list(p)
+
+        def front(regs: Sequence[int]) -> list[int]:
+            return list(vb) + [r for r in regs if r not in vb]
+
+        def fill(regs: Sequence[int], v: Sequence[int]) -> list[int]:
+            return list(v) + [regs[i] for i in range(len(v), min(per_bank, len(regs)))]
+
+        ps, pd = prefix(vb, rs), prefix(vb, rd)
+        if vb and not ps and not pd:
+            rs, rd = front(rs), front(rd)
+            ps, pd = True, True
+        if ps and pd:
+            vs, vd = after_bank0(rs, fill(rs, vb), lanes_d), after_bank0(rd, fill(rd, vb), lanes_s)
+            ps, pd = len(vs) >= len(vd), len(vd) > len(vs)
+        vec_src = ps
+        vb = fill(rs if vec_src else rd, vb)
+    return vb + (after_bank0(rs, vb, lanes_d) if vec_src else after_bank0(rd, vb, lanes_s))
+
+
+def _ldst_fallback(src: _Flat, dst: _Flat, bits: int, dim: int):
+    """Triton's ``optimalSwizzlingLdSt``: plain vectors when no instruction tile fits."""
+    vb = _vector_basis(src, dst, bits)
+
+    def vsize(regs: Sequence[int]) -> int:
+        i = 0
+        while i < len(vb) and i < len(regs) and regs[i] == vb[i]:
+            i += 1
+        return i
+
+    def tile(lanes: list[int], regs: Sequence[int]) -> list[int]:
+        n = (1 << vsize(regs)) * bits
+        t = lanes[:len(lanes) - _log2(n // 32)] if n > 32 else list(lanes)
+        return [x for x in t if x not in vb]
+
+    return _swizzle(src, dst, bits, dim, vb, tile(list(src.lanes), src.regs), tile(list(dst.lanes), dst.regs))
+
+
+def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
+    """The scratch layout, reps and instructions Triton picks to convert ``src`` into ``dst`` (see the module docstring)."""
+    dst = dst.transpose_outs(list(src.out_dims))
+    a, b = _Flat(src), _Flat(dst)
+    dim = sum(bits for _, bits in src.out_dim_bits)
+    total = _log2(128 // element_bits) if element_bits <= 128 else 0
+    src_tiles, dst_tiles = conversion_tiles(element_bits)
+    best = None
+    for ts in src_tiles:
+        for td in dst_tiles:
+            vb = _swizzling_tile(a, b, total - len(ts.lane_contig), total - len(td.lane_contig), ts.lane_contig,
+                                 td.lane_contig)
+            if vb is None:
+                continue
+            tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
+            if tile_s is None or tile_d is None:
+                continue
+            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d)
+            key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
+            if best is None or key < best[0]:
+                best = (key, parts, ts.name, td.name)
+    if best is None:
+        parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
+    else:
+        _, parts, write, read = best
+    offsets = [v for part in parts for v in part]
+    memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, [offsets])
+    return TritonScratch(memory, 1 << len(parts[3]), write, read)
+
+
+def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
+                           family: str) -> WavefrontReport:
+    """One warp's access with an instruction family: ``st.shared``/``ld.shared`` (widest vector) or
+    ``stmatrix``/``ldmatrix`` (``.trans``), the largest matrix count the layout admits."""
+    if "matrix" not in family:
+        return wavefronts(layout, memory, element_bits, op, hardware="sm90")
+    base, _, trans = family.partition(".")
+    for size in MATRIX_SIZES:
+        try:
+            return wavefronts(layout, memory, element_bits, op, f"{base}.{size}{'.' + trans if trans else ''}",
+                              hardware="sm90")
+        except InputError:
+            continue
+    raise InputError(f"{family} does not fit the layout")
