@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -38,10 +38,11 @@ from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
 from .triton_scratch import count_matrix_or_vector, triton_scratch
 
-__all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "MAX_REP_CHOICES"]
+__all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
+           "MAX_REP_CHOICES"]
 
-MAX_REP_CHOICES = 24
-"""At most this many slicings are synthesized per scratch size."""
+MAX_REP_CHOICES = 6
+"""At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
 
 
 def _drop_bits(v: int, bits: tuple[int, ...]) -> int:
@@ -60,10 +61,11 @@ class RoundTrip:
     scratch_bytes: int
     src_layout: LinearLayout
     dst_layout: LinearLayout
+    rep_count: int = 0  # iterations of a counted round trip, whose staging holds totals; 0: ``2^len(rep_bits)``
 
     @property
     def reps(self) -> int:
-        return 1 << len(self.rep_bits)
+        return self.rep_count or 1 << len(self.rep_bits)
 
     @property
     def barriers(self) -> int:
@@ -81,14 +83,16 @@ class RoundTrip:
 
     @property
     def wavefronts(self) -> dict[str, int]:
-        return {"write": self.reps * self.swizzle.write_wavefronts, "read": self.reps * self.swizzle.read_wavefronts}
+        k = 1 if self.rep_count else self.reps  # a counted round trip's staging counts every iteration
+        return {"write": k * self.swizzle.write_wavefronts, "read": k * self.swizzle.read_wavefronts}
 
-    @property
+    @cached_property
     def instructions(self) -> dict[str, int]:
         """Per thread: the accesses of every rep, the packing of narrow elements into 32-bit words, the barriers."""
         c: dict[str, int] = {}
-        c[self.swizzle.write_instruction] = self.reps * self.swizzle.write_instructions
-        c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + self.reps * self.swizzle.read_instructions
+        k = 1 if self.rep_count else self.reps  # a counted round trip's staging counts every iteration
+        c[self.swizzle.write_instruction] = k * self.swizzle.write_instructions
+        c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + k * self.swizzle.read_instructions
         c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
@@ -149,6 +153,7 @@ class RoundTrip:
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
 
 
+@lru_cache(maxsize=1024)
 def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     """Whether a round trip needs only warp barriers: each warp reads back only elements no other warp writes.
 
@@ -324,11 +329,13 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
         best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
+    barrier = "bar.warp.sync" if warp_private(src, dst) else "bar.sync"
     for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
-        barrier_floor = COST_WEIGHTS["bar.warp.sync"] * (2 * (1 << j) - 1)
-        if best is not None and barrier_floor > best[0][0]:
+        barrier_floor = COST_WEIGHTS[barrier] * (2 * (1 << j) - 1)
+        if best is not None and barrier_floor >= best[0][0]:
             break
-        for bits in itertools.islice(itertools.combinations(cands, j), MAX_REP_CHOICES):
+        for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
+            bits = tuple(sorted(bits))
             s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
             sw = _synth(s, d, element_bits, hw)
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
@@ -337,6 +344,19 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 best = (key, rt)
     assert best is not None
     return best[1]
+
+
+def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:
+    """Triton 3.9's own round trip for the pair, counted by this package, or ``None`` where it cannot be represented.
+
+    Triton's scratch layout, instructions and reps
+    (:func:`~linlayout.convert.triton_scratch.triton_scratch`) as a
+    :class:`RoundTrip` (``None`` when its reps are not tensor bits this module
+    iterates over); :func:`round_trip` takes it as one of its candidates.
+    """
+    hw = get_hardware(hardware)
+    total = (1 << src.out_bits) * element_bits // 8
+    return _triton_round_trip(src, aligned(src, dst), element_bits, hw, _rep_candidates(src, aligned(src, dst)), total)
 
 
 def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hw, cands: list[int],
@@ -379,7 +399,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
 
 
 def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
-                       load: WavefrontReport) -> RoundTrip:
+                       load: WavefrontReport, reps: int = 1) -> RoundTrip:
     """A one-slice round trip whose two sides were counted elsewhere, priced by this package's cost model.
 
     ``store`` and ``load`` are the counts of another lowering (a compiler's,
@@ -389,7 +409,9 @@ def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     wrote, else ``bar.sync``) and the packing of narrow elements into words
     (a side moves whole words when it uses a matrix instruction or vectors of
     32 bits or more).  The memory is the row-major tile (the counts are given,
-    so the memory only fixes the slice's size).
+    so the memory only fixes the slice's size).  ``reps``: the iterations the
+    other lowering runs (its counts are totals over all of them; each
+    iteration adds the barriers of :attr:`RoundTrip.barriers`).
     """
     memory = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                     (tuple(1 << i for i in range(src.out_bits)),))
@@ -398,4 +420,4 @@ def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
                       write_instructions=store.instructions, read_instructions=load.instructions, synthesized=True,
                       write_word_access="matrix" in store.instruction or store.vector_bits >= 32,
                       read_word_access="matrix" in load.instruction or load.vector_bits >= 32)
-    return RoundTrip(staging, element_bits, (), 0, src, dst)
+    return RoundTrip(staging, element_bits, (), 0, src, dst, reps)

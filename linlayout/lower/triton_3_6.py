@@ -148,9 +148,9 @@ def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -
 
 
 def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
-                     load: WavefrontReport) -> int:
-    """The counted round trip under the planner's cost model (barrier and packing of narrow elements included)."""
-    rt = counted_round_trip(src, dst, element_bits, store, load)
+                     load: WavefrontReport, reps: int = 1) -> int:
+    """The counted round trip under the planner's cost model (barriers of every rep and packing of narrow elements included)."""
+    rt = counted_round_trip(src, dst, element_bits, store, load, reps)
     return cost_of({opcode(k): v for k, v in rt.instructions.items()}, rt.wavefronts)
 
 
@@ -162,7 +162,7 @@ def suggest_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int,
     except InputError as e:
         return ConversionSuggestion(error=str(e))
     shared = p.path == "shared_memory"
-    counted = (_round_trip_cost(src, dst, element_bits, base.store, base.load)  # type: ignore[arg-type]
+    counted = (_round_trip_cost(src, dst, element_bits, base.store, base.load, base.reps or 1)  # type: ignore[arg-type]
                if base.uses_shared_memory else None)
     return ConversionSuggestion(
         path=p.path, instructions=tuple(p.instructions.items()), cost=p.cost,
