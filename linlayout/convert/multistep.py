@@ -16,6 +16,16 @@ need more selects than doing them one at a time (measured on random pairs:
 
 networkx is imported only when a multi-step search is asked for
 (``plan_conversion(..., multistep=True)``).
+
+**Budget.**  The search plans at most :data:`MAX_STEP_PLANS` steps (a
+deterministic bound, not a clock: the same query always gets the same
+plan).  Intermediate layouts next to ``src`` come first, then those next to
+``dst``, each side in :func:`neighbours` order; a step that is one
+elementary swap stays inside the warp, so it is planned with the
+warp-local paths only (no shared-memory synthesis).  On the realistic
+corpus of ``benchmarks/convert_plan_speed.py`` this bounds the search to
+a few times one plan's time (``benchmarks/results/convert_plan_speed.txt``);
+a 2x2048 pair (45 neighbours a side) stays well under a second.
 """
 
 from __future__ import annotations
@@ -26,7 +36,10 @@ from typing import Any
 from ..core.layout import LinearLayout
 from ..errors import InputError
 
-__all__ = ["neighbours", "cheapest_path"]
+__all__ = ["neighbours", "cheapest_path", "MAX_STEP_PLANS"]
+
+MAX_STEP_PLANS = 48
+"""At most this many one-step plans per multi-step search (see the module doc)."""
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -53,33 +66,39 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
 
 
 def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
-                  plan: Callable[[LinearLayout, LinearLayout], Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
-    ``plan(a, b)`` plans one step (a :class:`~linlayout.convert.plan.ConversionPlan`; it may raise
-    :class:`~linlayout.errors.InputError` when no step exists).  Returns ``(cost, [(mid, plan src→mid),
-    (dst, plan mid→dst)])``.
+    ``plan(a, b, warp_local)`` plans one step (a
+    :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
+    the registers and shuffle paths; it may raise
+    :class:`~linlayout.errors.InputError` when no step exists).  At most
+    :data:`MAX_STEP_PLANS` steps are planned.  Returns ``(cost, [(mid, plan
+    src→mid), (dst, plan mid→dst)])``.
     """
     import networkx as nx
 
-    mids = []
+    mids: list[tuple[LinearLayout, bool]] = []  # (mid, next to src)
     seen = {src, dst}
-    for m in neighbours(src) + neighbours(dst):
-        if m not in seen:
-            seen.add(m)
-            mids.append(m)
+    for side, near_src in ((src, True), (dst, False)):
+        for m in neighbours(side):
+            if m not in seen:
+                seen.add(m)
+                mids.append((m, near_src))
     G = nx.DiGraph()
     G.add_edge("src", "dst", weight=direct_cost)
-    plans: dict[tuple[str, str], Any] = {}
-    for i, m in enumerate(mids):
+    plans: dict[tuple[Any, Any], Any] = {}
+    budget = MAX_STEP_PLANS
+    for i, (m, near_src) in enumerate(mids):
+        if budget <= 0:
+            break
         try:
-            p1 = plan(src, m)
-        except InputError:
-            continue
-        if p1.cost >= direct_cost:
-            continue  # the second step costs at least 0: this path cannot win
-        try:
-            p2 = plan(m, dst)
+            budget -= 1
+            p1 = plan(src, m, near_src)
+            if p1.cost >= direct_cost:
+                continue  # the second step costs at least 0: this path cannot win
+            budget -= 1
+            p2 = plan(m, dst, not near_src)
         except InputError:
             continue
         G.add_edge("src", i, weight=p1.cost)
@@ -90,4 +109,4 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
     if len(path) == 2 or cost >= direct_cost:
         return None
     mid = path[1]
-    return int(cost), [(mids[mid], plans[("src", mid)]), (dst, plans[(mid, "dst")])]
+    return int(cost), [(mids[mid][0], plans[("src", mid)]), (dst, plans[(mid, "dst")])]

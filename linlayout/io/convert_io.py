@@ -309,7 +309,7 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins, names, tag) -> list[
     return out
 
 
-def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
+def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory, trailing_barrier: bool = True) -> list[str]:
     rt = plan.shared_memory
     _, scols = index_bits(src, "src")
     _, dcols = index_bits(dst, "dst")
@@ -379,16 +379,22 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
         for regs_same in seen.values():
             for r in regs_same[1:]:
                 lines.append(f"  dst[{r}] = dst[{regs_same[0]}];")
-    lines.append(f"  {sync}")
+    if trailing_barrier:
+        lines.append(f"  {sync}")
     return lines
 
 
 def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: str = "convert_layout",
-            hardware: str | SharedMemory | None = None) -> str:
+            hardware: str | SharedMemory | None = None, trailing_barrier: bool = True) -> str:
     """The plan as a CUDA device function (see the module doc).
 
     ``hardware`` is the model whose warp the code runs on (default: the
-    plan's); the layouts must give all its lanes.
+    plan's); the layouts must give all its lanes.  A shared-memory plan's
+    instructions are the conversion's own (``2 reps - 1`` barriers, as
+    Triton emits them); ``trailing_barrier`` (default) adds one barrier after
+    the last read so that the function may be called again on the same
+    scratch at once -- Triton's membar pass adds that barrier only where the
+    scratch is written again.  The first line of the code says which.
     """
     model = get_hardware(plan.hardware if hardware is None else hardware)
     dst = aligned(src, dst)
@@ -402,7 +408,9 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
         parts, layout, calls, regs = [], src, [], 1 << sh.reg
         smem = any(p.path == "shared_memory" for _, p in plan.steps)
         for k, (target, step) in enumerate(plan.steps):
-            parts.append(to_cuda(step, layout, target, f"{name}_step{k}", model))
+            later_smem = any(p.path == "shared_memory" for _, p in plan.steps[k + 1:])  # it rewrites the scratch
+            last = k == len(plan.steps) - 1
+            parts.append(to_cuda(step, layout, target, f"{name}_step{k}", model, trailing_barrier if last else later_smem))
             th, _ = index_bits(aligned(layout, target), "dst")
             out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
             if out != "dst":
@@ -417,7 +425,8 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
         body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model) + calls + ["}"]
         return "".join(parts) + "\n".join(body) + "\n"
     smem = plan.path == "shared_memory"
-    lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
+    fence = " + 1 trailing barrier (scratch reuse)" if smem and trailing_barrier else ""
+    lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}{fence}"]
     if smem:
         lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned")
     lines += _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model)
@@ -428,6 +437,6 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     elif plan.path == "shuffles":
         lines += _shuffles(plan, dh, T, plan.element_bits, model)
     else:
-        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model)
+        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model, trailing_barrier)
     lines.append("}")
     return "\n".join(lines) + "\n"
