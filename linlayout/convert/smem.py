@@ -36,7 +36,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
-from .triton_scratch import count_matrix_or_vector, triton_scratch
+from .triton_scratch import count_matrix_or_vector, ldst_reps, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "MAX_REP_CHOICES"]
@@ -266,7 +266,13 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
     picks, and allocate the tile's elements divided by that layout's ``reps``,
     at the element's bytes.  The scratch layout is ported in
-    :func:`~linlayout.convert.triton_scratch.triton_scratch`.
+    :func:`~linlayout.convert.triton_scratch.triton_scratch`; the port does
+    not always reproduce 3.9's pick (on the generated pairs of
+    ``tools/convert_triton39_check.py`` it names a matrix tile with more reps
+    where Triton stores vectors in fewer), so the budget is the larger of its
+    scratch and that of Triton's plain ``ld/st.shared`` layout
+    (``optimalSwizzlingLdSt``, :func:`~linlayout.convert.triton_scratch.ldst_reps`):
+    never less than Triton allocates where the port errs that way.
 
     >>> from linlayout.catalog.triton_encodings import triton_blocked, triton_nvidia_mma
     >>> mma = triton_nvidia_mma([256, 256], 2, [4, 2], [16, 8])
@@ -275,7 +281,8 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     16384
     """
     total = (1 << src.out_bits) * element_bits // 8
-    return total // triton_scratch(src, aligned(src, dst), element_bits).reps
+    dst = aligned(src, dst)
+    return total // min(triton_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
 
 
 def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:

@@ -302,6 +302,11 @@ def test_emitted_cuda_writes_the_plans_matrix_instructions():
     assert plan.instructions.get("ldmatrix") == 2
     code = to_cuda(plan, src, aligned(src, dst), "f")
     assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    sliced = plan_conversion(src, dst, 32, scratch_bytes=512)  # two reps: an ldmatrix in each, not vectors
+    assert sliced.reps == 2 and sliced.instructions.get("ldmatrix") == 2
+    code = to_cuda(sliced, src, aligned(src, dst), "f")
+    assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    _check(sliced, src, dst)
     assert code.count("ll_ldmatrix<4, false>") == 2
     assert "dst[2] = dst[0];" in code  # a broadcast register copies the loaded one
 
