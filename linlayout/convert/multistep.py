@@ -20,12 +20,14 @@ networkx is imported only when a multi-step search is asked for
 **Budget.**  The search plans at most :data:`MAX_STEP_PLANS` steps (a
 deterministic bound, not a clock: the same query always gets the same
 plan).  Intermediate layouts next to ``src`` come first, then those next to
-``dst``, each side in :func:`neighbours` order; a step that is one
-elementary swap stays inside the warp, so it is planned with the
-warp-local paths only (no shared-memory synthesis).  On the realistic
+``dst``, each side in :func:`neighbours` order.  The planner searches only
+warp-local conversions (a register/lane swap keeps the warps, so both steps
+stay inside the warp and are planned with the registers and shuffle paths
+only, no shared-memory synthesis); a conversion across warps keeps its
+one-step plan.  On the realistic
 corpus of ``benchmarks/convert_plan_speed.py`` this bounds the search to
 a few times one plan's time (``benchmarks/results/convert_plan_speed.txt``);
-a 2x2048 pair (45 neighbours a side) stays well under a second.
+a 2x2048 pair is timed there too.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..errors import InputError
 
 __all__ = ["neighbours", "cheapest_path", "MAX_STEP_PLANS"]
 
-MAX_STEP_PLANS = 48
+MAX_STEP_PLANS = 24
 """At most this many one-step plans per multi-step search (see the module doc)."""
 
 

@@ -285,9 +285,10 @@ def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: 
     """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`), or ``None``."""
     eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
     def step(a: LinearLayout, b: LinearLayout, warp_local: bool) -> ConversionPlan:
-        q = ConversionQuery(a, b, eb, hw, scratch_bytes)
-        return _plan(q, with_shared=False) if warp_local else _plan(q)
+        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes), with_shared=False)
 
+    if cm.level > 1:  # the search's steps are register/lane swaps: it only pays inside a warp (see multistep)
+        return None
     found = cheapest_path(query.src, dst, bound, step)
     if found is None:
         return None

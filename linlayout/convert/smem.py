@@ -331,7 +331,7 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     hw = get_hardware(hardware)
     total = (1 << src.out_bits) * element_bits // 8
     cands = _rep_candidates(src, dst)
-    budget = triton_scratch_bytes(src, dst, element_bits) if scratch_bytes is None else scratch_bytes
+    budget = min(triton_scratch_bytes(src, dst, element_bits), hw.smem_bytes) if scratch_bytes is None else scratch_bytes
     best = None
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
@@ -344,12 +344,17 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
         for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
             bits = tuple(sorted(bits))
             s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
-            sw = _synth(s, d, element_bits, hw)
+            try:
+                sw = _synth(s, d, element_bits, hw)
+            except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
+                continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
             key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
             if best is None or key < best[0]:
                 best = (key, rt)
-    assert best is not None
+    if best is None:
+        raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
+                         f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
     return best[1]
 
 
