@@ -138,7 +138,7 @@ class RoundTrip:
         >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
         >>> rt = round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256)
         >>> rt.rep_bits, rt.slice_registers("src", 0), rt.slice_registers("src", 1)
-        ((0,), (0, 2), (1, 3))
+        ((1,), (0, 1), (2, 3))
         """
         hw, cols = index_bits(self.src_layout if side == "src" else self.dst_layout, side)
         regs = cols[:hw.reg]
