@@ -85,21 +85,22 @@ def run(plan, src: LinearLayout, dst: LinearLayout,
         return out
     if plan.path == "shared_memory":
         sm = plan.shared_memory
+        src_regs = [[q for q in range(1 << sh.reg) if sm.src_rep(q) == rep] for rep in range(sm.reps)]
+        dst_regs = [[r for r in range(1 << dh.reg) if sm.dst_rep(r) == rep] for rep in range(sm.reps)]
+        _, dcols = index_bits(dst, "dst")
         for rep in range(sm.reps):
             memory: dict[int, int] = {}
             for (lane, om), r in regs.items():
-                for q in range(1 << sh.reg):
-                    if sm.src_rep(q) == rep:
-                        off = sm.offset(r[q])
-                        if off in memory and memory[off] != r[q]:
-                            raise ExecutionError(f"two different elements written to offset {off}")
-                        memory[off] = r[q]
+                for q in src_regs[rep]:
+                    off = sm.offset(r[q])
+                    if off in memory and memory[off] != r[q]:
+                        raise ExecutionError(f"two different elements written to offset {off}")
+                    memory[off] = r[q]
             for lane, om in _threads(dh):
                 vals = out.setdefault((lane, om), [None] * (1 << dh.reg))
-                for reg in range(1 << dh.reg):
-                    if sm.dst_rep(reg) == rep:
-                        want_elem = sm.dst_element(reg, lane, om)
-                        vals[reg] = memory.get(sm.offset(want_elem))
+                hi = (lane << dh.reg) | (om << (dh.reg + dh.lane))
+                for reg in dst_regs[rep]:
+                    vals[reg] = memory.get(sm.offset(f2.apply(dcols, reg | hi)))
         return out
     raise InputError(f"cannot execute a plan with path {plan.path!r}")
 

@@ -17,14 +17,17 @@ need more selects than doing them one at a time (measured on random pairs:
 networkx is imported only when a multi-step search is asked for
 (``plan_conversion(..., multistep=True)``).
 
-**The budget.**  Each intermediate layout costs two planned steps, and a
-step's time grows with the tile, so the search tries at most
-:func:`intermediate_budget` intermediate layouts: ``MULTISTEP_ELEMENT_BUDGET
-// elements`` (the tile's elements), at least ``MULTISTEP_MIN_INTERMEDIATES``,
-taken in a fixed order (the neighbours of ``src`` and of ``dst``
-alternately), so the answer does not depend on the machine's speed.  Small
-tiles (64 elements: 1,024 intermediates) are searched completely; a 2 x 2048
-tile tries 16 of its 90 (about 1.5 s instead of 9 s on one core).
+**Budget.**  The search plans at most :data:`MAX_STEP_PLANS` steps (a
+deterministic bound, not a clock: the same query always gets the same
+plan).  Intermediate layouts next to ``src`` come first, then those next to
+``dst``, each side in :func:`neighbours` order.  The planner searches only
+warp-local conversions (a register/lane swap keeps the warps, so both steps
+stay inside the warp and are planned with the registers and shuffle paths
+only, no shared-memory synthesis); a conversion across warps keeps its
+one-step plan.  On the realistic
+corpus of ``benchmarks/convert_plan_speed.py`` this bounds the search to
+a few times one plan's time (``benchmarks/results/convert_plan_speed.txt``);
+a 2x2048 pair is timed there too.
 """
 
 from __future__ import annotations
@@ -35,25 +38,10 @@ from typing import Any
 from ..core.layout import LinearLayout
 from ..errors import InputError
 
-__all__ = ["neighbours", "cheapest_path", "intermediate_budget", "MULTISTEP_ELEMENT_BUDGET",
-           "MULTISTEP_MIN_INTERMEDIATES"]
+__all__ = ["neighbours", "cheapest_path", "MAX_STEP_PLANS"]
 
-MULTISTEP_ELEMENT_BUDGET = 1 << 16
-"""Intermediate layouts tried x tile elements, at most (see the module doc)."""
-
-MULTISTEP_MIN_INTERMEDIATES = 8
-"""The budget never tries fewer intermediate layouts than this."""
-
-
-def intermediate_budget(layout: LinearLayout) -> int:
-    """How many intermediate layouts the two-step search tries for a tile of ``layout``'s size.
-
-    >>> intermediate_budget(LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64}))
-    1024
-    >>> intermediate_budget(LinearLayout({"register": [[0, 1]]}, {"dim0": 2, "dim1": 2048}))
-    16
-    """
-    return max(MULTISTEP_MIN_INTERMEDIATES, MULTISTEP_ELEMENT_BUDGET >> layout.out_bits)
+MAX_STEP_PLANS = 24
+"""At most this many one-step plans per multi-step search (see the module doc)."""
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -80,38 +68,39 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
 
 
 def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
-                  plan: Callable[[LinearLayout, LinearLayout], Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
-    At most :func:`intermediate_budget` intermediate layouts are tried (the module doc's budget).
-
-    ``plan(a, b)`` plans one step (a :class:`~linlayout.convert.plan.ConversionPlan`; it may raise
-    :class:`~linlayout.errors.InputError` when no step exists).  Returns ``(cost, [(mid, plan src→mid),
-    (dst, plan mid→dst)])``.
+    ``plan(a, b, warp_local)`` plans one step (a
+    :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
+    the registers and shuffle paths; it may raise
+    :class:`~linlayout.errors.InputError` when no step exists).  At most
+    :data:`MAX_STEP_PLANS` steps are planned.  Returns ``(cost, [(mid, plan
+    src→mid), (dst, plan mid→dst)])``.
     """
     import networkx as nx
 
-    mids = []
+    mids: list[tuple[LinearLayout, bool]] = []  # (mid, next to src)
     seen = {src, dst}
-    ns, nd = neighbours(src), neighbours(dst)
-    alternate = [m for pair in zip(ns, nd) for m in pair] + ns[len(nd):] + nd[len(ns):]
-    budget = intermediate_budget(src)
-    for m in alternate:
-        if m not in seen and len(mids) < budget:
-            seen.add(m)
-            mids.append(m)
+    for side, near_src in ((src, True), (dst, False)):
+        for m in neighbours(side):
+            if m not in seen:
+                seen.add(m)
+                mids.append((m, near_src))
     G = nx.DiGraph()
     G.add_edge("src", "dst", weight=direct_cost)
-    plans: dict[tuple[str, str], Any] = {}
-    for i, m in enumerate(mids):
+    plans: dict[tuple[Any, Any], Any] = {}
+    budget = MAX_STEP_PLANS
+    for i, (m, near_src) in enumerate(mids):
+        if budget <= 0:
+            break
         try:
-            p1 = plan(src, m)
-        except InputError:
-            continue
-        if p1.cost >= direct_cost:
-            continue  # the second step costs at least 0: this path cannot win
-        try:
-            p2 = plan(m, dst)
+            budget -= 1
+            p1 = plan(src, m, near_src)
+            if p1.cost >= direct_cost:
+                continue  # the second step costs at least 0: this path cannot win
+            budget -= 1
+            p2 = plan(m, dst, not near_src)
         except InputError:
             continue
         G.add_edge("src", i, weight=p1.cost)
@@ -122,4 +111,4 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
     if len(path) == 2 or cost >= direct_cost:
         return None
     mid = path[1]
-    return int(cost), [(mids[mid], plans[("src", mid)]), (dst, plans[(mid, "dst")])]
+    return int(cost), [(mids[mid][0], plans[("src", mid)]), (dst, plans[(mid, "dst")])]

@@ -202,8 +202,11 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
     return _plan(ConversionQuery(src, dst, element_bits, hardware, scratch_bytes, paths, multistep))
 
 
-def _plan(query: ConversionQuery) -> ConversionPlan:
-    """The :class:`ConversionPlan` of a checked :class:`~linlayout.convert.query.ConversionQuery`."""
+def _plan(query: ConversionQuery, with_shared: bool = True) -> ConversionPlan:
+    """The :class:`ConversionPlan` of a checked :class:`~linlayout.convert.query.ConversionQuery`.
+
+    ``with_shared=False`` leaves the shared-memory path out (a multi-step search's warp-local step).
+    """
     src, eb, hw = query.src, query.element_bits, query.hw
     dst = aligned(src, query.dst)
     cm = conversion_map(src, dst)
@@ -213,7 +216,7 @@ def _plan(query: ConversionQuery) -> ConversionPlan:
             "the conversion moves data across the block dimension (between CTAs); only conversions inside a CTA are planned")
     if src == dst:
         return ConversionPlan("none", eb, hw.name, {}, None, 1, 0, 0, (Alternative("none", 0, {}),), minimal, cm)
-    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes)
+    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes, with_shared)
     best = _cheapest(alts, query.paths)
     if query.multistep and query.paths is None and best.cost > 0:
         two_step = _two_step_plan(query, dst, best.cost, alts, minimal, cm, lower)
@@ -231,7 +234,8 @@ def _plan(query: ConversionQuery) -> ConversionPlan:
 
 
 def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: int, hw: SharedMemory,
-                  scratch_bytes: int | None) -> tuple[list[Alternative], dict[str, Any], int | None]:
+                  scratch_bytes: int | None,
+                  with_shared: bool = True) -> tuple[list[Alternative], dict[str, Any], int | None]:
     """Every possible path with its program, and the shuffle lower bound (``None`` unless warp-local)."""
     alts: list[Alternative] = []
     progs: dict[str, Any] = {}
@@ -248,7 +252,7 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
                 progs["shuffles"] = sp
                 alts.append(Alternative("shuffles", cost_of(sp.counts), dict(sp.counts)))
     smem_error = None
-    if src.in_sizes.get("block", 1) == 1:
+    if src.in_sizes.get("block", 1) == 1 and (with_shared or not alts):
         try:
             rt = round_trip(src, dst, eb, hw, scratch_bytes)
         except InputError as e:
@@ -281,11 +285,22 @@ def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: 
                    minimal: LinearLayout, cm: ConversionMap, lower: int | None) -> ConversionPlan | None:
     """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`), or ``None``."""
     eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
-    found = cheapest_path(query.src, dst, bound, lambda a, b: plan_conversion(a, b, eb, hw, scratch_bytes))
+    def step(a: LinearLayout, b: LinearLayout, warp_local: bool) -> ConversionPlan:
+        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes), with_shared=False)
+
+    if cm.level > 1:  # the search's steps are register/lane swaps: it only pays inside a warp (see multistep)
+        return None
+    found = cheapest_path(query.src, dst, bound, step)
     if found is None:
         return None
     cost, steps = found
     ins = merge(*(p.instructions for _, p in steps))
+    for i, (_, p) in enumerate(steps):  # a later step rewrites the scratch: a barrier after this step's reads
+        if p.shared_memory is not None and any(q.path == "shared_memory" for _, q in steps[i + 1:]):
+            ins = merge(ins, {p.shared_memory.barrier_instruction: 1})
+            cost += COST_WEIGHTS[p.shared_memory.barrier_instruction]
+    if cost >= bound:
+        return None
     wf_steps = [p.wavefronts for _, p in steps if p.wavefronts]
     wf = {k: sum(w[k] for w in wf_steps) for k in ("write", "read")} if wf_steps else None
     scratch = max(p.scratch_bytes for _, p in steps)

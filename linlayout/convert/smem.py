@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -35,13 +35,16 @@ from ..count.closed_form import WavefrontReport, wavefronts
 from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
-from .cost import cost_of, merge, packing
+from ..hw import get_hardware
+from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
+from .triton_scratch import count_matrix_or_vector, ldst_reps, triton_scratch
 
-__all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "MAX_REP_CHOICES"]
+__all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
+           "MAX_REP_CHOICES"]
 
-MAX_REP_CHOICES = 24
-"""At most this many slicings are synthesized per scratch size."""
+MAX_REP_CHOICES = 6
+"""At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
 
 
 def _drop_bits(v: int, bits: tuple[int, ...]) -> int:
@@ -60,10 +63,11 @@ class RoundTrip:
     scratch_bytes: int
     src_layout: LinearLayout
     dst_layout: LinearLayout
+    rep_count: int = 0  # iterations of a counted round trip, whose staging holds totals; 0: ``2^len(rep_bits)``
 
     @property
     def reps(self) -> int:
-        return 1 << len(self.rep_bits)
+        return self.rep_count or 1 << len(self.rep_bits)
 
     @property
     def barriers(self) -> int:
@@ -81,14 +85,16 @@ class RoundTrip:
 
     @property
     def wavefronts(self) -> dict[str, int]:
-        return {"write": self.reps * self.swizzle.write_wavefronts, "read": self.reps * self.swizzle.read_wavefronts}
+        k = 1 if self.rep_count else self.reps  # a counted round trip's staging counts every iteration
+        return {"write": k * self.swizzle.write_wavefronts, "read": k * self.swizzle.read_wavefronts}
 
-    @property
+    @cached_property
     def instructions(self) -> dict[str, int]:
         """Per thread: the accesses of every rep, the packing of narrow elements into 32-bit words, the barriers."""
         c: dict[str, int] = {}
-        c[self.swizzle.write_instruction] = self.reps * self.swizzle.write_instructions
-        c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + self.reps * self.swizzle.read_instructions
+        k = 1 if self.rep_count else self.reps  # a counted round trip's staging counts every iteration
+        c[self.swizzle.write_instruction] = k * self.swizzle.write_instructions
+        c[self.swizzle.read_instruction] = c.get(self.swizzle.read_instruction, 0) + k * self.swizzle.read_instructions
         c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
@@ -122,12 +128,34 @@ class RoundTrip:
         _, cols = index_bits(self.dst_layout, "dst")
         return self.rep_of(f2.apply(cols, reg))
 
+    def slice_layout(self, side: str) -> LinearLayout:
+        """The ``"src"`` or ``"dst"`` layout on one slice: without the rep bits' registers and tensor bits."""
+        layout = self.src_layout if side == "src" else self.dst_layout
+        return _reduced(layout, self.rep_bits) if self.rep_bits else layout
+
+    def slice_registers(self, side: str, rep: int) -> tuple[int, ...]:
+        """The full registers of ``side`` that iteration ``rep`` moves, in :meth:`slice_layout`'s register order.
+
+        >>> from linlayout.core.layout import LinearLayout
+        >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+        >>> rt = round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256)
+        >>> rt.rep_bits, rt.slice_registers("src", 0), rt.slice_registers("src", 1)
+        ((1,), (0, 1), (2, 3))
+        """
+        hw, cols = index_bits(self.src_layout if side == "src" else self.dst_layout, side)
+        regs = cols[:hw.reg]
+        rep_pos = [regs.index(1 << b) for b in self.rep_bits]
+        kept = [i for i, c in enumerate(regs) if i not in rep_pos]
+        base = sum(1 << rep_pos[i] for i in range(len(rep_pos)) if rep >> i & 1)
+        return tuple(base | sum(1 << kept[i] for i in range(len(kept)) if r >> i & 1) for r in range(1 << len(kept)))
+
     def dst_element(self, reg: int, lane: int, omega: int) -> int:
         """The element destination slot (reg, lane, ω) reads."""
         hw, cols = index_bits(self.dst_layout, "dst")
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
 
 
+@lru_cache(maxsize=1024)
 def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     """Whether a round trip needs only warp barriers: each warp reads back only elements no other warp writes.
 
@@ -229,47 +257,160 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
                    w.vector_bits >= 32, r.vector_bits >= 32)
 
 
+def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+    """The scratch Triton 3.9 allocates to convert ``src`` into ``dst`` through shared memory, in bytes.
+
+    Triton's rule (``lib/Analysis/Allocation.cpp``: ``getConvertLayoutScratchInBytes`` calls
+    ``getNumScratchElemsSwizzledCvt``): drop broadcast registers, take the
+    scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
+    picks, and allocate the tile's elements divided by that layout's ``reps``,
+    at the element's bytes.  The scratch layout is ported in
+    :func:`~linlayout.convert.triton_scratch.triton_scratch`; the port does
+    not always reproduce 3.9's pick (on the generated pairs of
+    ``tools/convert_triton39_check.py`` it names a matrix tile with more reps
+    where Triton stores vectors in fewer), so the budget is the larger of its
+    scratch and that of Triton's plain ``ld/st.shared`` layout
+    (``optimalSwizzlingLdSt``, :func:`~linlayout.convert.triton_scratch.ldst_reps`):
+    never less than Triton allocates where the port errs that way.
+
+    >>> from linlayout.catalog.triton_encodings import triton_blocked, triton_nvidia_mma
+    >>> mma = triton_nvidia_mma([256, 256], 2, [4, 2], [16, 8])
+    >>> rows = triton_blocked([256, 256], [1, 4], [4, 8], [8, 1], [1, 0])
+    >>> triton_scratch_bytes(mma, rows, 32)      # 256 KB in 16 reps
+    16384
+    """
+    total = (1 << src.out_bits) * element_bits // 8
+    dst = aligned(src, dst)
+    return total // min(triton_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
+
+
+def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:
+    """The numbers of rep bits to try: from the fewest that fit the budget to every candidate bit.
+
+    An explicit ``scratch_bytes`` that no slicing reaches is an error; the
+    default budget (Triton's) falls back to the smallest slicing, refused only
+    when even that exceeds the shared memory of ``hw``.
+    """
+    need = 0
+    while (total >> need) > budget:
+        need += 1
+    if need > len(cands):
+        smallest = total >> len(cands)
+        if scratch_bytes is not None:
+            raise InputError(
+                f"scratch_bytes={scratch_bytes} is too small: the tile is {total} bytes and only {len(cands)} "
+                f"tensor bits can be iterated over, so at least {smallest} bytes are needed")
+        if smallest > hw.smem_bytes:
+            raise InputError(f"the tile is {total} bytes and only {len(cands)} tensor bits can be iterated over: "
+                             f"its smallest slice ({smallest} bytes) is more than the {hw.smem_bytes} bytes of "
+                             f"shared memory on {hw.name}")
+        need = len(cands)
+    return range(need, len(cands) + 1)
+
+
 def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90",
                scratch_bytes: int | None = None) -> RoundTrip:
     """The shared-memory plan for converting ``src`` to ``dst`` (see the module doc).
 
-    Raises :class:`InputError` when the layouts span more than one block or
-    when no slicing fits ``scratch_bytes`` (naming the smallest possible scratch).
+    ``scratch_bytes`` bounds the scratch; ``None`` takes what Triton
+    allocates for the same conversion (:func:`triton_scratch_bytes`).  Every
+    slicing from the fewest reps that fit up to all candidate bits is
+    considered (a slicing whose barriers alone cost more than the best plan
+    found is skipped), and Triton's own staging is one of the candidates, so
+    the plan never costs more than Triton's under the model.  Raises
+    :class:`InputError` when the layouts span more than one block or when no
+    slicing fits ``scratch_bytes`` (naming the smallest possible scratch).
     """
     if src.in_sizes.get("block", 1) > 1:
         raise InputError("the shared-memory path is planned for one CTA: block size must be 1 "
                          f"(got {src.in_sizes['block']}); plan each CTA's part separately")
+    if scratch_bytes is not None and (isinstance(scratch_bytes, bool) or not isinstance(scratch_bytes, int)
+                                      or scratch_bytes <= 0):
+        raise InputError(f"scratch_bytes must be a positive int, got {scratch_bytes!r}")
+    hw = get_hardware(hardware)
     total = (1 << src.out_bits) * element_bits // 8
     cands = _rep_candidates(src, dst)
-    if scratch_bytes is None:
-        sizes = [0]
-    else:
-        if isinstance(scratch_bytes, bool) or not isinstance(scratch_bytes, int) or scratch_bytes <= 0:
-            raise InputError(f"scratch_bytes must be a positive int, got {scratch_bytes!r}")
-        need = 0
-        while (total >> need) > scratch_bytes:
-            need += 1
-        if need > len(cands):
-            smallest = total >> len(cands)
-            raise InputError(
-                f"scratch_bytes={scratch_bytes} is too small: the tile is {total} bytes and only {len(cands)} "
-                f"tensor bits can be iterated over, so at least {smallest} bytes are needed")
-        sizes = list(range(need, len(cands) + 1))
+    budget = min(triton_scratch_bytes(src, dst, element_bits), hw.smem_bytes) if scratch_bytes is None else scratch_bytes
     best = None
-    for j in sizes:
-        for bits in itertools.islice(itertools.combinations(cands, j), MAX_REP_CHOICES):
+    triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
+    if triton is not None:
+        best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
+    barrier = "bar.warp.sync" if warp_private(src, dst) else "bar.sync"
+    for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
+        barrier_floor = COST_WEIGHTS[barrier] * (2 * (1 << j) - 1)
+        if best is not None and barrier_floor >= best[0][0]:
+            break
+        for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
+            bits = tuple(sorted(bits))
             s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
-            sw = _synth(s, d, element_bits, hardware)
+            try:
+                sw = _synth(s, d, element_bits, hw)
+            except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
+                continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
             key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
             if best is None or key < best[0]:
                 best = (key, rt)
-    assert best is not None
+    if best is None:
+        raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
+                         f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
     return best[1]
 
 
+def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:
+    """Triton 3.9's own round trip for the pair, counted by this package, or ``None`` where it cannot be represented.
+
+    Triton's scratch layout, instructions and reps
+    (:func:`~linlayout.convert.triton_scratch.triton_scratch`) as a
+    :class:`RoundTrip` (``None`` when its reps are not tensor bits this module
+    iterates over); :func:`round_trip` takes it as one of its candidates.
+    """
+    hw = get_hardware(hardware)
+    total = (1 << src.out_bits) * element_bits // 8
+    return _triton_round_trip(src, aligned(src, dst), element_bits, hw, _rep_candidates(src, aligned(src, dst)), total)
+
+
+def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hw, cands: list[int],
+                       budget: int) -> RoundTrip | None:
+    """Triton's own staging (:func:`~linlayout.convert.triton_scratch.triton_scratch`) as a round trip, or ``None``.
+
+    Its reps must be tensor bits this module can iterate over (``cands``), its
+    other offset bases must not touch them, and its slice must fit ``budget``;
+    each side is counted with the instruction family Triton picked (the
+    largest matrix count the slice admits).
+    """
+    if hw.name != "sm90":  # Triton's tiles and counts are sm90's
+        return None
+    try:
+        ts = triton_scratch(src, aligned(src, dst), element_bits)
+    except InputError:
+        return None
+    cols = list(ts.memory.flat_columns())
+    k = ts.reps.bit_length() - 1
+    reps = cols[len(cols) - k:] if k else []
+    if any(v & (v - 1) or v.bit_length() - 1 not in cands for v in reps):
+        return None
+    bits = tuple(sorted(v.bit_length() - 1 for v in reps))
+    mask = sum(1 << b for b in bits)
+    keep = cols[:len(cols) - k]
+    total = (1 << src.out_bits) * element_bits // 8
+    if any(v & mask for v in keep) or (total >> k) > budget:
+        return None
+    s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
+    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(_drop_bits(v, bits) for v in keep),))
+    try:
+        w = count_matrix_or_vector(s, memory, element_bits, "store", ts.write)
+        r = count_matrix_or_vector(d, memory, element_bits, "load", ts.read)
+    except InputError:
+        return None
+    staging = Staging(memory, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions,
+                      r.instructions, True, "matrix" in w.instruction or w.vector_bits >= 32,
+                      "matrix" in r.instruction or r.vector_bits >= 32)
+    return RoundTrip(staging, element_bits, bits, total >> k, src, dst)
+
+
 def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
-                       load: WavefrontReport) -> RoundTrip:
+                       load: WavefrontReport, reps: int = 1) -> RoundTrip:
     """A one-slice round trip whose two sides were counted elsewhere, priced by this package's cost model.
 
     ``store`` and ``load`` are the counts of another lowering (a compiler's,
@@ -279,7 +420,9 @@ def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     wrote, else ``bar.sync``) and the packing of narrow elements into words
     (a side moves whole words when it uses a matrix instruction or vectors of
     32 bits or more).  The memory is the row-major tile (the counts are given,
-    so the memory only fixes the slice's size).
+    so the memory only fixes the slice's size).  ``reps``: the iterations the
+    other lowering runs (its counts are totals over all of them; each
+    iteration adds the barriers of :attr:`RoundTrip.barriers`).
     """
     memory = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                     (tuple(1 << i for i in range(src.out_bits)),))
@@ -288,4 +431,4 @@ def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
                       write_instructions=store.instructions, read_instructions=load.instructions, synthesized=True,
                       write_word_access="matrix" in store.instruction or store.vector_bits >= 32,
                       read_word_access="matrix" in load.instruction or load.vector_bits >= 32)
-    return RoundTrip(staging, element_bits, (), 0, src, dst)
+    return RoundTrip(staging, element_bits, (), 0, src, dst, reps)

@@ -247,12 +247,14 @@ def _vector_groups(offsets: list[int], regs: list[int], width: int) -> list[tupl
     return groups
 
 
-def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
+def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins, names, tag) -> list[str]:
     """``ldmatrix``/``stmatrix`` as the access rule plans them: each lane's row address, each thread's words.
 
     The rows and registers come from :func:`linlayout.count.plan.plan_access` (``lane_inputs``: the slot
     whose element starts the row a lane addresses); word ``j`` of an instruction packs the thread's
-    elements of registers ``mreg | v`` over the vector registers ``v``, lowest first.  Under
+    elements of registers ``mreg | v`` over the vector registers ``v``, lowest first.  ``layout`` is
+    the slice's (:meth:`~linlayout.convert.smem.RoundTrip.slice_layout`), ``regoff`` its registers'
+    offsets and ``names[r]`` the thread's register that slice register ``r`` stands for.  Under
     ``LINLAYOUT_EMULATE_MATRIX`` the instruction is a call to ``ll_ldmatrix``/``ll_stmatrix`` (the CPU
     emulation provides them), otherwise inline PTX.
     """
@@ -268,7 +270,7 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
         r, ll = slot
         return regoff[r] ^ f2.apply(lane_off, ll)
 
-    out = [f"  const unsigned wo_{op} = {_lin(warp_off, f'tid >> {hw.lane}')}; (void)wo_{op};"]
+    out = [] if tag else [f"  const unsigned wo_{op} = {_lin(warp_off, f'tid >> {hw.lane}')}; (void)wo_{op};"]
     loaded: dict[int, int] = {}
     name = "ldmatrix" if op == "load" else "stmatrix"
     ptx = f"{name}.sync.aligned.m8n8.x{nmat}{'.trans' if trans else ''}.shared.b16"
@@ -283,11 +285,11 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
         vcols = [1 << r for r in ap.vector_registers]
         words = [[issue | f2.apply(mcols, j) | f2.apply(vcols, v) for v in range(vregs)] for j in range(nmat)]
         addr = f"&smem[({base}u ^ {_lin(coef, 'lane')}) ^ wo_{op}]"
-        w = f"w{op[0]}{x}"
+        w = f"w{op[0]}{tag}_{x}" if tag else f"w{op[0]}{x}"
         lines = [f"  {{ unsigned {w}[{nmat}];"]
         if op == "store":
             for j, regs_j in enumerate(words):
-                expr = " | ".join(f"((unsigned)src[{r}] << {eb * i}u)" if i else f"(unsigned)src[{r}]"
+                expr = " | ".join(f"((unsigned)src[{names[r]}] << {eb * i}u)" if i else f"(unsigned)src[{names[r]}]"
                                   for i, r in enumerate(regs_j))
                 lines.append(f"    {w}[{j}] = {expr};")
         regs_list = ", ".join(f"%{i}" for i in range(nmat))
@@ -309,18 +311,18 @@ def _matrix(rt, layout, hw, regoff, throff, T, eb, op, ins) -> list[str]:
             for j, regs_j in enumerate(words):
                 for i, r in enumerate(regs_j):
                     sh_ = f" >> {eb * i}u" if i else ""
-                    lines.append(f"    dst[{r}] = ({T})(({w}[{j}]{sh_}){mask});")
-                    loaded[regoff[r]] = r
+                    lines.append(f"    dst[{names[r]}] = ({T})(({w}[{j}]{sh_}){mask});")
+                    loaded[regoff[r]] = names[r]
         lines.append("  }")
         out += lines
     if op == "load":  # broadcast registers: copies of a loaded one
         for r in range(1 << hw.reg):
-            if loaded.get(regoff[r], r) != r:
-                out.append(f"  dst[{r}] = dst[{loaded[regoff[r]]}];")
+            if loaded.get(regoff[r], names[r]) != names[r]:
+                out.append(f"  dst[{names[r]}] = dst[{loaded[regoff[r]]}];")
     return out
 
 
-def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
+def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory, trailing_barrier: bool = False) -> list[str]:
     rt = plan.shared_memory
     _, scols = index_bits(src, "src")
     _, dcols = index_bits(dst, "dst")
@@ -347,15 +349,23 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
         return w
 
     ws, wd = width(sthr), width(dthr)
-    matrix_w = rt.swizzle.write_instruction if "matrix" in rt.swizzle.write_instruction and rt.reps == 1 else None
-    matrix_r = rt.swizzle.read_instruction if "matrix" in rt.swizzle.read_instruction and rt.reps == 1 else None
+    matrix_w = rt.swizzle.write_instruction if "matrix" in rt.swizzle.write_instruction else None
+    matrix_r = rt.swizzle.read_instruction if "matrix" in rt.swizzle.read_instruction else None
+
+    def matrix(side, cols, thr, op, ins, rep):  # one slice's matrix instructions
+        layout = rt.slice_layout(side)
+        hw, _ = index_bits(layout, side)
+        names = rt.slice_registers(side, rep)
+        regoff = [rt.offset(f2.apply(cols, q)) for q in names]
+        return _matrix(rt, layout, hw, regoff, thr, T, eb, op, ins, names, rep)
+
     sync = "__syncthreads();" if rt.barrier_instruction == "bar.sync" else "__syncwarp();"
     for rep in range(rt.reps):
         if rep:
             lines.append(f"  {sync}")
         regs = [q for q in range(1 << sh.reg) if rt.src_rep(q) == rep]
         if matrix_w:
-            lines += _matrix(rt, src, sh, sreg, sthr, T, eb, "store", matrix_w)
+            lines += matrix("src", scols, sthr, "store", matrix_w, rep)
             regs = []
         for base, group in _vector_groups([sreg[q] for q in regs], regs, ws):
             if len(group) == 1:
@@ -366,7 +376,7 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
         lines.append(f"  {sync}")
         regs = [r for r in range(1 << dh.reg) if rt.dst_rep(r) == rep]
         if matrix_r:
-            lines += _matrix(rt, dst, dh, dreg, dthr, T, eb, "load", matrix_r)
+            lines += matrix("dst", dcols, dthr, "load", matrix_r, rep)
             regs = []
         seen = {}
         for r in regs:  # duplicates (broadcast registers) read once
@@ -382,15 +392,23 @@ def _shared(plan, src, dst, sh, dh, T, eb, model: SharedMemory) -> list[str]:
         for regs_same in seen.values():
             for r in regs_same[1:]:
                 lines.append(f"  dst[{r}] = dst[{regs_same[0]}];")
+    if trailing_barrier:
+        lines.append(f"  {sync}")
     return lines
 
 
 def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: str = "convert_layout",
-            hardware: str | SharedMemory | None = None) -> str:
+            hardware: str | SharedMemory | None = None, trailing_barrier: bool = False) -> str:
     """The plan as a CUDA device function (see the module doc).
 
     ``hardware`` is the model whose warp the code runs on (default: the
-    plan's); the layouts must give all its lanes.
+    plan's); the layouts must give all its lanes.  A shared-memory plan's
+    instructions are the conversion's own (``2 reps - 1`` barriers, as
+    Triton emits them), so the code runs exactly the plan's counts and the
+    caller synchronizes before the scratch is written again, as Triton's
+    membar pass does only where it is.  ``trailing_barrier=True`` adds that
+    barrier after the last read, so that the function may be called again on
+    the same scratch at once; the first line of the code then says so.
     """
     check_c_identifier(name, "the function name")
     model = get_hardware(plan.hardware if hardware is None else hardware)
@@ -405,7 +423,9 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
         parts, layout, calls, regs = [], src, [], 1 << sh.reg
         smem = any(p.path == "shared_memory" for _, p in plan.steps)
         for k, (target, step) in enumerate(plan.steps):
-            parts.append(to_cuda(step, layout, target, f"{name}_step{k}", model))
+            later_smem = any(p.path == "shared_memory" for _, p in plan.steps[k + 1:])  # it rewrites the scratch
+            last = k == len(plan.steps) - 1
+            parts.append(to_cuda(step, layout, target, f"{name}_step{k}", model, trailing_barrier if last else later_smem))
             th, _ = index_bits(aligned(layout, target), "dst")
             out = "dst" if k == len(plan.steps) - 1 else f"t{k}"
             if out != "dst":
@@ -422,7 +442,8 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
         body = head + _header(name, T, 1 << sh.reg, 1 << dh.reg, smem, model) + calls + ["}"]
         return "".join(parts) + "\n".join(body) + "\n"
     smem = plan.path == "shared_memory"
-    lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}"]
+    fence = " + 1 trailing barrier (scratch reuse)" if smem and trailing_barrier else ""
+    lines = [f"// linlayout convert: path {plan.path}, per thread {dict(plan.instructions)}{fence}"]
     if smem:
         lines.append(f"// scratch: {plan.scratch_bytes} bytes ({plan.reps} rep(s)); smem must be 16-byte aligned; "
                      "synchronize before writing it again")
@@ -434,6 +455,6 @@ def to_cuda(plan: ConversionPlan, src: LinearLayout, dst: LinearLayout, name: st
     elif plan.path == "shuffles":
         lines += _shuffles(plan, dh, T, plan.element_bits, model)
     else:
-        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model)
+        lines += _shared(plan, src, dst, sh, dh, T, plan.element_bits, model, trailing_barrier)
     lines.append("}")
     return "\n".join(lines) + "\n"

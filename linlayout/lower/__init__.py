@@ -13,8 +13,10 @@ its measured kernels.  One module per compiler version, never a branch:
   conversion, reductions across warps, the ops it cannot count and why);
 * :mod:`.triton_3_6`: Triton 3.6 on sm90, measured with Nsight Compute;
 * :mod:`.triton_3_9`: Triton 3.9 on sm90, checked against its PTX;
-* :mod:`.triton_swizzling`: Triton's own choice of scratch layout and
-  instructions for a conversion through shared memory (its generic swizzling);
+* Triton's own choice of scratch layout and instructions for a conversion
+  through shared memory (its generic swizzling) is
+  :mod:`linlayout.convert.triton_scratch`, a layer below: the planner uses it
+  too, as its default budget and one of its candidates;
 * :mod:`.scratch_ops`: each version's models of the ops that use scratch
   shared memory (reductions, scans, histograms, atomics, gathers, cp.async);
 * :mod:`.loops`: trip counts, read from the IR, given, or data-dependent;

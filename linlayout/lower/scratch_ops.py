@@ -14,7 +14,7 @@ the layouts of the accesses, which this module builds:
   (scalar, one per accumulator), accumulates them in rounds over the scratch
   (a load, shuffles, a store per round) and reads the result back (a scalar
   load per result element), with 2 barriers; 3.9 converts the partials (the
-  warps along the axis become lanes: :func:`~linlayout.lower.triton_swizzling.triton_scratch`
+  warps along the axis become lanes: :func:`~linlayout.convert.triton_scratch.triton_scratch`
   picks the scratch, instructions and reps) and shuffles again.
 * ``tt.histogram``: zero the bins, barrier, ``atom.shared.add`` (3.6: bins/32
   per thread after ballots; 3.9: one per element), barrier, a load per result
@@ -59,7 +59,7 @@ from ..count.closed_form import WavefrontReport, wavefronts
 from ..errors import InputError
 from .ir import Op, TensorType
 from .model import OpContext, OpModel, ScratchCost, barrier_name
-from .triton_swizzling import count_matrix_or_vector, triton_scratch
+from ..convert.triton_scratch import count_matrix_or_vector, triton_scratch
 
 __all__ = ["TRITON_3_6_OPS", "TRITON_3_9_OPS", "reduce_exchange_layouts"]
 

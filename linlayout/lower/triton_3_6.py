@@ -14,7 +14,7 @@ totals (``tests/io/test_ttgir.py``).  What it states:
   register permutation when the lanes agree too, else warp shuffles.
   Otherwise (:func:`shared_round_trip`) the source is stored and the
   destination loaded through Triton's own scratch layout
-  (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, the generic
+  (:func:`~linlayout.convert.triton_scratch.triton_scratch`, the generic
   swizzling 3.6 and 3.9 share), with its instruction pair and reps.
   :func:`planned_conversion` counts that lowering and adds linlayout's own
   plan (:func:`~linlayout.convert.plan.plan_conversion`) as the suggestion.
@@ -45,7 +45,7 @@ from ..errors import InputError
 from .model import Lowering
 from .records import ConversionSuggestion, LoweredConversion
 from .scratch_ops import TRITON_3_6_OPS
-from .triton_swizzling import count_matrix_or_vector, triton_scratch
+from ..convert.triton_scratch import count_matrix_or_vector, triton_scratch
 
 __all__ = [
     "ASYNC_OPS",
@@ -133,7 +133,7 @@ def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -
     """A conversion through shared memory as Triton 3.6 emits it: its scratch layout, instructions and reps.
 
     The scratch layout, the reps and the instruction pair are Triton's own
-    choice, ported in :func:`~linlayout.lower.triton_swizzling.triton_scratch`
+    choice, ported in :func:`~linlayout.convert.triton_scratch.triton_scratch`
     (its generic swizzling, which 3.6 and 3.9 share: the corpus' conversions
     are the same in both compilers' PTX); the wavefronts are counted through
     that layout.  This replaced an older model (stores ``st.shared``, loads
@@ -150,9 +150,9 @@ def shared_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int) -
 
 
 def _round_trip_cost(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,
-                     load: WavefrontReport) -> int:
-    """The counted round trip under the planner's cost model (barrier and packing of narrow elements included)."""
-    rt = counted_round_trip(src, dst, element_bits, store, load)
+                     load: WavefrontReport, reps: int = 1) -> int:
+    """The counted round trip under the planner's cost model (barriers of every rep and packing of narrow elements included)."""
+    rt = counted_round_trip(src, dst, element_bits, store, load, reps)
     return cost_of({opcode(k): v for k, v in rt.instructions.items()}, rt.wavefronts)
 
 
@@ -164,7 +164,7 @@ def suggest_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int,
     except InputError as e:
         return ConversionSuggestion(error=str(e))
     shared = p.path == "shared_memory"
-    counted = (_round_trip_cost(src, dst, element_bits, base.store, base.load)  # type: ignore[arg-type]
+    counted = (_round_trip_cost(src, dst, element_bits, base.store, base.load, base.reps or 1)  # type: ignore[arg-type]
                if base.uses_shared_memory else None)
     return ConversionSuggestion(
         path=p.path, instructions=tuple(p.instructions.items()), cost=p.cost,

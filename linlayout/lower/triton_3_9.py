@@ -9,7 +9,7 @@ the static count of every shared-memory PTX instruction), see
   :func:`planned_conversion`, the same functions as 3.6's: the versions
   emit the same round trips): the
   scratch layout, the reps and the instruction pair are Triton's own choice
-  (:func:`~linlayout.lower.triton_swizzling.triton_scratch`, its generic
+  (:func:`~linlayout.convert.triton_scratch.triton_scratch`, its generic
   swizzling): ``stmatrix``/``ldmatrix`` for 32-bit data too, transposed
   matrices for 16-bit data, vectors otherwise; a matmul epilogue that does
   not fit the scratch runs in reps.  The wavefronts are counted by
@@ -46,7 +46,7 @@ from .triton_3_6 import (
     reduce_crosses_warps,
     shared_round_trip,
 )
-from .triton_swizzling import count_matrix_or_vector
+from ..convert.triton_scratch import count_matrix_or_vector
 
 __all__ = ["TRITON_3_9", "conversion_scope", "count_local_access", "count_matrix_or_vector", "planned_conversion",
            "shared_round_trip"]

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from linlayout import InputError, LinearLayout
 from linlayout.catalog.constructors import blocked, mma
+from linlayout.catalog.triton_encodings import triton_blocked, triton_nvidia_mma
+from linlayout.convert.smem import triton_scratch_bytes
 from linlayout.convert.execute import ExecutionError, execute
 from linlayout.convert.plan import UnsupportedConversion, cost_of, plan_conversion
 from tests.convert.samples import catalog_pairs, random_pair
@@ -147,7 +149,7 @@ def test_broadcast_bases():
 def test_scratch_limit_gives_reps_and_barriers():
     src = mma("C", (64, 64), warps_per_cta=(2, 2))
     dst = blocked([64, 64], [1, 4], [4, 8], [4, 1], [1, 0])
-    full = plan_conversion(src, dst, 32)
+    full = plan_conversion(src, dst, 32, scratch_bytes=16384)
     assert full.path == "shared_memory" and full.reps == 1 and full.scratch_bytes == 16384
     p = plan_conversion(src, dst, 32, scratch_bytes=4096)
     assert p.path == "shared_memory"
@@ -156,6 +158,21 @@ def test_scratch_limit_gives_reps_and_barriers():
     _check(p, src, dst)
     with pytest.raises(InputError, match="too small"):
         plan_conversion(src, dst, 32, scratch_bytes=16)
+
+
+def test_default_scratch_is_tritons_and_large_tiles_plan():
+    """Without scratch_bytes the budget is Triton 3.9's allocation; a 256 KB tile is sliced, never refused."""
+    src = mma("C", (64, 64), warps_per_cta=(2, 2))
+    dst = blocked([64, 64], [1, 4], [4, 8], [4, 1], [1, 0])
+    p = plan_conversion(src, dst, 32)
+    assert triton_scratch_bytes(src, dst, 32) == 8192
+    assert p.path == "shared_memory" and p.scratch_bytes <= 8192 and p.reps == 2 and p.instructions["bar.sync"] == 3
+    _check(p, src, dst)
+    big_src = triton_nvidia_mma([256, 256], 2, [4, 2], [16, 8])
+    big_dst = triton_blocked([256, 256], [1, 4], [4, 8], [8, 1], [1, 0])
+    big = plan_conversion(big_src, big_dst, 32)
+    assert big.path == "shared_memory" and big.scratch_bytes <= triton_scratch_bytes(big_src, big_dst, 32) == 16384
+    assert big.instructions["bar.sync"] == 2 * big.reps - 1
 
 
 def test_crossing_blocks_is_refused():
@@ -285,6 +302,11 @@ def test_emitted_cuda_writes_the_plans_matrix_instructions():
     assert plan.instructions.get("ldmatrix") == 2
     code = to_cuda(plan, src, aligned(src, dst), "f")
     assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    sliced = plan_conversion(src, dst, 32, scratch_bytes=512)  # two reps: an ldmatrix in each, not vectors
+    assert sliced.reps == 2 and sliced.instructions.get("ldmatrix") == 2
+    code = to_cuda(sliced, src, aligned(src, dst), "f")
+    assert code.count('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16') == 2
+    _check(sliced, src, dst)
     assert code.count("ll_ldmatrix<4, false>") == 2
     assert "dst[2] = dst[0];" in code  # a broadcast register copies the loaded one
 

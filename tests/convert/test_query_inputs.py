@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from linlayout.convert.multistep import MULTISTEP_MIN_INTERMEDIATES, cheapest_path, intermediate_budget
+from linlayout.convert.multistep import MAX_STEP_PLANS, cheapest_path
 from linlayout.convert.plan import plan_conversion
 from linlayout.core.layout import LinearLayout
 from linlayout.count.by_simulation import lane_byte_offsets
@@ -36,16 +36,15 @@ def test_paths_names_are_stripped_like_other_keywords():
 def test_the_two_step_search_tries_at_most_its_budget():
     big = LinearLayout({"register": [[0, 1 << k] for k in range(6)] + [[1, 0]],
                         "lane": [[0, 1 << k] for k in range(6, 11)]}, {"dim0": 2, "dim1": 2048})
-    assert intermediate_budget(big) == 16 and intermediate_budget(SRC) == 1024 >= MULTISTEP_MIN_INTERMEDIATES
     calls = []
 
-    def plan(a, b):
-        calls.append((a, b))
+    def plan(a, b, warp_local):
+        calls.append((a, b, warp_local))
         raise InputError("no step")  # count the steps tried, plan none
 
     start = time.perf_counter()
     assert cheapest_path(big, big, 10, plan) is None
-    assert len(calls) == intermediate_budget(big) and time.perf_counter() - start < 1.0
+    assert len(calls) == MAX_STEP_PLANS and time.perf_counter() - start < 1.0
 
 
 def test_lane_byte_offsets_checks_its_limit():

@@ -41,7 +41,7 @@ from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..errors import InputError
 
-__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch"]
+__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch", "ldst_reps"]
 
 MATRIX_SIZES = ("x4", "x2", "x1")
 """The matrix counts Triton tries, largest first."""
@@ -286,6 +286,13 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     offsets = [v for part in parts for v in part]
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, [offsets])
     return TritonScratch(memory, 1 << len(parts[3]), write, read)
+
+
+def ldst_reps(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+    """The reps of Triton's plain ``ld/st.shared`` scratch layout (``optimalSwizzlingLdSt``) for the pair."""
+    dst = dst.transpose_outs(list(src.out_dims))
+    parts = _ldst_fallback(_Flat(src), _Flat(dst), element_bits, sum(bits for _, bits in src.out_dim_bits))
+    return 1 << len(parts[3])
 
 
 def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
