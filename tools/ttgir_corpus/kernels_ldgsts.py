@@ -5,7 +5,8 @@ plus ``offset`` elements) once per step of a ``K // BK``-step loop and multiplie
 the pipeliner turns the load into ``cp.async`` into one buffer, and ``wgmma`` reads it through the async proxy
 (not an LDGSTS).  Each probe fixes one of what could set the wavefronts of a quarter-warp that copies from
 several global rows: the row stride, the base alignment, the trip count (the pipeliner issues ``num_stages - 1``
-extra copies whose predicate is false), the element type and the tile.  One CTA per launch.
+extra copies whose predicate is false), the element type and the tile.  One CTA per launch (every CTA of
+a ``ctas`` probe copies the same tile).
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ def _args(dtype_name, bm, bk, trips, stride, offset):
     return make
 
 
-def probe(dtype, bm, bk, stride, trips, stages, offset=0):
+def probe(dtype, bm, bk, stride, trips, stages, offset=0, ctas=1):
     """A probe case: ``dtype`` "fp16" or "fp8", tile ``[bm, bk]``, row stride and offset in elements."""
     torch_name = {"fp16": "float16", "fp8": "float8_e4m3fn"}[dtype]
     sig = dict(SIG, a_ptr={"fp16": "*fp16", "fp8": "*fp8e4nv"}[dtype])
-    name = f"ldgsts_{dtype}_{bm}x{bk}_st{stride}_t{trips}_s{stages}_o{offset}"
-    return make_case(name, ldgsts_probe_kernel, sig, {"BM": bm, "BK": bk}, (1, 1, 1),
+    name = f"ldgsts_{dtype}_{bm}x{bk}_st{stride}_t{trips}_s{stages}_o{offset}" + (f"_c{ctas}" if ctas > 1 else "")
+    return make_case(name, ldgsts_probe_kernel, sig, {"BM": bm, "BK": bk}, (ctas, 1, 1),
                      _args(torch_name, bm, bk, trips, stride, offset), num_warps=4, num_stages=stages,
                      trips={"for k in range(0, K, BK):": trips})
 
@@ -63,4 +64,6 @@ PROBE_CASES = [
     # fp8 [128, 64] (64-byte rows), 3 stages, as matmul_fp8_s3's A
     *[probe("fp8", 128, 64, s, 8, 3) for s in (64, 128, 512)],
     probe("fp8", 128, 64, 512, 1, 3), probe("fp8", 128, 64, 512, 2, 3),
+    # several CTAs
+    probe("fp16", 64, 32, 512, 16, 4, ctas=16),
 ]
