@@ -41,11 +41,12 @@ puts the warps' partials on the lanes (or registers) that held the reduced axis,
 inside each warp and its result is in the reduction's own result layout.  The record carries the exchange's
 cost as lint counts it, the remedy's cost counted by the same lowering, the synthesizer's lower bound on each
 side (over every memory layout) and whether the memory is proven optimal, and, for a one-operand sum, max or
-min whose warps split contiguous bits of the axis, the Gluon code of the cheaper version
-(:func:`gluon_exchange`).  The Gluon code of all 20 such remedies of the Triton 3.6 corpus compiles with
-Triton 3.9.0 for sm_90 (CPU), and each PTX has exactly the ``st.shared``, ``ld.shared``/``ldmatrix``,
-``bar.sync`` and ``shfl.sync`` counts of :func:`exchange_cost` under the 3.9 lowering (the tests compile
-four of the kernels, opt-in).  Remedies count under the lowering the kernel was linted with; 3.6's counts
+min, or a two-operand argmax or argmin (values and indices with Triton's tie-break-left combine, each operand
+through its own scratch behind one barrier), whose warps split contiguous bits of the axis, the Gluon code of
+the cheaper version (:func:`gluon_exchange`).  The Gluon code of all 23 such remedies of the Triton 3.6
+corpus (3 of them argmax) compiles with Triton 3.9.0 for sm_90 (CPU), and each PTX has exactly the
+``st.shared``, ``ld.shared``/``ldmatrix``, ``bar.sync`` and ``shfl.sync`` counts of :func:`exchange_cost`
+under the 3.9 lowering, summed over the operands (the tests compile seven of the kernels, opt-in).  Remedies count under the lowering the kernel was linted with; 3.6's counts
 ``ld.shared`` where 3.9 reads a 1-D row with ``ldmatrix.x1``, at the same wavefronts.
 """
 
@@ -80,6 +81,11 @@ SWIZZLES = (32, 64, 128)
 COMBINES = {"arith.addf": "sum", "arith.addi": "sum", "arith.maxnumf": "max", "arith.maxsi": "max",
             "arith.minnumf": "min", "arith.minsi": "min"}
 """Combine ops of a one-operand ``tt.reduce`` that Gluon spells ``gl.sum``/``gl.max``/``gl.min``."""
+
+ARG_COMBINES = {"gt": "argmax", "lt": "argmin"}
+"""The value comparison of a two-operand (value, index) ``tt.reduce`` whose region is Triton's tie-break-left
+``argmax``/``argmin`` combine (``tl.max``/``tl.min(..., return_indices=True)``): ``eq`` on the values, ``slt``
+on the indices, ``and``, this comparison of the values, ``or``, two ``select``."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,9 @@ class ExchangeRemedy:
     ``instructions`` per thread (shuffles included), counted by the same lowering.  ``lower_bound`` is the
     synthesizer's per-side bound over every memory layout (``write``, ``read``, per warp, ``ld``/``st.shared``)
     and ``proven_optimal`` whether ``memory`` meets its relaxation.  ``gluon`` is the cheaper version's code,
-    or empty with ``gluon_note`` saying why not.
+    or empty with ``gluon_note`` saying why not.  A reduction of two operands (value and index) exchanges each
+    through its own memory: ``memory`` is the first's (and the record's wavefronts and bound are its), and
+    ``index_memory`` the second's (``None`` for one operand); ``wavefronts`` and ``instructions`` count both.
     """
 
     op: str
@@ -172,6 +180,7 @@ class ExchangeRemedy:
     proven_optimal: bool
     gluon: str = ""
     gluon_note: str = ""
+    index_memory: LinearLayout | None = None
 
     @property
     def saving_wavefronts(self) -> int:
@@ -513,16 +522,36 @@ def _current_exchange(rec: OpLint, num_warps: int) -> tuple[int, dict[str, int]]
     return wf, ins
 
 
+def _predicate(o: Op) -> str:
+    m = re.search(r"arith\.cmp[fi]\s+(\w+)", o.text)
+    return m.group(1) if m else ""
+
+
+def _arg_combine(body: Sequence[Op]) -> str:
+    """``argmax``/``argmin`` for Triton's tie-break-left combine region of a (value, index) reduction
+    (:data:`ARG_COMBINES`), else ``""``."""
+    shape = ["arith.cmp", "arith.cmpi", "arith.andi", "arith.cmp", "arith.ori", "arith.select", "arith.select"]
+    if len(body) != len(shape) or not all(o.name.startswith(n) for o, n in zip(body, shape)):
+        return ""
+    eq, tie, compare = _predicate(body[0]), _predicate(body[1]), _predicate(body[3])
+    if eq not in ("oeq", "eq") or tie != "slt" or body[0].name != body[3].name:
+        return ""
+    return ARG_COMBINES.get(compare[1:], "") if compare[:1] in ("o", "s", "u") else ""
+
+
 def _combine(module: Module, op: Op) -> str:
-    """``sum``/``max``/``min`` for a one-op combine region (:data:`COMBINES`), else ``""``."""
+    """``sum``/``max``/``min`` for a one-op combine region (:data:`COMBINES`), ``argmax``/``argmin`` for Triton's
+    two-operand one (:func:`_arg_combine`), else ``""``."""
     body = []
     for o in module.ops:
         if o.line <= op.line:
             continue
         if o.name == "tt.reduce.return":
             break
-        body.append(o.name)
-    return COMBINES.get(body[0], "") if len(body) == 1 else ""
+        body.append(o)
+    if len(body) == 1:
+        return COMBINES.get(body[0].name, "")
+    return _arg_combine(body)
 
 
 def exchange_remedy(lowering: Lowering, rec: OpLint, op: Op, module: Module, layout_of,
@@ -558,14 +587,17 @@ def exchange_remedy(lowering: Lowering, rec: OpLint, op: Op, module: Module, lay
     n = len(tens)
     combine = _combine(module, op)
     gluon, note = "", ""
-    if n > 1 or not combine:
-        note = "Gluon code is generated for a one-operand sum, max or min only"
+    if (n, combine in ARG_COMBINES.values()) not in ((1, False), (2, True)) or not combine:
+        note = ("Gluon code is generated for a one-operand sum, max or min and a two-operand (value, index) argmax "
+                "or argmin only")
     else:
-        gluon, note = gluon_exchange(L, axis, P, Q, res0.memory, combine)
+        gluon, note = gluon_exchange(L, axis, P, Q, res0.memory, combine,
+                                     index_memory=sides[1][1].memory if n == 2 else None)
     bound = res0.lower_bound
     return ExchangeRemedy(op.name, op.location, axis, t0.element_bits, n, current_wf, tuple(current_ins.items()),
                           res0.memory, P, Q, st0.wavefronts, ld0.wavefronts, wf, tuple(ins.items()),
-                          (("write", bound["write"]), ("read", bound["read"])), res0.optimal, gluon, note)
+                          (("write", bound["write"]), ("read", bound["read"])), res0.optimal, gluon, note,
+                          sides[1][1].memory if n == 2 else None)
 
 
 # ----------------------------------------------------------------------------- the Gluon code
@@ -589,14 +621,18 @@ def _bases_text(bases) -> str:
 
 
 def gluon_exchange(L: LinearLayout, axis: int, P: LinearLayout, Q: LinearLayout, memory: LinearLayout,
-                   combine: str) -> tuple[str, str]:
+                   combine: str, index_memory: LinearLayout | None = None) -> tuple[str, str]:
     """The Gluon code of a reduction of ``x`` (layout ``L``) along ``axis`` whose exchange stores the partials
     ``P`` into ``memory`` and reads them as ``Q``: ``(code, "")``, or ``("", why not)``.
 
     The axis is reshaped into (above the warps, the warps, below the warps), the warps' part moved first and
-    the other two merged and reduced inside each warp (registers first, then shuffles), the partials stored, read back as ``Q`` (Triton's membar pass puts the barrier between),
-    and reduced inside each warp again; the result is converted to ``x``'s own slice layout (the same linear
-    layout, so no instructions).
+    the other two merged and reduced inside each warp (registers first, then shuffles), the partials stored, read
+    back as ``Q`` (Triton's membar pass puts the barrier between), and reduced inside each warp again; the result
+    is converted to ``x``'s own slice layout (the same linear layout, so no instructions).
+
+    ``combine`` is ``sum``, ``max`` or ``min`` (one operand), or ``argmax``/``argmin``: a reduction of two operands,
+    the values ``x`` and their indices ``i`` (same layout), with Triton's tie-break-left combine (the smaller index
+    wins a tie); the indices' partials go through ``index_memory``, behind the same barrier.
     """
     bits = _warp_bits_along(L, axis)
     if not bits or bits != list(range(bits[0], bits[0] + len(bits))):
@@ -604,31 +640,75 @@ def gluon_exchange(L: LinearLayout, axis: int, P: LinearLayout, Q: LinearLayout,
     shape = [L.out_sizes[d] for d in L.out_dims]
     if list(L.out_dims) != [f"dim{i}" for i in range(len(shape))]:
         return "", "the layout's dims are not in order"
+    pair = combine in ARG_COMBINES.values()
+    if pair and index_memory is None:
+        return "", f"{combine} needs the indices' scratch layout"
     lo, w = 1 << bits[0], 1 << len(bits)
     hi = shape[axis] // (lo * w)
     split = shape[:axis] + [hi, w, lo] + shape[axis + 1:]
     part = shape[:axis] + [w] + shape[axis + 1:]
     merged = shape[:axis] + [w, hi * lo] + shape[axis + 1:]
     order = list(range(axis)) + [axis + 1, axis, axis + 2] + list(range(axis + 3, len(split)))
-    fn = {"sum": "gl.sum", "max": "gl.max", "min": "gl.min"}[combine]
     qb = {d: _bases_text(Q.bases.get(d, [])) for d in ("register", "lane", "warp")}
-    return "\n".join([
+    head = [
         "@gluon.jit",
-        f"def {combine}_across_warps(x):",
+        f"def {combine}_across_warps(x{', i' if pair else ''}):",
         f"    # {combine} of x ({list(shape)}) along axis {axis}: the partials of the {w} warps along it go through",
         "    # a shared layout chosen by linlayout's synthesizer instead of Triton's scratch heuristic.",
         f"    SCRATCH: gl.constexpr = gl.SharedLinearLayout(offset_bases={_bases_text(memory.bases['offset'])})",
+    ]
+    if pair:
+        head.append(f"    INDEX_SCRATCH: gl.constexpr = gl.SharedLinearLayout("
+                    f"offset_bases={_bases_text(index_memory.bases['offset'])})")
+    head += [
         f"    READ: gl.constexpr = gl.DistributedLinearLayout(reg_bases={qb['register']}, lane_bases={qb['lane']},",
         f"                                                    warp_bases={qb['warp']}, block_bases=[], shape={part})",
+    ]
+    steps = (_gluon_pair_steps if pair else _gluon_one_steps)(combine, axis, split, order, merged, part)
+    back = (f"gl.convert_layout({{}}, gl.SliceLayout({axis}, x.type.layout))" if len(shape) > 1 else "{}")
+    results = ["y", "j"] if pair else ["y"]
+    tail = ("    return " + ", ".join(back.format(r) for r in results)
+            + ("  # the same linear layout: free" if len(shape) > 1 else ""))
+    code = "\n".join(head + steps + [tail])
+    return (_gluon_arg_combine(combine) + "\n\n\n" + code if pair else code), ""
+
+
+def _gluon_one_steps(combine: str, axis: int, split, order, merged, part) -> list[str]:
+    fn = {"sum": "gl.sum", "max": "gl.max", "min": "gl.min"}[combine]
+    return [
         f"    y = gl.reshape(x, {split})  # axis {axis} split into (above the warps, the warps, below them)",
         f"    y = gl.reshape(gl.permute(y, {order}), {merged})  # (the warps, the rest)",
         f"    y = {fn}(y, axis={axis + 1})  # inside each warp: registers, then shuffles",
         f"    scratch = gl.allocate_shared_memory(y.dtype, {part}, SCRATCH)",
         "    scratch.store(y)",
         f"    y = {fn}(scratch.load(READ), axis={axis})  # after the barrier; inside each warp again",
-        (f"    return gl.convert_layout(y, gl.SliceLayout({axis}, x.type.layout))  # the same linear layout: free"
-         if len(shape) > 1 else "    return y"),
-    ]), ""
+    ]
+
+
+def _gluon_pair_steps(combine: str, axis: int, split, order, merged, part) -> list[str]:
+    fn = f"{combine}_combine"
+    return [
+        f"    # axis {axis} split into (above the warps, the warps, below them), then (the warps, the rest)",
+        f"    y = gl.reshape(gl.permute(gl.reshape(x, {split}), {order}), {merged})",
+        f"    j = gl.reshape(gl.permute(gl.reshape(i, {split}), {order}), {merged})",
+        f"    y, j = gl.reduce((y, j), {axis + 1}, {fn})  # inside each warp: registers, then shuffles",
+        f"    values = gl.allocate_shared_memory(y.dtype, {part}, SCRATCH)",
+        f"    indices = gl.allocate_shared_memory(j.dtype, {part}, INDEX_SCRATCH)",
+        "    values.store(y)",
+        "    indices.store(j)",
+        f"    y, j = gl.reduce((values.load(READ), indices.load(READ)), {axis}, {fn})  # after the barrier",
+    ]
+
+
+def _gluon_arg_combine(combine: str) -> str:
+    """Triton's tie-break-left combine of ``tl.max``/``tl.min(..., return_indices=True)``, in Gluon."""
+    compare = ">" if combine == "argmax" else "<"
+    return "\n".join([
+        "@gluon.jit",
+        f"def {combine}_combine(v1, i1, v2, i2):",
+        f"    first = (v1 {compare} v2) | ((v1 == v2) & (i1 < i2))  # a tie keeps the smaller index",
+        "    return gl.where(first, v1, v2), gl.where(first, i1, i2)",
+    ])
 
 
 # ----------------------------------------------------------------------------- the kernel

@@ -154,12 +154,27 @@ def test_reduction_across_warps_gets_a_cheaper_exchange(colsum_report):
     assert "gl.sum(y, axis=1)" in r.gluon and r.gluon.startswith("@gluon.jit")
 
 
-def test_argmax_has_no_gluon_code_but_a_remedy():
-    report = lint_text((DATA / "ttgir36" / "red_argmax_col_fp32_256x64_w8.ttgir").read_text(), triton="3.6",
-                       remedies=True)
-    (r,) = report.remedies
-    assert (r.operands, r.current_wavefronts, r.wavefronts, r.gluon) == (2, 2112, 320, "")
-    assert "one-operand" in r.gluon_note
+ARGMAX_COL = DATA / "ttgir36" / "red_argmax_col_fp32_256x64_w8.ttgir"
+
+
+def test_argmax_remedy_exchanges_values_and_indices_in_gluon():
+    """A (value, index) reduction with Triton's argmax combine gets Gluon code: both operands reduced together
+    inside the warps, each stored into its own scratch, one barrier, read back and reduced again."""
+    (r,) = lint_text(ARGMAX_COL.read_text(), triton="3.6", remedies=True).remedies
+    assert (r.operands, r.current_wavefronts, r.wavefronts, r.gluon_note) == (2, 2112, 320, "")
+    assert dict(r.instructions) == {"st.shared": 2, "ld.shared": 8, "bar.sync": 1, "shfl.sync": 16}
+    assert r.index_memory is not None and r.gluon.startswith("@gluon.jit\ndef argmax_combine(v1, i1, v2, i2):")
+    assert "first = (v1 > v2) | ((v1 == v2) & (i1 < i2))" in r.gluon
+    assert "def argmax_across_warps(x, i):" in r.gluon and r.gluon.count("gl.reduce((") == 2
+    assert "INDEX_SCRATCH: gl.constexpr = gl.SharedLinearLayout(offset_bases=" in r.gluon
+
+
+def test_argmin_is_recognised_and_other_pair_combines_are_not():
+    text = ARGMAX_COL.read_text()
+    (r,) = lint_text(text.replace("arith.cmpf ogt", "arith.cmpf olt"), triton="3.6", remedies=True).remedies
+    assert "def argmin_across_warps(x, i):" in r.gluon and "(v1 < v2)" in r.gluon
+    (r,) = lint_text(text.replace("arith.cmpf ogt", "arith.cmpf oge"), triton="3.6", remedies=True).remedies
+    assert r.gluon == "" and "argmax or argmin only" in r.gluon_note and r.wavefronts == 320
 
 
 def test_no_remedy_prints_nothing():
@@ -195,20 +210,28 @@ def _bases(bs) -> str:
 
 
 def _harness(r: ExchangeRemedy, L) -> str:
-    """A Gluon kernel that loads x in the reduction's layout, calls the remedy's code and stores the result."""
+    """A Gluon kernel that loads x in the reduction's layout, calls the remedy's code and stores the result (an
+    argmax or argmin also gets the indices along the axis, in x's layout, and stores the index it returns)."""
     shape = [L.out_sizes[d] for d in L.out_dims]
-    name = r.gluon.split("def ")[1].split("(")[0]
+    name = r.gluon.split("def ")[-1].split("(")[0]
     layout = (f"gl.DistributedLinearLayout(reg_bases={_bases(L.bases['register'])}, lane_bases="
               f"{_bases(L.bases['lane'])}, warp_bases={_bases(L.bases['warp'])}, block_bases=[], shape={shape})")
+    pair = r.operands == 2
     if len(shape) == 2:
+        index = "i0[:, None] + i1[None, :] * 0" if r.axis == 0 else "i0[:, None] * 0 + i1[None, :]"
+        out = f"gl.arange(0, {shape[1 - r.axis]}, layout=gl.SliceLayout({r.axis}, L))"
         body = (f"    i0 = gl.arange(0, {shape[0]}, layout=gl.SliceLayout(1, L))\n"
                 f"    i1 = gl.arange(0, {shape[1]}, layout=gl.SliceLayout(0, L))\n"
-                f"    y = {name}(gl.load(x_ptr + i0[:, None] * {shape[1]} + i1[None, :]))\n"
-                f"    gl.store(out_ptr + gl.arange(0, {shape[1 - r.axis]}, layout=gl.SliceLayout({r.axis}, L)), y)\n")
+                f"    x = gl.load(x_ptr + i0[:, None] * {shape[1]} + i1[None, :])\n")
+        if pair:
+            body += (f"    y, j = {name}(x, {index})\n"
+                     f"    gl.store(out_ptr + {out}, y)\n    gl.store(idx_ptr + {out}, j)\n")
+        else:
+            body += f"    gl.store(out_ptr + {out}, {name}(x))\n"
     else:
         body = f"    gl.store(out_ptr, {name}(gl.load(x_ptr + gl.arange(0, {shape[0]}, layout=L))))\n"
     return ("import triton.experimental.gluon.language as gl\nfrom triton.experimental import gluon\n\n"
-            f"{r.gluon}\n\n\n@gluon.jit\ndef kernel(x_ptr, out_ptr):\n    L: gl.constexpr = {layout}\n{body}")
+            f"{r.gluon}\n\n\n@gluon.jit\ndef kernel(x_ptr, out_ptr, idx_ptr):\n    L: gl.constexpr = {layout}\n{body}")
 
 
 def _ptx_counts(ptx: str) -> dict[str, int]:
@@ -222,11 +245,13 @@ def _ptx_counts(ptx: str) -> dict[str, int]:
 
 @COMPILE
 @pytest.mark.parametrize("kernel", ["red_sum_col_fp32_256x32_w4", "red_max_col_fp16_128x64_w2",
-                                    "red_sum_row_fp32_16x512_w2", "softmax"])
+                                    "red_sum_row_fp32_16x512_w2", "softmax", "red_argmax_col_fp32_256x64_w8",
+                                    "red_argmax_row_fp16_4x2048_w8", "red_argmax_row_fp32_8x1024_w4"])
 def test_gluon_exchange_compiles_to_what_it_claims(kernel, tmp_path):
     """The remedy's Gluon code compiles with Triton 3.9 for sm_90, and its PTX has exactly the shared-memory
     instructions, barrier and shuffles the exchange has under lint's 3.9 lowering (the 3.6 lowering claims
-    ld.shared where 3.9 picks ldmatrix.x1 for a 1-D read: same wavefronts)."""
+    ld.shared where 3.9 picks ldmatrix.x1 for a 1-D read: same wavefronts).  An argmax exchanges both operands
+    (values and indices, each through its own scratch) behind one barrier."""
     pytest.importorskip("triton")
     import importlib.util
 
@@ -237,7 +262,9 @@ def test_gluon_exchange_compiles_to_what_it_claims(kernel, tmp_path):
     text = (DATA / "ttgir36" / f"{kernel}.ttgir").read_text()
     module = parse_module(text)
     low39 = get_lowering("3.9")
-    for r in lint_text(text, triton="3.6", remedies=True).remedies:
+    remedies = lint_text(text, triton="3.6", remedies=True).remedies
+    assert remedies and all(r.gluon for r in remedies)
+    for r in remedies:
         op = next(o for o in module.ops if o.name == "tt.reduce" and o.location == r.location)
         t = op.operand_types[0]
         L = tensor_layout(t)
@@ -247,11 +274,17 @@ def test_gluon_exchange_compiles_to_what_it_claims(kernel, tmp_path):
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         ptr = f"*fp{t.element_bits}"
-        compiled = triton.compile(gluon._runtime.GluonASTSource(mod.kernel, {"x_ptr": ptr, "out_ptr": ptr}, {}),
+        compiled = triton.compile(gluon._runtime.GluonASTSource(mod.kernel, {"x_ptr": ptr, "out_ptr": ptr,
+                                                                             "idx_ptr": "*i32"}, {}),
                                   target=GPUTarget("cuda", 90, 32), options={"num_warps": module.num_warps})
-        st, ld, ins = exchange_cost(low39, L, r.axis, r.write_layout, r.read_layout, r.memory, t.element_bits)
+        memories = [r.memory, r.index_memory][:r.operands]
+        costs = [exchange_cost(low39, L, r.axis, r.write_layout, r.read_layout, m, u.element_bits)
+                 for m, u in zip(memories, op.operand_types, strict=True)]
+        ins = dict(sum((collections.Counter(i) for *_, i in costs), collections.Counter()), **{"bar.sync": 1})
         assert _ptx_counts(compiled.asm["ptx"]) == ins
-        assert (st.wavefronts, ld.wavefronts) == (r.write_wavefronts, r.read_wavefronts)
+        assert (costs[0][0].wavefronts, costs[0][1].wavefronts) == (r.write_wavefronts, r.read_wavefronts)
+        assert sum(st.wavefronts + ld.wavefronts for st, ld, _ in costs) * module.num_warps == r.wavefronts
+
 
 
 _WGMMA_PROBE = r'''

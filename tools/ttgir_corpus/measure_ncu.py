@@ -87,7 +87,7 @@ def compile_worker(out: Path, index: int, count: int, only: set[str]) -> None:
     import torch
 
     ttgir_dir, compiled = out / version_dir(), out / "compiled"
-    for case in [c for c in corpus.CASES if not only or c["name"] in only][index::count]:
+    for case in [c for c in corpus.all_cases() if not only or c["name"] in only][index::count]:
         row = {"name": case["name"]}
         try:
             kernel, _ = launch(case, torch)
@@ -272,11 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown case names: {sorted(unknown)}")
     started = time.time()
     compiled = compile_all(args.out, args.workers, only)
-    names = [c["name"] for c in corpus.CASES if compiled.get(c["name"], {}).get("ok")]
+    names = [c["name"] for c in corpus.all_cases() if compiled.get(c["name"], {}).get("ok")]
     measured = {} if args.no_ncu else profile(args.out, names)
     rows = {c["name"]: dict(case_record(c), compiled=compiled.get(c["name"], {"ok": False, "error": "not run"}),
                             ncu=measured.get(c["name"]))
-            for c in corpus.CASES if not only or c["name"] in only}
+            for c in corpus.all_cases() if not only or c["name"] in only}
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     result = {"triton": triton.__version__, "torch": torch.__version__, "device": device,
               "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "seconds": round(time.time() - started),
