@@ -3,8 +3,9 @@
 Two corpora: the realistic pairs of ``benchmarks/convert_plan_speed.py`` and
 the generated Triton-style pairs of ``tools/convert_triton39_check.py``
 (random linear layouts included).  For every pair it records the chosen
-path, per-thread instructions, wavefronts, cost, reps and scratch bytes, and
-every alternative's path and cost, as one JSON line.  ``--root`` imports the
+path, per-thread instructions, wavefronts, cost, reps, scratch bytes, the
+shuffle lower bound and program, every alternative's path and cost (and
+with ``--multistep`` the multi-step plan's steps), as one JSON line.  ``--root`` imports the
 package from another checkout (e.g. an exported base revision), so
 
     git archive BASE | tar -x -C /tmp/base
@@ -32,7 +33,9 @@ def plan_record(plan_conversion, error_type, src, dst, bits: int, multistep: boo
     except error_type as e:
         return {"error": f"{type(e).__name__}: {e}"}
     return {"path": p.path, "instructions": dict(sorted(p.instructions.items())), "wavefronts": p.wavefronts,
-            "cost": p.cost, "reps": p.reps, "scratch_bytes": p.scratch_bytes,
+            "cost": p.cost, "reps": p.reps, "scratch_bytes": p.scratch_bytes, "shuffle_lower_bound": p.shuffle_lower_bound,
+            "shuffles": None if p.shuffles is None else [p.shuffles.strategy, dict(p.shuffles.counts)],
+            "steps": [[q.path, q.cost] for _, q in p.steps] if p.steps else None,
             "alternatives": [[a.path, a.cost, a.reps, a.scratch_bytes] for a in p.alternatives]}
 
 
