@@ -38,7 +38,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
-from .triton_scratch import count_matrix_or_vector, ldst_reps, triton_scratch
+from .triton_scratch import TritonScratch, count_matrix_or_vector, ldst_reps, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "MAX_REP_CHOICES"]
@@ -305,6 +305,13 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
                    w.vector_bits >= 32, r.vector_bits >= 32)
 
 
+@lru_cache(maxsize=64)
+def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
+    """:func:`~linlayout.convert.triton_scratch.triton_scratch`, remembered: :func:`round_trip` needs it twice per
+    pair (the default budget and Triton's own staging); the result is immutable (errors are not remembered)."""
+    return triton_scratch(src, dst, element_bits)
+
+
 def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """The scratch Triton 3.9 allocates to convert ``src`` into ``dst`` through shared memory, in bytes.
 
@@ -329,7 +336,7 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     """
     total = (1 << src.out_bits) * element_bits // 8
     dst = aligned(src, dst)
-    return total // min(triton_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
+    return total // min(_tritons_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
 
 
 def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:
@@ -441,7 +448,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if hw.name != "sm90":  # Triton's tiles and counts are sm90's
         return None
     try:
-        ts = triton_scratch(src, aligned(src, dst), element_bits)
+        ts = _tritons_scratch(src, aligned(src, dst), element_bits)
     except InputError:
         return None
     cols = list(ts.memory.flat_columns())
