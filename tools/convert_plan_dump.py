@@ -4,7 +4,7 @@ Two corpora: the realistic pairs of ``benchmarks/convert_plan_speed.py`` and
 the generated Triton-style pairs of ``tools/convert_triton39_check.py``
 (random linear layouts included).  For every pair it records the chosen
 path, per-thread instructions, wavefronts, cost, reps, scratch bytes, the
-shuffle lower bound and program, every alternative's path and cost (and
+shuffle lower bound and program, the conversion map's columns, every alternative's path and cost (and
 with ``--multistep`` the multi-step plan's steps), as one JSON line.  ``--root`` imports the
 package from another checkout (e.g. an exported base revision), so
 
@@ -36,6 +36,7 @@ def plan_record(plan_conversion, error_type, src, dst, bits: int, multistep: boo
             "cost": p.cost, "reps": p.reps, "scratch_bytes": p.scratch_bytes, "shuffle_lower_bound": p.shuffle_lower_bound,
             "shuffles": None if p.shuffles is None else [p.shuffles.strategy, dict(p.shuffles.counts)],
             "steps": [[q.path, q.cost] for _, q in p.steps] if p.steps else None,
+            "conversion_map": [list(p.conversion.columns), list(p.conversion.levels)],
             "alternatives": [[a.path, a.cost, a.reps, a.scratch_bytes] for a in p.alternatives]}
 
 
