@@ -245,22 +245,27 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
 
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
-    """The layout on one slice: drop the register bases of ``bits`` and those tensor bits."""
-    hw, cols = index_bits(layout, "layout")
-    keep_regs = [c for c in cols[:hw.reg] if not any(c == 1 << b for b in bits)]
+    """The layout on one slice: drop the register bases of ``bits`` and those tensor bits.
+
+    Built for every candidate slicing, so it works on the flat columns directly (the layout was checked
+    by :func:`round_trip`'s callers) and builds the result unchecked: dropping whole tensor bits and the
+    register bases that held them keeps a valid layout valid.
+    """
+    sizes = layout.in_sizes
+    rep_columns = {1 << b for b in bits}
+    keep_regs = [c for c in (layout.flat_bases("register") if "register" in sizes else ()) if c not in rep_columns]
     outs = []
     pos = 0
     for name, nb in layout.out_dim_bits:
-        drop = sum(1 for b in bits if pos <= b < pos + nb)
-        outs.append((name, nb - drop))
+        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
         pos += nb
     ins = [("register", len(keep_regs))]
     new_cols = [tuple(_drop_bits(c, bits) for c in keep_regs)]
     for d in ("lane", "warp", "block"):
-        if d in layout.in_sizes:
-            ins.append((d, hw.count(d)))
-            new_cols.append(tuple(_drop_bits(c, bits) for c in layout.flat_bases(d)))
-    # Unchecked: dropping whole tensor bits and the register bases that held them keeps a valid layout valid.
+        if d in sizes:
+            cols = layout.flat_bases(d)
+            ins.append((d, len(cols)))
+            new_cols.append(tuple(_drop_bits(c, bits) for c in cols))
     return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
 
 
