@@ -18,6 +18,8 @@ from linlayout.convert.cost import cost_of
 from linlayout.convert.smem import rep_cost_floor, round_trip, warp_private
 from linlayout.convert.solve import aligned, index_bits
 from linlayout.core import f2
+from linlayout.convert.plan import plan_conversion
+from linlayout.core.layout import LinearLayout
 from linlayout.errors import InputError
 
 from .samples import catalog_pairs, random_pair
@@ -66,3 +68,46 @@ def test_pruning_by_the_floor_picks_the_same_round_trip(name, src, dst, monkeypa
     pruned = _plans(src, dst, 16)
     monkeypatch.setattr(smem, "rep_cost_floor", lambda *args: 0)  # no slicing pruned
     assert pruned == _plans(src, dst, 16)
+
+
+def _reference_shuffle_bound(src, dst, eb: int) -> int:
+    """The shuffle lower bound (:func:`~linlayout.convert.plan.plan_conversion`'s ``shuffle_lower_bound``), thread by thread."""
+    sh, scols = index_bits(src, "src")
+    dh, dcols = index_bits(dst, "dst")
+    per_word = max(1, 32 // eb)
+    worst = 0
+    for w in range(1 << sh.warp):
+        holders: dict[int, set[int]] = {}
+        for lane in range(1 << sh.lane):
+            for r in range(1 << sh.reg):
+                holders.setdefault(f2.apply(scols, r | lane << sh.reg | w << (sh.reg + sh.lane)), set()).add(lane)
+        for lane in range(1 << dh.lane):
+            needed = {f2.apply(dcols, r | lane << dh.reg | w << (dh.reg + dh.lane)) for r in range(1 << dh.reg)}
+            remote = [e for e in needed if lane not in holders[e]]
+            bound = -(-len(remote) // per_word)
+            if all(len(holders[e]) == 1 for e in remote):
+                by_lane: dict[int, int] = {}
+                for e in remote:
+                    (source,) = holders[e]
+                    by_lane[source] = by_lane.get(source, 0) + 1
+                bound = max(bound, sum(-(-n // per_word) for n in by_lane.values()))
+            worst = max(worst, bound)
+    return worst * max(1, eb // 32)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_shuffle_lower_bound_scores_every_warp(seed):
+    """Warp-local pairs whose warps sit at different elements on the two sides (dst's warp bases moved by a
+    register or lane basis): the bound, computed once per distinct warp shift, equals the thread-by-thread one."""
+    rng = random.Random(seed)
+    src, dst = random_pair(rng, 4, "warp", max_regs_bits=2)
+    dst = aligned(src, dst)
+    dh, dcols = index_bits(dst, "dst")
+    low = [c for c in dcols[:dh.reg + dh.lane] if c]
+    warp = tuple(c ^ rng.choice(low) for c in dst.flat_bases("warp"))
+    dst = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits,
+                                 tuple(warp if name == "warp" else dst.flat_bases(name) for name, _ in dst.in_dim_bits))
+    for eb in (16, 32, 64):
+        plan = plan_conversion(src, dst, eb)
+        if plan.conversion.level <= 1:
+            assert plan.shuffle_lower_bound == _reference_shuffle_bound(src, dst, eb)
