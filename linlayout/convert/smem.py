@@ -226,7 +226,8 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     """
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
-    one_pass = hw.banks * hw.bank_bytes
+    # one pass of the banks (a matrix instruction's pass is one matrix: lanes x register_bytes, the same on sm90)
+    one_pass = max(hw.row_bytes, hw.lanes * hw.register_bytes if hw.matrix_rows else 0)
     reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
     floor = reps * 2 * COST_WEIGHTS[barrier]
