@@ -5,36 +5,38 @@ restricted to compiler layouts (blocked, mma, dot operand, sliced; no random
 linear layouts), 1-8 warps, 8-64-bit, tiles up to 128x128 (and a few
 256x256 on 8 warps).  Each pair is planned once, in one process (the
 package's memos stay warm across pairs, as in a compiler, but no pair is
-timed twice), with ``time.perf_counter``; then the same pair with
-``multistep=True`` (its one-step part then hits the memos the first plan
-filled, as it would in the planner).  Prints the medians, the 90th percentiles and the
-slowest pairs; ``--out`` also writes them.
+timed twice), in CPU time (``time.process_time``: other processes on the
+machine do not count); then the same pair with ``multistep=True`` (its
+one-step part then hits the memos the first plan filled, as it would in the
+planner).  Prints the medians, the 90th percentiles and the slowest pairs.
 
-    python benchmarks/convert_plan_speed.py --pairs 200 --seed 5 --out benchmarks/results/convert_plan_speed.txt
+``--base DIR`` compares against another checkout (an exported base
+revision): ``--rounds`` fresh processes of each, alternating base and this
+tree, and every pair's time is its median over the rounds; ``--out`` writes
+the report.
+
+    git archive BASE | tar -x -C /tmp/base
+    python benchmarks/convert_plan_speed.py --pairs 120 --base /tmp/base --rounds 3 --out benchmarks/results/convert_plan_speed.txt
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
-
-from convert_triton39_check import pairs  # noqa: E402
-
-from linlayout.convert.plan import plan_conversion  # noqa: E402
-from linlayout.errors import InputError  # noqa: E402
-
 REALISTIC = {"blocked", "mma", "dot", "sliced"}
 
 
 def corpus(n: int, seed: int):
     """``n`` pairs of compiler layouts (no random linear layouts)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from convert_triton39_check import pairs
     out = []
     k = 0
     while len(out) < n:
@@ -47,43 +49,86 @@ def corpus(n: int, seed: int):
     return out
 
 
-def timed(fn) -> tuple[float, object]:
-    t0 = time.perf_counter()
-    try:
-        result = fn()
-    except InputError as e:
-        result = e
-    return 1000 * (time.perf_counter() - t0), result
-
-
 def quantile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
+def measure(root: Path, n: int, seed: int) -> list[dict]:
+    """Every pair's CPU milliseconds and paths, with ``linlayout`` imported from ``root``."""
+    sys.path.insert(0, str(root))
+    from linlayout.convert.plan import plan_conversion  # from ``root``: before the tools put this tree on the path
+    from linlayout.errors import InputError
+
+    def timed(fn) -> tuple[float, str]:
+        t0 = time.process_time()
+        try:
+            path = fn().path
+        except InputError:
+            path = "error"
+        return 1000 * (time.process_time() - t0), path
+
+    for warm in corpus(4, seed + 1000):  # imports and module-level tables (numpy, the synthesizer's policies)
+        plan_conversion(*warm[2:5])
+    rows = []
+    for name, kinds, src, dst, bits, warps in corpus(n, seed):
+        one, path = timed(lambda: plan_conversion(src, dst, bits))
+        two, mpath = timed(lambda: plan_conversion(src, dst, bits, multistep=True))
+        rows.append({"name": name, "one": one, "two": two, "path": path, "mpath": mpath})
+    return rows
+
+
+def summary(rows: list[dict]) -> list[str]:
+    ones, twos = [r["one"] for r in rows], [r["two"] for r in rows]
+    return [f"plan_conversion: median {statistics.median(ones):.2f} ms, p90 {quantile(ones, 0.9):.2f} ms, "
+            f"max {max(ones):.1f} ms",
+            f"plan_conversion(multistep=True): median {statistics.median(twos):.2f} ms, p90 {quantile(twos, 0.9):.2f} ms, "
+            f"max {max(twos):.1f} ms; multi-step plans chosen: {sum(r['mpath'] == 'multistep' for r in rows)}",
+            "slowest: " + ", ".join(f"{r['name']} {r['one']:.0f} ms" for r in sorted(rows, key=lambda r: -r["one"])[:5])]
+
+
+def run_rounds(roots: dict[str, Path], n: int, seed: int, rounds: int) -> dict[str, list[dict]]:
+    """Fresh processes, alternating the checkouts; every pair's times are its medians over the rounds."""
+    runs: dict[str, list[list[dict]]] = {k: [] for k in roots}
+    for _ in range(rounds):
+        for label, root in roots.items():
+            out = subprocess.run([sys.executable, __file__, "--pairs", str(n), "--seed", str(seed), "--root", str(root),
+                                  "--json"], check=True, capture_output=True, text=True).stdout
+            runs[label].append(json.loads(out))
+    merged = {}
+    for label, rr in runs.items():
+        merged[label] = [dict(r, one=statistics.median(x[i]["one"] for x in rr),
+                              two=statistics.median(x[i]["two"] for x in rr)) for i, r in enumerate(rr[0])]
+    return merged
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--pairs", type=int, default=120)
     ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--root", default=str(ROOT), help="checkout whose linlayout is timed")
+    ap.add_argument("--base", help="another checkout to time against, alternating rounds")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help="print the per-pair rows as JSON (one process, one round)")
     ap.add_argument("--out")
     args = ap.parse_args()
-    plan_conversion(*corpus(1, args.seed + 1000)[0][2:5])  # imports and module-level tables
-    rows = []
-    for name, kinds, src, dst, bits, warps in corpus(args.pairs, args.seed):
-        one, plan = timed(lambda: plan_conversion(src, dst, bits))
-        two, mplan = timed(lambda: plan_conversion(src, dst, bits, multistep=True))
-        rows.append((name, one, two, getattr(plan, "path", "error"), getattr(mplan, "path", "error")))
-    ones, twos = [r[1] for r in rows], [r[2] for r in rows]
+    if args.json:
+        print(json.dumps(measure(Path(args.root), args.pairs, args.seed)))
+        return 0
+    roots = {"base": Path(args.base), "this tree": Path(args.root)} if args.base else {"this tree": Path(args.root)}
+    results = run_rounds(roots, args.pairs, args.seed, args.rounds)
+    rows = results["this tree"]
     paths: dict[str, int] = {}
     for r in rows:
-        paths[r[3]] = paths.get(r[3], 0) + 1
-    lines = [f"{len(rows)} conversions (blocked, mma, dot operand, sliced; 1-8 warps; 8-64-bit), one plan each",
-             "paths: " + ", ".join(f"{k} {v}" for k, v in sorted(paths.items())),
-             f"plan_conversion: median {statistics.median(ones):.2f} ms, p90 {quantile(ones, 0.9):.2f} ms, "
-             f"max {max(ones):.1f} ms",
-             f"plan_conversion(multistep=True): median {statistics.median(twos):.2f} ms, p90 {quantile(twos, 0.9):.2f} ms, "
-             f"max {max(twos):.1f} ms; multi-step plans chosen: {sum(r[4] == 'multistep' for r in rows)}",
-             "slowest: " + ", ".join(f"{r[0]} {r[1]:.0f} ms" for r in sorted(rows, key=lambda r: -r[1])[:5])]
+        paths[r["path"]] = paths.get(r["path"], 0) + 1
+    lines = [f"{len(rows)} conversions (blocked, mma, dot operand, sliced; 1-8 warps; 8-64-bit), one plan each per "
+             f"process, CPU time, median of {args.rounds} rounds" + (" alternating with the base" if args.base else ""),
+             "paths: " + ", ".join(f"{k} {v}" for k, v in sorted(paths.items()))]
+    for label, rr in results.items():
+        lines += [f"[{label}]"] + summary(rr)
+    if args.base:
+        same = all(a["path"] == b["path"] and a["mpath"] == b["mpath"] for a, b in zip(results["base"], rows))
+        lines.append(f"same paths as the base on every pair: {same}")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -38,10 +38,10 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
-from .triton_scratch import count_matrix_or_vector, ldst_reps, triton_scratch
+from .triton_scratch import TritonScratch, count_matrix_or_vector, ldst_reps, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
-           "MAX_REP_CHOICES"]
+           "rep_cost_floor", "MAX_REP_CHOICES"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -197,23 +197,77 @@ def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     return out
 
 
+def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware, barrier: str,
+                   rep_bits: int) -> int:
+    """A lower bound on the cost of any round trip of ``src`` to ``dst`` in ``2^rep_bits`` reps.
+
+    The planner's pruning device (:func:`round_trip` skips the slicings whose
+    floor cannot beat the best plan found, before synthesizing their swizzle).
+    It depends only on the number of rep bits: every candidate rep bit is one
+    register basis of each side that no other basis touches, so a slice of
+    ``j`` rep bits holds ``2^-j`` of each thread's distinct elements (``T``
+    bytes) whichever bits they are.  Per slice and side, a thread issues at
+    least ``T`` over the widest access (a vector, or a matrix instruction's
+    four registers); every instruction takes at least one pass of the banks
+    and the lanes' accesses at least ``lanes * T`` over a pass's bytes (two
+    passes' for loads, where broadcast loads merge).  Narrow elements either
+    move in accesses under 32 bits (at most 2 bytes each) or are packed
+    into words (:func:`~linlayout.convert.cost.packing`, once per register,
+    whatever the reps); the cheaper of the two is taken.  The round trip
+    executes ``2 reps`` barriers (the caller's included,
+    :func:`~linlayout.convert.cost.executed_barriers`).  The floor never
+    decreases with ``rep_bits`` up to the rank of either side's registers
+    (:func:`round_trip` never slices more bits).
+
+    >>> from linlayout.core.layout import LinearLayout
+    >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
+    (16, 20)
+    """
+    hw = get_hardware(hardware)
+    widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
+    # one pass of the banks (a matrix instruction's pass is one matrix: lanes x register_bytes, the same on sm90)
+    one_pass = max(hw.row_bytes, hw.lanes * hw.register_bytes if hw.matrix_rows else 0)
+    reps = 1 << rep_bits
+    w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
+    floor = reps * 2 * COST_WEIGHTS[barrier]
+    for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << hw.merge_broadcast_loads)):
+        ib, cols = index_bits(layout, side)
+        registers = 1 << f2.rank(cols[:ib.reg])
+        thread_bytes = (registers >> rep_bits) * element_bits // 8
+        accesses = -(-thread_bytes // widest)
+        side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
+        if element_bits < 32:
+            words = registers * element_bits // 32
+            packed = side_floor + cost_of(packing(words, element_bits, side))
+            side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
+        floor += side_floor
+    return floor
+
+
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
-    """The layout on one slice: drop the register bases of ``bits`` and those tensor bits."""
-    hw, cols = index_bits(layout, "layout")
-    keep_regs = [c for c in cols[:hw.reg] if not any(c == 1 << b for b in bits)]
+    """The layout on one slice: drop the register bases of ``bits`` and those tensor bits.
+
+    Built for every candidate slicing, so it works on the flat columns directly (the layout was checked
+    by :func:`round_trip`'s callers) and builds the result unchecked: dropping whole tensor bits and the
+    register bases that held them keeps a valid layout valid.
+    """
+    sizes = layout.in_sizes
+    rep_columns = {1 << b for b in bits}
+    keep_regs = [c for c in (layout.flat_bases("register") if "register" in sizes else ()) if c not in rep_columns]
     outs = []
     pos = 0
     for name, nb in layout.out_dim_bits:
-        drop = sum(1 for b in bits if pos <= b < pos + nb)
-        outs.append((name, nb - drop))
+        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
         pos += nb
     ins = [("register", len(keep_regs))]
     new_cols = [tuple(_drop_bits(c, bits) for c in keep_regs)]
     for d in ("lane", "warp", "block"):
-        if d in layout.in_sizes:
-            ins.append((d, hw.count(d)))
-            new_cols.append(tuple(_drop_bits(c, bits) for c in layout.flat_bases(d)))
-    return LinearLayout.from_flat(tuple(ins), tuple(outs), new_cols)
+        if d in sizes:
+            cols = layout.flat_bases(d)
+            ins.append((d, len(cols)))
+            new_cols.append(tuple(_drop_bits(c, bits) for c in cols))
+    return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
 
 
 @dataclass(frozen=True)
@@ -257,6 +311,13 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
                    w.vector_bits >= 32, r.vector_bits >= 32)
 
 
+@lru_cache(maxsize=64)
+def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
+    """:func:`~linlayout.convert.triton_scratch.triton_scratch`, remembered: :func:`round_trip` needs it twice per
+    pair (the default budget and Triton's own staging); the result is immutable (errors are not remembered)."""
+    return triton_scratch(src, dst, element_bits)
+
+
 def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """The scratch Triton 3.9 allocates to convert ``src`` into ``dst`` through shared memory, in bytes.
 
@@ -281,7 +342,7 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     """
     total = (1 << src.out_bits) * element_bits // 8
     dst = aligned(src, dst)
-    return total // min(triton_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
+    return total // min(_tritons_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
 
 
 def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:
@@ -336,13 +397,24 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     if triton is not None:
         best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
     barrier = "bar.warp.sync" if warp_private(src, dst) else "bar.sync"
+    seen: set[tuple[LinearLayout, LinearLayout]] = set()
     for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
-        barrier_floor = COST_WEIGHTS[barrier] * (2 * (1 << j) - 1)
-        if best is not None and barrier_floor >= best[0][0]:
-            break
+        # Pruning: no slicing into 2^j reps costs less than its floor, so once the floor reaches the best
+        # plan's key (cost, then scratch) none of them can win, and synthesizing their swizzles is skipped.
+        floor = rep_cost_floor(src, dst, element_bits, hw, barrier, j)
+        if best is not None and floor > best[0][0]:
+            break  # the floor never decreases with j: no later slicing wins either
         for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
+            if best is not None and (floor, total >> j) >= best[0]:
+                break
             bits = tuple(sorted(bits))
             s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
+            # Slicings along interchangeable bits (say two adjacent register-only tensor bits) leave the same
+            # slice: same swizzle, cost and scratch, so a repeat cannot beat the first (ties keep the first) and
+            # is not synthesized again (about a third of the syntheses on the corpus).
+            if (s, d) in seen:
+                continue
+            seen.add((s, d))
             try:
                 sw = _synth(s, d, element_bits, hw)
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
@@ -382,7 +454,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if hw.name != "sm90":  # Triton's tiles and counts are sm90's
         return None
     try:
-        ts = triton_scratch(src, aligned(src, dst), element_bits)
+        ts = _tritons_scratch(src, aligned(src, dst), element_bits)
     except InputError:
         return None
     cols = list(ts.memory.flat_columns())

@@ -46,6 +46,7 @@ the dimensions it does not move.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,19 +121,27 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _solve_in(cols: list[int], allowed: int, target: int) -> tuple[int, list[int]] | None:
-    """A solution ``z`` (supported on ``allowed``) of ``S z = target`` and the kernel basis there, or None."""
+def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, list[int]] | None]:
+    """``target ->`` a solution ``z`` (supported on ``allowed``) of ``S z = target`` and the kernel basis there, or None.
+
+    The echelon form is built once per ``allowed``: :func:`conversion_map`
+    solves every destination basis against the same four sets of source
+    bits, so it builds four solvers instead of one echelon form per basis
+    and level.
+    """
     pos = [i for i in range(len(cols)) if allowed >> i & 1]
-    sub = [cols[i] for i in pos]
-    ech, _, nulls = f2.echelon(sub)
-    r, m = ech.reduce(target)
-    if r:
-        return None
+    ech, _, nulls = f2.echelon([cols[i] for i in pos])
 
     def lift(mask: int) -> int:
         return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
-    return lift(m), [lift(n) for n in nulls]
+    kernel = [lift(n) for n in nulls]
+
+    def solve(target: int) -> tuple[int, list[int]] | None:
+        r, m = ech.reduce(target)
+        return None if r else (lift(m), kernel)
+
+    return solve
 
 
 def _lowest(z: int, kernel: list[int]) -> int:
@@ -198,6 +207,7 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
     columns: list[int] = []
     levels: list[int] = []
+    solvers = [_span_solver(scols, sh.mask(dims)) for dims in _ALLOWED]
     for j, t in enumerate(dcols):
         dim = next(d for d in HW_DIMS if dh.start(d) <= j < dh.start(d) + dh.count(d))
         k = j - dh.start(dim)
@@ -206,7 +216,7 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             allowed = sh.mask(dims)
             fixed = own & ~allowed if dim != "register" else 0
             target = t ^ f2.apply(scols, fixed)
-            sol = _solve_in(scols, allowed, target)
+            sol = solvers[level](target)
             if sol is None:
                 continue
             z, kernel = sol

@@ -382,6 +382,16 @@ class ShuffleProgram:
         return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
+def _xor_table(cols):  # -> numpy.ndarray
+    """:func:`~linlayout.core.f2.subset_xors` as an int64 array, built by doubling in numpy."""
+    import numpy as np
+
+    table = np.zeros(1, dtype=np.int64)
+    for c in cols:
+        table = np.concatenate((table, table ^ c))
+    return table
+
+
 def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
@@ -401,17 +411,22 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     sh, dh = cm.src_bits, cm.dst_bits
     per_word = max(1, 32 // element_bits)
     wpe = max(1, element_bits // 32)
-    s_tab = np.array(f2.subset_xors(list(cm.src_cols)), dtype=np.int64)  # element of every source index
-    d_tab = np.array(f2.subset_xors(list(cm.dst_cols)), dtype=np.int64)
+    # Warps alike: warp ``om`` holds src elements ``s0 ^ a`` and needs dst elements ``d0 ^ b`` (``s0, d0``: warp
+    # 0's, ``a, b``: the images of ``om``'s bits), the same problem as ``(s0, d0 ^ a ^ b)`` up to renaming the
+    # elements by ``^ a``; so only warp 0's tables are built and one warp per value of ``a ^ b`` is scored
+    # (one in all when both sides place the warps alike).
+    s_low = _xor_table(cm.src_cols[:sh.reg + sh.lane])  # element of every (register, lane) of warp 0
+    d_low = _xor_table(cm.dst_cols[:dh.reg + dh.lane])
+    shifts = {a ^ b for a, b in zip(f2.subset_xors(list(cm.src_cols[sh.reg + sh.lane:])),
+                                    f2.subset_xors(list(cm.dst_cols[dh.reg + dh.lane:])))}
     nl = 1 << sh.lane
     worst = 0
-    size = 1 << max(1, max(int(s_tab.max()), int(d_tab.max())).bit_length())
     lanes = np.arange(nl, dtype=np.int64)
-    for om in range(1 << (sh.warp + sh.block)):
-        src = s_tab[om << (sh.reg + sh.lane):(om + 1) << (sh.reg + sh.lane)].reshape(nl, 1 << sh.reg)
-        dst = d_tab[om << (dh.reg + dh.lane):(om + 1) << (dh.reg + dh.lane)].reshape(nl, 1 << dh.reg)
-        holders = np.zeros(size, dtype=np.int64)  # bit l: lane l holds the element
-        np.bitwise_or.at(holders, src.ravel(), np.repeat(np.int64(1) << lanes, 1 << sh.reg))
+    size = 1 << max(1, max(int(s_low.max()), int(d_low.max()), max(shifts)).bit_length())  # above every element
+    holders = np.zeros(size, dtype=np.int64)  # bit l: lane l of warp 0 holds the element
+    np.bitwise_or.at(holders, s_low, np.repeat(np.int64(1) << lanes, 1 << sh.reg))
+    for shift in sorted(shifts):
+        dst = (d_low ^ shift).reshape(nl, 1 << dh.reg)
         srt = np.sort(dst, axis=1)
         first = np.ones_like(srt, dtype=bool)
         first[:, 1:] = srt[:, 1:] != srt[:, :-1]  # each needed element once
