@@ -7,7 +7,7 @@ each stage runs ``--calls`` times per problem in a fresh interpreter under
 imports), and the difference divided by the number of calls is the stage's cost.  The problems are the
 peer script's six (``../shared/tools/triton_cpp_peer.py``): Triton's five ``SwizzleTest`` cases and
 ``examples/gemm_fp16_operand_a.json``; the counts use linlayout's own optimal memory (the peer script
-counts on Triton's, which gives the same wavefronts on these six).
+counts on the memory Triton's C++ chose, so its counting costs may differ a little from these).
 
 Usage (from the project root; needs valgrind, about a minute per stage)::
 
