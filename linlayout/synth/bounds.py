@@ -11,7 +11,7 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import count
 
@@ -19,6 +19,7 @@ from ..core import f2
 from ..count.plan import AccessShape, access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
+from .candidates import register_prefix_len, tile_columns
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
@@ -217,13 +218,16 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    # Per side, per instruction option: (base, order, instruction, k, shape) of each width any memory can give it;
-    # ``order`` numbers the side's widths in enumeration order.
+    # Per side, per instruction option: (base, order, instruction, k, shape, tile) of each width any memory can give
+    # it; ``order`` numbers the side's widths in enumeration order; ``tile`` is the low offset columns a matrix
+    # instruction forces (None for ld/st).  A matrix instruction that cannot access the side has no width.
     widths: dict[str, list[list[tuple]]] = {}
     for name, side, opts in (("write", sw, w_opts), ("read", sr, r_opts)):
         order = count()
-        widths[name] = [[(shape.base_wavefronts, next(order), ins, k, shape) for k in vector_range(side, ins, geo, hw, fixed)
-                         if (shape := width_shape(side, ins, k, geo, hw)) is not None] for ins in opts]
+        widths[name] = [[(shape.base_wavefronts, next(order), ins, k, shape, tile)
+                         for k in vector_range(side, ins, geo, hw, fixed)
+                         if (shape := width_shape(side, ins, k, geo, hw)) is not None]
+                        if (tile := matrix_columns(side, ins, geo, hw)) is not False else [] for ins in opts]
     terms: dict[tuple[str, int], Terms] = {}
 
     def term(name: str, entry: tuple) -> Terms:
@@ -251,6 +255,8 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
                     # The common prefix of two ld/st vectors holds common registers only.
                     if both_plain and min(ew[3], er[3]) > ncommon:
                         continue
+                    if not both_plain and not tile_allows(ew, er, sw, sr, geo):
+                        continue
                     pairs.append((objective_key(objective, ew[0], er[0]), len(pairs), ew, er, both_plain))
     pairs.sort(key=_floor_and_order)
     best = None  # (key, pair order, bound order) of the best bound so far
@@ -258,11 +264,63 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     for floor, order, ew, er, joint in pairs:
         if best is not None and (floor, order) > best[:2]:
             break  # every bound of this pair and of the later ones is worse, or equal and later
-        for j, (fw, fr) in enumerate(pair_bounds(term("write", ew), ew[3], term("read", er), er[3], geo, joint)):
+        tw, tr = term("write", ew), term("read", er)
+        if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
+            tw = under_tile(tw, ew[3], er[5], geo)
+        elif ew[5] is not None and er[5] is None and sw.distributed and sr.distributed:
+            tr = under_tile(tr, er[3], ew[5], geo)
+        for j, (fw, fr) in enumerate(pair_bounds(tw, ew[3], tr, er[3], geo, joint)):
             cand = (objective_key(objective, fw, fr), order, j)
             if best is None or cand < best:
                 best, best_pair = cand, (fw, fr)
     return lb, best_pair
+
+
+def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
+    """The low offset columns a matrix instruction forces on every memory it can access the side with (its tile,
+    :func:`~linlayout.synth.candidates.tile_columns`), False when no memory lets it access the side (the tile
+    cannot be formed, or is longer than the offset), None for ld/st (no columns forced)."""
+    if not ins.is_matrix:
+        return None
+    tile = tile_columns(side, ins, geo.element_bits, hw)
+    if tile is None or len(tile) > geo.offset_bits:
+        return False
+    return tuple(tile)
+
+
+def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
+    """Whether a memory can give a pair with a matrix instruction these widths.
+
+    The memory's lowest columns are the matrix side's tile, so two matrix
+    instructions need the same tile, and an ld/st side's vector is at most
+    the tile's prefix of its registers when a column that is not one of its
+    registers ends that prefix inside the tile (:func:`~linlayout.synth.candidates.register_prefix_len`).
+    """
+    tw, tr = ew[5], er[5]
+    if tw is not None and tr is not None:
+        return tw == tr
+    tile, plain, k = (tw, sr, er[3]) if tw is not None else (tr, sw, ew[3])
+    prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+    return prefix == len(tile) or k <= prefix
+
+
+def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
+    """An ld/st side's terms at a ``2^k``-element vector when the other side's matrix instruction fixes the
+    lowest columns to ``tile`` (both sides distributed).
+
+    The matrix side maps its tile bases to the unit offsets of the tile and
+    every other basis to whole rows (:func:`~linlayout.count.matrix_tile.check_matrix_tile`),
+    and its bases are distinct tensor bits, so a tensor bit that is not a
+    tile column has no component at the tile's offsets.  A tile position
+    above the vector whose column is not one of the side's pass lanes
+    therefore separates none of them: it is neither a word nor a bank
+    position the side can use.
+    """
+    lost_word = sum(1 for p in range(k, min(len(tile), geo.word_end)) if tile[p] not in t.tau)
+    lost_bank = sum(1 for p in range(max(k, geo.word_end), min(len(tile), geo.bank_end)) if tile[p] not in t.tau)
+    if not lost_word and not lost_bank:
+        return t
+    return replace(t, word=max(0, t.word - lost_word), bank=max(0, t.bank - lost_bank))
 
 
 def _floor_and_order(pair: tuple) -> tuple:
