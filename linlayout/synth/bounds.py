@@ -60,7 +60,21 @@ def width_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedM
     """The side's access shape at a ``2^k``-element vector, or None when no memory layout gives it that width."""
     if not ins.is_matrix and (k > geo.max_vector or k > vector_limit(side, geo.offset_bits, geo.max_vector)):
         return None
+    if ins.is_matrix:
+        return matrix_shape(side, ins, k, geo, hw)
     return side_shape(side, ins, k, geo, hw)
+
+
+def matrix_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
+    """A matrix instruction's shape as the access plan counts it (:func:`linlayout.count.plan.plan_access`): the
+    tile's vector registers count as registers even where the side's basis is zero (a ``.trans`` tile's row
+    generators may broadcast), so the instructions follow from them and the non-zero registers outside them."""
+    try:
+        vector_registers = matrix_tile(ins, geo.element_bits, hw).vector_registers
+        zeros = sum(1 for i in vector_registers if i >= len(side.regs) or not side.regs[i])
+        return access_shape(ins, geo.element_bits, hw, k, side.nregs + zeros, side.broadcast)
+    except LoweringError:
+        return None
 
 
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
@@ -352,11 +366,36 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
     return _floor_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
                   vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
                   vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                  common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+                  common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), tile_limits(problem))
+
+
+def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
+    """The instruction pairs with a matrix instruction that a memory limits, as ``(write, read, cap)``: ``cap``
+    -1 when no memory serves the pair (a matrix instruction cannot access its side, or two tiles differ), else
+    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`tile_allows`)."""
+    sides, w_opts, r_opts, _, geo, hw, _, _, _, _ = problem
+    sw, sr = sides["write"], sides["read"]
+    if not any(i.is_matrix for i in w_opts + r_opts):
+        return ()
+    tiles_w = {wi: matrix_columns(sw, wi, geo, hw) for wi in w_opts}
+    tiles_r = {ri: matrix_columns(sr, ri, geo, hw) for ri in r_opts}
+    out = []
+    for wi, tw in tiles_w.items():
+        for ri, tr in tiles_r.items():
+            if tw is None and tr is None:
+                continue
+            if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
+                out.append((wi, ri, -1))
+            elif tw is None or tr is None:
+                tile, plain = (tw, sr) if tw is not None else (tr, sw)
+                prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+                if prefix < len(tile):
+                    out.append((wi, ri, prefix))
+    return tuple(out)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
+def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
@@ -369,14 +408,19 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
                 except LoweringError:
                     continue
                 if shape is not None:
-                    widths.append((ins.is_matrix, k, shape.base_wavefronts, shape.instructions))
+                    widths.append((ins, k, shape.base_wavefronts, shape.instructions))
         if not widths:
             return None
         per.append(widths)
+    caps = {(wi, ri): cap for wi, ri, cap in limits}
     floor = None
-    for mw, kw, bw, iw in per[0]:
-        for mr, kr, br, ir in per[1]:
+    for wi, kw, bw, iw in per[0]:
+        for ri, kr, br, ir in per[1]:
+            mw, mr = wi.is_matrix, ri.is_matrix
             if not (mw or mr) and min(kw, kr) > ncommon:
+                continue
+            cap = caps.get((wi, ri))
+            if cap is not None and (cap < 0 or (kr if mw else kw) > cap):
                 continue
             key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
             if floor is None or key < floor:

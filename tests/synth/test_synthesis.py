@@ -122,6 +122,14 @@ def test_relaxation_bounds_a_matrix_pair_under_its_tile():
     res = optimal_swizzle(STORE, READ, 32, vector_bits=64, instructions=MATRIX_AND_LDST)
     assert (res.write_instruction, res.read_instruction) == ("st.shared", "ldmatrix.x4")
     assert (res.write_wavefronts, res.read_wavefronts) == (32, 16) == res.relaxed_optimum and res.optimal
+    # (4) stmatrix.x4.trans's row generator register 0 broadcasts here: the plan still counts it as the tile's
+    # vector register, so 2 instructions (8 wavefronts), not the 1 that the non-zero registers alone suggest.
+    W = LinearLayout({"register": [[0, 0], [0, 2], [0, 4], [0, 8]], "lane": [[0, 0], [0, 0], [0, 1], [0, 16], [0, 32]],
+                      "warp": []}, {"dim0": 1, "dim1": 64})
+    R = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], "warp": []},
+                     {"dim0": 1, "dim1": 64})
+    res = optimal_swizzle(W, R, 16, instructions=["stmatrix.x4.trans", "st.shared", "ld.shared"])
+    assert (res.write_wavefronts, res.read_wavefronts) == (4, 2) == res.relaxed_optimum and res.optimal
 
 
 def test_seed_transpose_16x32_conflict_free_both_ways():
