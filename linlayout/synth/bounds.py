@@ -296,10 +296,12 @@ def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory
     cannot be formed, or is longer than the offset), None for ld/st (no columns forced)."""
     if not ins.is_matrix:
         return None
-    tile = tile_columns(side, ins, geo.element_bits, hw)
-    if tile is None or len(tile) > geo.offset_bits:
-        return False
-    return tuple(tile)
+    key = ("matrix-columns", ins, geo.element_bits, geo.offset_bits, hw)
+    hit = side.memo.get(key)
+    if hit is None:
+        tile = tile_columns(side, ins, geo.element_bits, hw)
+        hit = side.memo[key] = False if tile is None or len(tile) > geo.offset_bits else tuple(tile)
+    return hit
 
 
 def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
