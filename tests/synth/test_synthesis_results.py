@@ -235,8 +235,11 @@ def test_mixed_basis_results_agree_and_respect_the_relaxation(seed, d, eb, objec
     event("proven optimal" if res.optimal else "not proven")
     assert res.memory.is_invertible()
     assert_result_agrees(res)
-    assert simulate_wavefronts(W, res.memory, eb, "store", vector_bits=vector_bits).wavefronts == res.write_wavefronts
-    assert simulate_wavefronts(R, res.memory, eb, "load", vector_bits=vector_bits).wavefronts == res.read_wavefronts
+    # Each side with the instruction the result chose (the requested width applies to ld/st only).
+    for layout, op, ins, total in ((W, "store", res.write_instruction, res.write_wavefronts),
+                                   (R, "load", res.read_instruction, res.read_wavefronts)):
+        width = None if "matrix" in ins else vector_bits
+        assert simulate_wavefronts(layout, res.memory, eb, op, ins, width).wavefronts == total
     relaxed = objective_key(objective, *res.relaxed_optimum)
     assert objective_key(objective, res.write_wavefronts, res.read_wavefronts) >= relaxed
     if not res.optimal:
