@@ -10,12 +10,13 @@ the API (:func:`~linlayout.synth.synthesis.optimal_swizzle`,
    * *Which memory layout for this write and read?*
      (:func:`default_instructions`: ``swizzle``, ``optimal_swizzle``,
      ``lint``'s optimum of a buffer): ``st.shared`` and ``ld.shared``.  The
-     synthesizer's proof of optimality (the relaxation of
-     ``paper_notes/synthesis.md``) is tight for them; with matrix
-     instructions in the search it is looser, so results lose their proof
-     (issue 26: the pair of ``test_relaxation_knows_the_wider_vector_is_clean``
-     gets the same 2 + 2 wavefronts either way, proven optimal with ld/st, not
-     with matrix instructions, whose relaxation promises 2 + 1).  Name ``instructions`` (or
+     relaxation (``paper_notes/synthesis.md``) bounds matrix instructions
+     under their tiles too, so a search with them keeps its proof (the pair
+     of ``test_relaxation_knows_the_wider_vector_is_clean`` is proven 2 + 2
+     either way), but the search is 1.2-3.2x slower with them (measured on
+     ``benchmarks/bench.py --only synthesis``, issue 26's branch ``policy``,
+     which makes them the default), so they are not yet the default here.
+     Name ``instructions`` (or
      ``"instructions"`` in a JSON query) to let a side use ``ldmatrix`` or
      ``stmatrix``; :func:`conversion_instructions` lists them.
    * *How to convert registers through shared memory?*
