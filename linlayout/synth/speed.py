@@ -43,11 +43,11 @@ Devices that stay beside the code they speed up (listed here so there is one ind
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import Any
 
 from ..core import f2
 from ..count.plan import matrix_tile
+from ..count.speed import Memo
 
 __all__ = ["new_record", "new_instance", "Memo", "pair_sides", "unit_vectors", "CHECKED_DIM_SPANS"]
 
@@ -61,21 +61,6 @@ def new_instance(cls: type, values: dict[str, Any]) -> Any:
     self = object.__new__(cls)
     object.__setattr__(self, "__dict__", values)
     return self
-
-
-class Memo(dict):
-    """A dict that forgets everything when it outgrows ``limit`` entries (memory stays bounded)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def put(self, key: Hashable, value: Any) -> Any:
-        """Store ``value`` under ``key`` (clearing first if full) and return it."""
-        if len(self) > self.limit:
-            self.clear()
-        self[key] = value
-        return value
 
 
 _SHAPE_MAPS = Memo(1024)
