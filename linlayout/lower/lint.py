@@ -566,7 +566,7 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     """
     lowering = get_lowering(triton)
     grid, trip_counts = _checked_launch(grid, trip_counts)
-    loop_totals = _checked_loop_totals(loop_totals)
+    loop_totals = _checked_loop_counts(loop_totals, "loop_totals", "a loop total", "the total executions")
     if num_warps is not None:
         check_int(num_warps, "num_warps", minimum=1)
         if module.num_warps and num_warps != module.num_warps:
@@ -604,13 +604,14 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     return LintReport(nw, ops, buffers, total, loops, lowering.version, found)
 
 
-def _checked_loop_totals(totals: Mapping[str, int] | None) -> dict[str, int]:
-    """Loop totals (location → a non-negative int: the body's executions per program), or an InputError."""
+def _checked_loop_counts(counts: Mapping[str, int] | None, name: str, what: str, of: str) -> dict[str, int]:
+    """``counts`` (loop location → a non-negative int) checked, or an InputError: ``name`` is the argument,
+    ``what`` a count's name in messages ("a trip count"), ``of`` what it counts ("the trip count")."""
     checked = {}
-    for key, n in check_mapping(totals or {}, "loop_totals").items():
+    for key, n in check_mapping(counts or {}, name).items():
         if not isinstance(key, str) or not key:
-            raise InputError(f"a loop total's location is a loop's file:line or line, got {key!r}")
-        checked[key] = check_int(n, f"the total executions of the loop at {key}", minimum=0)
+            raise InputError(f"{what}'s location is a loop's file:line or line, got {key!r}")
+        checked[key] = check_int(n, f"{of} of the loop at {key}", minimum=0)
     return checked
 
 
@@ -622,9 +623,4 @@ def _checked_launch(grid: Sequence[int] | None,
                      for i, g in enumerate(check_int_sequence(grid, "grid")))
         if len(grid) != 3:
             raise InputError(f"a grid has 3 entries (X, Y, Z), got {len(grid)}")
-    trips = {}
-    for key, n in check_mapping(trip_counts or {}, "trip_counts").items():
-        if not isinstance(key, str) or not key:
-            raise InputError(f"a trip count's location is a loop's file:line or line, got {key!r}")
-        trips[key] = check_int(n, f"the trip count of the loop at {key}", minimum=0)
-    return grid, trips
+    return grid, _checked_loop_counts(trip_counts, "trip_counts", "a trip count", "the trip count")
