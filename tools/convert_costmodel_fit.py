@@ -74,6 +74,12 @@ def parse_timing(path: Path) -> tuple[dict[tuple[int, str], dict], float]:
     return rows, float(np.median(clocks))
 
 
+def cycles_per_conversion(row: dict, ghz: float, warps: int) -> float:
+    """SM cycles per warp and conversion of one timing line: the 4x-minus-1x iteration time (launch overhead
+    removed) over the warps in flight and the 3 * ITERS extra conversions each ran."""
+    return (row["t4"] - row["t1"]) * 1e6 * ghz / (row["per_sm"] * warps * 3 * ITERS)
+
+
 def emitted_as_planned(d: Path) -> set[str]:
     """Variants (``v<index>_<variant>``) whose check kernel's SASS has exactly the plan's counts (``check_table.json``)."""
     rows = json.loads((d / "check_table.json").read_text())
@@ -99,7 +105,7 @@ def measured(d: Path) -> list[dict]:
             r = rows.get((v["index"], v["variant"]))
             if r is None:
                 break
-            cyc.append((r["t4"] - r["t1"]) * 1e6 * ghz / (r["per_sm"] * v["warps"] * 3 * ITERS))
+            cyc.append(cycles_per_conversion(r, ghz, v["warps"]))
         if len(cyc) == 2 and min(cyc) > 0:
             p = ptxas.get(v["kernel"], {})
             v = {**v, "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4}

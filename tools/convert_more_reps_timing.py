@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import convert_costmodel_harness as harness  # noqa: E402
-from convert_costmodel_fit import ITERS, parse_timing  # noqa: E402
+from convert_costmodel_fit import cycles_per_conversion, parse_timing  # noqa: E402
 
 from linlayout.convert.cost import cost_of, opcode  # noqa: E402
 from linlayout.convert.plan import plan_conversion  # noqa: E402
@@ -76,7 +76,7 @@ def summary(d: Path) -> str:
     runs = [parse_timing(d / f"timing{k}.txt") for k in (1, 2)]
     cycles = {}
     for v in variants:
-        c = [(r["t4"] - r["t1"]) * 1e6 * ghz / (r["per_sm"] * v["warps"] * 3 * ITERS)
+        c = [cycles_per_conversion(r, ghz, v["warps"])
              for rows, ghz in runs if (r := rows.get((v["index"], v["variant"]))) is not None]
         if len(c) == 2:
             cycles[v["index"], v["variant"]] = (sum(c) / 2, v)
