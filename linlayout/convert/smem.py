@@ -38,7 +38,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, packing
 from .solve import aligned, conversion_map, index_bits
-from .triton_scratch import TritonScratch, count_matrix_or_vector, ldst_reps, triton_scratch
+from .triton_scratch import TritonScratch, count_renumbered, ldst_reps, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "MAX_REP_CHOICES"]
@@ -64,6 +64,9 @@ class RoundTrip:
     src_layout: LinearLayout
     dst_layout: LinearLayout
     rep_count: int = 0  # iterations of a counted round trip, whose staging holds totals; 0: ``2^len(rep_bits)``
+    # per side (src, dst): the slice's registers in the order its instruction numbers them (a renaming, see
+    # slice_register_order); () keeps the layout's own order
+    register_order: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
     @property
     def reps(self) -> int:
@@ -129,9 +132,12 @@ class RoundTrip:
         return self.rep_of(f2.apply(cols, reg))
 
     def slice_layout(self, side: str) -> LinearLayout:
-        """The ``"src"`` or ``"dst"`` layout on one slice: without the rep bits' registers and tensor bits."""
+        """The ``"src"`` or ``"dst"`` layout on one slice: without the rep bits' registers and tensor bits,
+        its registers in :attr:`register_order` (the numbering its matrix instruction was counted with)."""
         layout = self.src_layout if side == "src" else self.dst_layout
-        return _reduced(layout, self.rep_bits) if self.rep_bits else layout
+        layout = _reduced(layout, self.rep_bits) if self.rep_bits else layout
+        order = self.register_order[side != "src"]
+        return renumber_registers(layout, order) if order else layout
 
     def slice_registers(self, side: str, rep: int) -> tuple[int, ...]:
         """The full registers of ``side`` that iteration ``rep`` moves, in :meth:`slice_layout`'s register order.
@@ -146,6 +152,8 @@ class RoundTrip:
         regs = cols[:hw.reg]
         rep_pos = [regs.index(1 << b) for b in self.rep_bits]
         kept = [i for i, c in enumerate(regs) if i not in rep_pos]
+        order = self.register_order[side != "src"]
+        kept = [kept[i] for i in order] if order else kept
         base = sum(1 << rep_pos[i] for i in range(len(rep_pos)) if rep >> i & 1)
         return tuple(base | sum(1 << kept[i] for i in range(len(kept)) if r >> i & 1) for r in range(1 << len(kept)))
 
@@ -471,14 +479,14 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
     memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(_drop_bits(v, bits) for v in keep),))
     try:
-        w = count_matrix_or_vector(s, memory, element_bits, "store", ts.write)
-        r = count_matrix_or_vector(d, memory, element_bits, "load", ts.read)
+        w, w_order = count_renumbered(s, memory, element_bits, "store", ts.write)
+        r, r_order = count_renumbered(d, memory, element_bits, "load", ts.read)
     except InputError:
         return None
     staging = Staging(memory, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions,
                       r.instructions, True, "matrix" in w.instruction or w.vector_bits >= 32,
                       "matrix" in r.instruction or r.vector_bits >= 32)
-    return RoundTrip(staging, element_bits, bits, total >> k, src, dst)
+    return RoundTrip(staging, element_bits, bits, total >> k, src, dst, register_order=(w_order, r_order))
 
 
 def counted_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, store: WavefrontReport,

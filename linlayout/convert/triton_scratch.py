@@ -41,7 +41,8 @@ from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..errors import InputError
 
-__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch", "ldst_reps"]
+__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
+           "renumber_registers", "triton_scratch", "ldst_reps"]
 
 MATRIX_SIZES = ("x4", "x2", "x1")
 """The matrix counts Triton tries, largest first."""
@@ -181,14 +182,33 @@ def _swizzling_tile(a: _Flat, b: _Flat, n_reg_a: int, n_reg_b: int, tile_a: Sequ
 
 
 def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_src: list[int],
-             tile_dst: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Triton's ``optimalSwizzling`` for given tiles: (vector, bank, segment, reps) bases."""
+             tile_dst: list[int], leave_reps: int = 0) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Triton's ``optimalSwizzling`` for given tiles: (vector, bank, segment, reps) bases.
+
+    A segment basis that is a register of both sides becomes a rep (Triton's ``buildReps``), except the first
+    ``leave_reps`` of them, which stay in the segment so that each rep has the registers a ``.x4`` matrix
+    instruction needs (:func:`_leave_reps`)."""
     len_b = min(_log2(BANK_BITS // max((1 << len(vb)) * bits, 1)), dim - len(vb))
     len_s = dim - len_b - len(vb)
     seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s)
     bank = _complement(vb + seg, dim)
     both = set(src.regs) & set(dst.regs)
-    return vb, bank, [s for s in seg if s not in both], [s for s in seg if s in both]
+    segment, reps = [], []
+    for s in seg:
+        if s in both and leave_reps == 0:
+            reps.append(s)
+        else:
+            leave_reps -= s in both
+            segment.append(s)
+    return vb, bank, segment, reps
+
+
+def _leave_reps(write: Tile, read: Tile) -> int:
+    """Rep bases Triton keeps in the segment for a pair of tiles (``optimalSwizzling``'s ``leaveReps``).
+
+    A tile misses ``len(lane_contig) + len(lane_addr) - 3`` register bases for full vectorisation: none for
+    ``ld/st.shared``, two for a matrix instruction (the ``.x4``'s four registers); the pair leaves the smaller."""
+    return min(len(t.lane_contig) + len(t.lane_addr) - 3 for t in (write, read))
 
 
 def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
@@ -275,7 +295,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
             tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
             if tile_s is None or tile_d is None:
                 continue
-            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d)
+            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, _leave_reps(ts, td))
             key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
             if best is None or key < best[0]:
                 best = (key, parts, ts.name, td.name)
@@ -309,3 +329,55 @@ def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_b
         except InputError:
             continue
     raise InputError(f"{family} does not fit the layout")
+
+
+def renumber_registers(layout: LinearLayout, order: Sequence[int]) -> LinearLayout:
+    """``layout`` with its register bases renamed: register ``i`` of the result is register ``order[i]``.
+
+    >>> L = LinearLayout({"register": [[2], [1]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    >>> renumber_registers(L, (1, 0)).to_dict()["bases"]["register"]
+    [[1], [2]]
+    """
+    regs = layout.flat_bases("register")
+    ins, cols = [("register", len(regs))], [tuple(regs[i] for i in order)]
+    for d in layout.in_dims:
+        if d != "register":
+            ins.append((d, len(layout.flat_bases(d))))
+            cols.append(tuple(layout.flat_bases(d)))
+    return LinearLayout.from_flat(tuple(ins), layout.out_dim_bits, tuple(cols), check=False)
+
+
+def matrix_register_order(layout: LinearLayout, memory: LinearLayout, element_bits: int) -> tuple[int, ...]:
+    """The register numbering under which a matrix instruction reaches the word-filling registers: ``()`` when the
+    layout's own numbering does, else the registers at element offsets 1, 2, ... first, the others after in order.
+
+    A matrix instruction moves one 32-bit register per lane and matrix, which holds ``32 / element_bits``
+    contiguous elements; the counter (:func:`~linlayout.count.matrix_tile.matrix_tile`) takes them from the
+    registers numbered first.  Which of a thread's registers fill a word is a naming choice, and Triton's
+    lowering makes it: ``optimalSwizzlingTile`` takes its vector from any registers both sides share and the
+    lowering permutes the registers to match (``regPermForDivide``, then the tiles of
+    ``lowerLdStShared``).  ``()`` too when no registers sit at those offsets (the tile does not fit at all).
+
+    >>> L = LinearLayout({"register": [[2], [1]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    >>> M = LinearLayout.from_flat((("offset", 7),), (("dim0", 7),), ((1, 2, 4, 8, 16, 32, 64),))
+    >>> matrix_register_order(L, M, 16), matrix_register_order(L, M, 8), matrix_register_order(L, M, 32)
+    ((1, 0), (1, 0), ())
+    """
+    words = _log2(32 // element_bits) if element_bits < 32 else 0
+    if words == 0 or "register" not in layout.in_dims:
+        return ()
+    inverse = f2.inverse(list(memory.flat_columns()))
+    offsets = [f2.apply(inverse, v) for v in layout.flat_bases("register")]
+    found = [offsets.index(1 << i) for i in range(words) if (1 << i) in offsets]
+    if len(found) < words or found == list(range(words)):
+        return ()
+    return tuple(found) + tuple(i for i in range(len(offsets)) if i not in found)
+
+
+def count_renumbered(layout: LinearLayout, memory: LinearLayout, element_bits: int, op: str,
+                     family: str) -> tuple[WavefrontReport, tuple[int, ...]]:
+    """:func:`count_matrix_or_vector` with a matrix family's registers renumbered as Triton's lowering does
+    (:func:`matrix_register_order`): the report and the numbering (``()``: the layout's own)."""
+    order = matrix_register_order(layout, memory, element_bits) if "matrix" in family else ()
+    counted = renumber_registers(layout, order) if order else layout
+    return count_matrix_or_vector(counted, memory, element_bits, op, family), order
