@@ -142,6 +142,8 @@ class ConversionPlan:
             extra = f"; wavefronts {a.wavefronts['write']}+{a.wavefronts['read']}, reps {a.reps}, scratch {a.scratch_bytes} B" if a.wavefronts else ""
             mark = "chosen" if a.path == self.path else "rejected"
             lines.append(f"{a.path}: cost {a.cost} ({ins}{extra}) -- {mark}")
+        if self.shared_memory is not None and self.shared_memory.triton_bound is not None:
+            lines.append(_triton_bound_line(self.shared_memory.triton_bound))
         if self.shuffle_lower_bound is not None and self.shuffles is not None:
             got = self.shuffles.counts.get("shfl.sync", 0)
             lines.append(f"shuffles: {got} shfl.sync per thread, lower bound {self.shuffle_lower_bound}")
@@ -153,6 +155,12 @@ class ConversionPlan:
         else:
             lines.append(f"{self.path} is the only possible path")
         return "\n".join(lines)
+
+
+def _triton_bound_line(bound: dict[str, int]) -> str:
+    """The explanation's line for the planner's rule on round trips (:func:`~linlayout.convert.smem.within_tritons_counts`)."""
+    counts = ", ".join(f"{what} {n}" for what, n in bound.items() if n)
+    return f"shared_memory: chosen among round trips with no more per thread than Triton 3.9's own staging ({counts})"
 
 
 def _minimal(cm: ConversionMap) -> LinearLayout:

@@ -25,7 +25,7 @@ smallest scratch.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from ..core import f2
@@ -36,12 +36,12 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
-from .cost import COST_WEIGHTS, cost_of, merge, packing
+from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits
 from .triton_scratch import TritonScratch, count_renumbered, ldst_reps, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
-           "rep_cost_floor", "MAX_REP_CHOICES"]
+           "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -67,6 +67,8 @@ class RoundTrip:
     # per side (src, dst): the slice's registers in the order its instruction numbers them (a renaming, see
     # slice_register_order); () keeps the layout's own order
     register_order: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    # Triton's own staging's counts (triton_counts) that bounded the choice (within_tritons_counts); None: unbounded
+    triton_bound: dict[str, int] | None = field(default=None, compare=False)
 
     @property
     def reps(self) -> int:
@@ -429,12 +431,45 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
             key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
-            if best is None or key < best[0]:
+            if (best is None or key < best[0]) and within_tritons_counts(rt, triton):
                 best = (key, rt)
     if best is None:
         raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
                          f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
-    return best[1]
+    return best[1] if triton is None else replace(best[1], triton_bound=triton_counts(triton))
+
+
+TRITON_BOUNDED = {"shared-memory instructions": ("st.shared", "ld.shared", "stmatrix", "ldmatrix"),
+                  "barriers": ("bar.sync", "bar.warp.sync"), "shfl.sync": ("shfl.sync",), "selp": ("selp",)}
+"""The per-thread counts no round trip may exceed Triton's own staging in (:func:`within_tritons_counts`)."""
+
+
+def triton_counts(rt: RoundTrip) -> dict[str, int]:
+    """A round trip's per-thread counts of each class of :data:`TRITON_BOUNDED` (``stmatrix.x4`` counts as ``stmatrix``).
+
+    >>> from linlayout.core.layout import LinearLayout
+    >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    >>> triton_counts(round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256))
+    {'shared-memory instructions': 4, 'barriers': 3, 'shfl.sync': 0, 'selp': 0}
+    """
+    ins = rt.instructions
+    return {what: sum(n for op, n in ins.items() if opcode(op) in ops) for what, ops in TRITON_BOUNDED.items()}
+
+
+def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
+    """The planner's rule: a round trip is a candidate only if it takes no more of each class of
+    :data:`TRITON_BOUNDED` per thread than Triton's own staging of the same conversion (``triton``, itself always a
+    candidate); with no representable Triton staging (``None``) every round trip is.
+
+    The cost model decides among the round trips this leaves.  It is a rule, not a cost: the measured weights make a
+    rep (two barriers, more memory instructions) cheap beside the ``prmt``/``mov`` packing it saves, and timed on
+    the H100 such many-rep plans were no faster than Triton's (``docs/convert.md``), so the planner does not trade
+    more barriers or memory instructions than Triton's for less ALU work.
+    """
+    if triton is None:
+        return True
+    bound = triton_counts(triton)
+    return all(n <= bound[what] for what, n in triton_counts(rt).items())
 
 
 def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:

@@ -68,7 +68,7 @@ from ..core import f2
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
-__all__ = ["RegisterProgram", "ShuffleProgram", "register_program", "shuffle_program", "thread_ids",
+__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_program", "thread_ids",
            "MAX_SWAP_CANDIDATES"]
 
 MAX_SWAP_CANDIDATES = 720
@@ -608,13 +608,30 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
     lower = _lower_bound(cm, element_bits)
     best = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
+    packed = list(_program(cm, element_bits, pmax, lower))
+    bound = packed_shuffle_bound(packed)
     for p in range(pmax, -1, -1):
-        for prog in _program(cm, element_bits, p, lower):
+        for prog in packed if p == pmax else _program(cm, element_bits, p, lower):
+            if bound is not None and prog.counts.get("shfl.sync", 0) > bound:
+                continue  # more shuffles than packing whole words needs (see packed_shuffle_bound)
             if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
                 continue  # its shuffles alone cost as much as the best program: it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
                 best = prog
     return best
+
+
+def packed_shuffle_bound(packed: list[ShuffleProgram]) -> int | None:
+    """The most ``shfl.sync`` a shuffle program may take: the fewest of the programs that pack whole words.
+
+    Triton shuffles narrow elements packed into 32-bit words; the planner's
+    programs at full pack width are its counterpart, and no program the
+    planner picks takes more shuffles than the fewest of them (the planner's
+    rule, as :func:`~linlayout.convert.smem.within_tritons_counts` is for round
+    trips): a narrower pack saves the packing ALU work the measured weights
+    overrate by more shuffles than Triton's.  ``None`` when none packs.
+    """
+    return min((prog.counts.get("shfl.sync", 0) for prog in packed), default=None)
 
 
 def _shuffle_floor(prog: ShuffleProgram) -> int:
