@@ -30,6 +30,7 @@ what the emitted CUDA asks for, but the compiler may fold or split them
 ``mov.b32``), so those columns are reported, not required.
 
     python tools/convert_count_check.py --pairs 60 --seed 25 --out benchmarks/results/convert_count_check.txt
+    python tools/convert_count_check.py --rows benchmarks/results/convert_vs_triton39.json --names A,B --out FILE
 
 Needs ``nvcc`` (CUDA 12+) and ``cuobjdump`` (the PATH's, or the one Triton's NVIDIA backend ships).  ``check(...)`` is what the test runs on a few plans.
 """
@@ -163,6 +164,23 @@ def sample(n: int, seed: int) -> list[tuple[str, object, object, object]]:
     return cases
 
 
+def rows_sample(path: str, names: list[str]) -> list[tuple[str, object, object, object]]:
+    """The default plans of named pairs of a rows file (``convert_triton39_check.py``'s), up to 48 KB of scratch."""
+    import json
+
+    from linlayout.core.layout import LinearLayout
+
+    by_name = {r["name"]: r for r in json.loads(Path(path).read_text())}
+    cases = []
+    for name in names or list(by_name):
+        r = by_name[name]
+        src, dst = LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"])
+        plan = plan_conversion(src, dst, r["element_bits"])
+        if plan.scratch_bytes <= 48 * 1024:  # static shared memory of one kernel
+            cases.append((name, plan, src, dst))
+    return cases
+
+
 def summarize(rows: list[dict]) -> str:
     lines = [f"{len(rows)} emitted plans compiled with nvcc -arch=sm_90a: paths "
              + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r["path"] for r in rows).items()))]
@@ -187,11 +205,14 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=60)
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--out", default="benchmarks/results/convert_count_check.txt")
+    ap.add_argument("--rows", help="check the plans of a rows file's pairs instead of a generated sample")
+    ap.add_argument("--names", default="", help="comma-separated names of --rows' pairs (default: all)")
     args = ap.parse_args()
     if not tools_present():
         print("nvcc/cuobjdump not found")
         return 2
-    rows = check(sample(args.pairs, args.seed))
+    cases = rows_sample(args.rows, [n for n in args.names.split(",") if n]) if args.rows else sample(args.pairs, args.seed)
+    rows = check(cases)
     text = summarize(rows)
     print(text)
     detail = "\n".join(f"{r['name']} {r['path']}: plan {{{', '.join(f'{k} {v}' for k, v in r['plan'].items() if v)}}} "

@@ -6,6 +6,8 @@ The pairs are rows of ``benchmarks/results/convert_vs_triton39.json`` (Triton 3.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from linlayout.convert import smem, warp
@@ -15,6 +17,7 @@ from linlayout.convert.smem import TRITON_BOUNDED, triton_counts, triton_round_t
 from linlayout.convert.triton_scratch import matrix_register_order, renumber_registers
 from linlayout.core.layout import LinearLayout
 from linlayout.io.convert_io import to_cuda
+from tests.convert.samples import random_pair
 
 # The weights the premises below were found under (the rule itself does not depend on them).
 WEIGHTS = {"selp": 3, "prmt": 3, "mov": 3, "shfl.sync": 3, "shared_instruction": 1, "wavefront": 2, "bar.sync": 2,
@@ -129,3 +132,20 @@ def test_matrix_register_order_needs_the_word_offsets():
     assert matrix_register_order(L, M, 16) == (1, 0, 2)
     wide = LinearLayout({"register": [[4], [8]], "lane": [[1], [16], [32], [64], [128]]}, {"dim0": 256})
     assert matrix_register_order(wide, M, 16) == ()  # offset 1 is a lane: no renumbering makes the word
+
+
+def test_random_round_trips_stay_within_tritons_staging():
+    rng = random.Random(25)
+    bounded = 0
+    for i in range(16):
+        src, dst = random_pair(rng, warps=rng.choice([2, 4]), mixed=i % 2 == 0, max_regs_bits=3)
+        bits = rng.choice([8, 16, 32])
+        plan = plan_conversion(src, dst, bits, paths=["shared_memory"])
+        triton = triton_round_trip(src, dst, bits)
+        if triton is None:
+            assert plan.shared_memory.triton_bound is None
+            continue
+        bounded += 1
+        got, bound = triton_counts(plan.shared_memory), triton_counts(triton)
+        assert all(got[k] <= bound[k] for k in TRITON_BOUNDED), (i, got, bound)
+    assert bounded >= 8
