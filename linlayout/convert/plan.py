@@ -24,6 +24,13 @@ Concepts
    Every alternative's cost is reported and :meth:`ConversionPlan.explain`
    says why the chosen one wins.  ``paper_notes/convert.md`` records what
    was measured about it.
+4. **Never more than Triton.**  The model chooses among the candidates a
+   rule leaves: a round trip takes no more shared-memory instructions,
+   barriers, ``shfl.sync`` or ``selp`` per thread than Triton 3.9's own
+   staging (:func:`~linlayout.convert.smem.within_tritons_counts`; that
+   staging is always a candidate), and a shuffle program no more
+   ``shfl.sync`` than the planner's programs that pack whole words
+   (:func:`~linlayout.convert.warp.packed_shuffle_bound`).
 
 >>> from linlayout.core.layout import LinearLayout
 >>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})

@@ -11,8 +11,12 @@ gets its own swizzle; the pair with the fewest bank conflicts wins, ties
 going to the layout with the most *reps* (the smallest buffer), then to the
 first pair.  The buffer's bases are split into ``vector``, ``bank``,
 ``segment`` and ``reps``: a basis that is a register of both layouts and
-lies in the segment becomes a rep, and the conversion runs once per rep
-(store, barrier, load, barrier between reps).
+lies in the segment becomes a rep, except the first two of them when both
+sides use matrix instructions (they stay so that each rep fills an
+``.x4``), and the conversion runs once per rep (store, barrier, load,
+barrier between reps).  A matrix side's 32-bit words may be filled by any
+registers: Triton's lowering renumbers the registers to match
+(:func:`matrix_register_order`).
 
 This module is that algorithm on flat ints (output dimensions packed, the
 first the lowest, as Triton's ``flattenOuts``); :func:`triton_scratch`
