@@ -601,19 +601,24 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
 
     Pack widths from ``32/element_bits`` elements per word down to one are
     tried; each swap matrix is scored with the exact counts and the cheapest
-    program under the cost model (:func:`linlayout.convert.cost.cost_of`) wins.
+    program under the cost model (:func:`linlayout.convert.cost.cost_of`)
+    among those within :func:`packed_shuffle_bound` wins.
     """
     if cm.level > 1:
         return None
     lower = _lower_bound(cm, element_bits)
     best = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
-    packed = list(_program(cm, element_bits, pmax, lower))
-    bound = packed_shuffle_bound(packed)
+    widest: dict[int, list[ShuffleProgram]] = {}
+    for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
+        widest[p] = list(_program(cm, element_bits, p, lower))
+        if widest[p]:
+            break
+    bound = packed_shuffle_bound(widest[min(widest)])
     for p in range(pmax, -1, -1):
-        for prog in packed if p == pmax else _program(cm, element_bits, p, lower):
+        for prog in widest[p] if p in widest else _program(cm, element_bits, p, lower):
             if bound is not None and prog.counts.get("shfl.sync", 0) > bound:
-                continue  # more shuffles than packing whole words needs (see packed_shuffle_bound)
+                continue  # more shuffles than packing as many elements per word as can be needs
             if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
                 continue  # its shuffles alone cost as much as the best program: it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
@@ -622,14 +627,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
 
 
 def packed_shuffle_bound(packed: list[ShuffleProgram]) -> int | None:
-    """The most ``shfl.sync`` a shuffle program may take: the fewest of the programs that pack whole words.
+    """The most ``shfl.sync`` a shuffle program may take: the fewest of ``packed``, the planner's programs at the
+    widest pack width that has any (``None`` when there are none).
 
-    Triton shuffles narrow elements packed into 32-bit words; the planner's
-    programs at full pack width are its counterpart, and no program the
-    planner picks takes more shuffles than the fewest of them (the planner's
-    rule, as :func:`~linlayout.convert.smem.within_tritons_counts` is for round
-    trips): a narrower pack saves the packing ALU work the measured weights
-    overrate by more shuffles than Triton's.  ``None`` when none packs.
+    Triton 3.9 packs narrow elements into 32-bit words before it shuffles
+    (``getWarpLayoutConvertDecomposition``'s ``nPack`` pack bits; its PTX
+    shows the packing ``mov``/``prmt``); the planner's widest-pack programs
+    are its counterpart, and no program the planner picks takes more shuffles
+    than the fewest of them (the planner's rule, as
+    :func:`~linlayout.convert.smem.within_tritons_counts` is for round trips):
+    a narrower pack saves packing ALU work, which the measured weights
+    overrate, with more shuffles than Triton's.
     """
     return min((prog.counts.get("shfl.sync", 0) for prog in packed), default=None)
 
