@@ -61,15 +61,9 @@ LINT_PROGRESS_AFTER = 1.0
 
 
 def _is_memory_layout(layout) -> bool:
-    """Paper Def. 4.14 for a layout whose inputs are ``offset`` and, as Triton's shared encodings have, ``block``
-    (the CTA: each CTA's offsets are one memory layout of its part of the tensor)."""
-    if "offset" not in layout.in_dims or any(d not in ("offset", "block") for d in layout.in_dims):
-        return False
-    if layout.in_dims == ("offset",):
-        return layout.is_memory_layout()
-    per_cta = layout.sublayout(["offset"], layout.out_dims)
-    cols = per_cta.flat_columns()
-    return all(1 <= c.bit_count() <= 2 for c in cols) and per_cta.is_injective() and layout.is_surjective()
+    """A layout of offsets (inputs ``offset`` and maybe ``block``, as Triton's shared encodings have) that is a
+    memory layout (:meth:`LinearLayout.is_memory_layout`, paper Def. 4.14, per CTA)."""
+    return "offset" in layout.in_dims and set(layout.in_dims) <= {"offset", "block"} and layout.is_memory_layout()
 
 
 CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")

@@ -9,7 +9,7 @@ case records the result index, the tensor shape and the bases Triton's
 file without Triton: it parses the printed module with ``linlayout.io.ttgir``
 and compares.
 
-    PYTHONPATH=. /tmp/venv/bin/python tools/make_triton_encoding_cases.py [N_PER_KIND] [SEED]
+    python tools/make_triton_encoding_cases.py 50 14     # the committed file ([N_PER_KIND] [SEED])
 """
 
 from __future__ import annotations
@@ -21,32 +21,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tools"))
 
 import triton
 import triton_peers
 from triton.experimental.gluon.language.amd import AMDMFMALayout
+from ttgir_attribute_cases import p2, split_bits  # the random attributes of both generators draw the same way
 
 DEBUG = bool(__import__("os").environ.get("DEBUG"))
 OUT = ROOT / "tests" / "data" / "triton_encoding_cases.json"
-
-
-def p2(rng, lo, hi):
-    return 1 << rng.randint(lo, hi)
-
-
-def split32(rng, rank):
-    """threads_per_warp: powers of two multiplying to 32."""
-    bits = [0] * rank
-    for _ in range(5):
-        bits[rng.randrange(rank)] += 1
-    return [1 << b for b in bits]
-
-
-def rand_warps(rng, rank, max_bits=3):
-    bits = [0] * rank
-    for _ in range(rng.randint(0, max_bits)):
-        bits[rng.randrange(rank)] += 1
-    return [1 << b for b in bits]
 
 
 def rand_cga(rng, rank, shape):
@@ -98,7 +81,7 @@ def build(n: int, seed: int) -> dict:
     def rand_blocked(rank=None):
         rank = rank or rng.randint(1, 3)
         shape = [p2(rng, 0, 7) for _ in range(rank)]
-        lay = Lm.BlockedLayout([p2(rng, 0, 2) for _ in range(rank)], split32(rng, rank), rand_warps(rng, rank),
+        lay = Lm.BlockedLayout([p2(rng, 0, 2) for _ in range(rank)], split_bits(rng, rank, 5), split_bits(rng, rank, rng.randint(0, 3)),
                                rng.sample(range(rank), rank), rand_cga(rng, rank, shape))
         return lay, shape
 
