@@ -210,7 +210,9 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     least ``T`` over the widest access (a vector, or a matrix instruction's
     four registers); every instruction takes at least one pass of the banks
     and the lanes' accesses at least ``lanes * T`` over a pass's bytes (two
-    passes' for loads, where broadcast loads merge).  Narrow elements either
+    passes' for loads whose lane bit 0 or 1 broadcasts, which the model
+    merges: :meth:`~linlayout.hw.SharedMemory.merges_passes`; slicing keeps
+    the lanes' bases, so the full ``dst`` tells).  Narrow elements either
     move in accesses under 32 bits (at most 2 bytes each) or are packed
     into words (:func:`~linlayout.convert.cost.packing`, once per register,
     whatever the reps); the cheaper of the two is taken.  The round trip
@@ -222,7 +224,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     >>> from linlayout.core.layout import LinearLayout
     >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
-    (16, 20)
+    (20, 24)
     """
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
@@ -231,7 +233,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
     floor = reps * 2 * COST_WEIGHTS[barrier]
-    for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << hw.merge_broadcast_loads)):
+    for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         ib, cols = index_bits(layout, side)
         registers = 1 << f2.rank(cols[:ib.reg])
         thread_bytes = (registers >> rep_bits) * element_bits // 8
@@ -243,6 +245,12 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
             side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
         floor += side_floor
     return floor
+
+
+def _merges_loads(dst: LinearLayout, hw) -> bool:
+    """Whether loads of ``dst`` may be served in merged passes: lane bit 0 or 1 broadcasts (a zero basis)."""
+    lanes = dst.flat_bases("lane") if "lane" in dst.in_sizes else ()
+    return hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
 
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
