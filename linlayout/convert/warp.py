@@ -118,10 +118,16 @@ class RegisterProgram:
 
     @cached_property
     def counts(self) -> dict[str, int]:
-        """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one."""
-        threads = [(lane, om) for om in range(1 << len(self.Qo)) for lane in range(1 << len(self.Ql))]
-        rows = {tuple(self.source_register(r, lane, om) for lane, om in threads) for r in range(self.dst_regs)}
-        sel = sum(_mux(len(set(row))) for row in rows)
+        """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one.
+
+        Counted from ranks, not by listing every register of every thread: register ``r`` of thread ``t``
+        reads ``Qr r ⊕ T t`` (``T = [Ql Qo]``), so the registers' rows over the threads are the cosets
+        ``Qr r ⊕ image(T)``: one distinct row per element of ``image(Qr)``, each with ``|image(T)|``
+        candidates.
+        """
+        rows = 1 << f2.rank(list(self.Qr))
+        candidates = 1 << f2.rank(list(self.Ql) + list(self.Qo))
+        sel = rows * _mux(candidates)
         return {"selp": sel} if sel else {}
 
 
@@ -265,7 +271,10 @@ class ShuffleProgram:
         if not self.self_rounds:  # word r takes round r ⊕ Mλ
             if not self.extra_rounds:
                 return tuple(range(self.kept))
-            return tuple(sorted({r ^ m for r in range(self.kept) for m in self._span_M}))
+            # {r ⊕ m : r < kept, m ∈ span(M)} is the subspace spanned by the kept rounds' bits and M: listed from a
+            # basis (its size), not from all kept x |span(M)| sums (the multi-step search scores thousands of these).
+            low = [1 << i for i in range(len(self.rounds_basis))]
+            return tuple(sorted(f2.subset_xors(f2.basis(low + list(self.M)))))
         _, recv = self.selections
         return tuple(sorted({k for c in recv[:self.kept] for kind, k in c if kind == "recv"}))
 
@@ -596,25 +605,35 @@ def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
     return (cost_of(c), c.get("shfl.sync", 0))
 
 
-def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | None:
+def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = None) -> ShuffleProgram | None:
     """The cheapest shuffle program of a level-0/1 conversion map, or None if none exists.
 
     Pack widths from ``32/element_bits`` elements per word down to one are
     tried; each swap matrix is scored with the exact counts and the cheapest
     program under the cost model (:func:`linlayout.convert.cost.cost_of`) wins.
+
+    ``ceiling``: only a program cheaper than this matters to the caller (a
+    multi-step search's step).  Programs whose shuffles alone cost that much
+    are not scored; the answer is the same program whenever the cheapest
+    costs less than ``ceiling``, and otherwise some program costing at least
+    ``ceiling`` (None still means that no program exists).
     """
     if cm.level > 1:
         return None
     lower = _lower_bound(cm, element_bits)
-    best = None
+    best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     for p in range(pmax, -1, -1):
         for prog in _program(cm, element_bits, p, lower):
-            if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
-                continue  # its shuffles alone cost as much as the best program: it cannot win
+            first = first or prog
+            limit = cost_of(best.counts) if best is not None else None
+            if ceiling is not None and (limit is None or ceiling < limit):
+                limit = ceiling
+            if limit is not None and _shuffle_floor(prog) >= limit:
+                continue  # its shuffles alone cost as much as the best program (or the ceiling): it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
                 best = prog
-    return best
+    return best or first
 
 
 def _shuffle_floor(prog: ShuffleProgram) -> int:
