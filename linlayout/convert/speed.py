@@ -23,6 +23,11 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     trip's barrier kind (:func:`linlayout.convert.smem.warp_private`) needs
     its level again; a multi-step search plans from the same ``src`` many
     times, to other destinations (one entry, replaced).
+:data:`FLAT_KEY`
+    Triton's view of a layout in :mod:`linlayout.convert.triton_scratch`
+    (register, lane and warp bases as flat ints, and one elimination for its
+    preimages): Triton's scratch layout and its plain ``ld/st`` fallback
+    (the default scratch budget) read both layouts of a pair.
 
 Algorithmic devices that stay beside their code (listed here so there is one index)
     The round trip's slicings are pruned by a floor on their cost before
@@ -43,12 +48,13 @@ from typing import Any, TypeVar
 
 from ..core.layout import LinearLayout
 
-__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "per_layout", "per_partner"]
+__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "FLAT_KEY", "per_layout", "per_partner"]
 
 T = TypeVar("T")
 
 INDEX_BITS_KEY = ("convert.solve", "index bits")
 CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
+FLAT_KEY = ("convert.triton_scratch", "flat")
 
 
 def per_layout(layout: LinearLayout, key: tuple[str, str], compute: Callable[[], T]) -> T:
