@@ -183,18 +183,16 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
 
 def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     """Tensor bits held by exactly one register basis of each side and touched by no other basis."""
-    out = []
-    sh, scols = index_bits(src, "src")
-    dh, dcols = index_bits(dst, "dst")
-    for b in range(src.out_bits):
-        ok = True
-        for hw, cols in ((sh, scols), (dh, dcols)):
-            hits = [i for i, c in enumerate(cols) if c >> b & 1]
-            if len(hits) != 1 or hits[0] >= hw.reg or cols[hits[0]] != 1 << b:
-                ok = False
-        if ok:
-            out.append(b)
-    return out
+    held = None
+    for side in ("src", "dst"):
+        ib, cols = index_bits(src if side == "src" else dst, side)
+        touched = once = 0  # tensor bits touched by some basis, by exactly one
+        for c in cols:
+            once = (once & ~c) | (c & ~touched)
+            touched |= c
+        alone = sum(c for c in cols[:ib.reg] if c & (c - 1) == 0 and c & once)  # a register basis 1 << b, alone on b
+        held = alone if held is None else held & alone
+    return [b for b in range(src.out_bits) if held >> b & 1]
 
 
 def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware, barrier: str,

@@ -139,6 +139,8 @@ def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, li
     ech, _, nulls = f2.echelon([cols[i] for i in pos])
 
     def lift(mask: int) -> int:
+        if pos[-1:] == [len(pos) - 1]:  # the allowed bits are the lowest ones (every level's are): no renumbering
+            return mask
         return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
     kernel = [lift(n) for n in nulls]
