@@ -213,7 +213,7 @@ class ShuffleProgram:
         ident = all(self.J[i] == 1 << i for i in range(self.lanes))
         if not ident or any(self.Os):
             return frozenset()
-        return frozenset(k for k in range(1 << self.round_bits) if f2.apply(self.As, k) == 0)
+        return frozenset(f2.subset_xors(f2.null_space(list(self.As))))  # {k : As k = 0}, listed from its basis
 
     def schedule(self, lane: int, omega: int = 0) -> list[dict[str, object]]:
         """Round by round for one thread: the lane it reads, the registers it sends, the registers it fills."""
@@ -373,11 +373,24 @@ class ShuffleProgram:
 
     @cached_property
     def layer_counts(self) -> dict[str, int]:
-        """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
+        """Instructions with conditional-swap layers on both sides (strategy ``layers``).
+
+        Counted from ranks (every program the planner scores needs this, the sets only the emitter): each set of
+        :attr:`layer_needs` is a subspace, the kept rounds' span plus the receive layers' ``b`` added so far;
+        the local rounds are the kernel of ``As`` (:attr:`self_rounds`), so the shuffled rounds of the first
+        set number its size less its intersection with that kernel.
+        """
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
-        needs = self.layer_needs
-        sel = self.sender_rank * nwords + sum(len(n) for n in needs[1:])  # one send layer per basis vector
-        shuffled = sum(1 for k in needs[0] if k not in self.self_rounds)
+        need = [1 << i for i in range(len(self.rounds_basis))]
+        sizes = [1 << len(need)]  # the last layer's input first
+        for b in reversed(f2.basis(list(self.M))):
+            need.append(b)
+            sizes.append(1 << f2.rank(need))
+        sel = self.sender_rank * nwords + sum(sizes[:-1])  # one send layer per basis vector
+        shuffled = sizes[-1]
+        if self.self_rounds:
+            full = f2.basis(need)
+            shuffled -= 1 << (len(full) - f2.rank([f2.apply(self.As, v) for v in full]))
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
