@@ -33,10 +33,13 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     The round trip's slicings are pruned by a floor on their cost before
     their swizzle is synthesized (:func:`linlayout.convert.smem.rep_cost_floor`);
     a slicing that leaves a slice already synthesized is skipped; the
-    multi-step search skips a step whose lower bound cannot make a cheaper
-    path (:mod:`linlayout.convert.multistep`); a shuffle program's used rounds
-    are listed from a basis of their subspace
-    (:attr:`linlayout.convert.warp.ShuffleProgram.used_rounds`).
+    multi-step search tells each step the cost it must beat, and the step's
+    shuffle search does not score programs whose shuffles alone reach it
+    (:mod:`linlayout.convert.multistep`,
+    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a shuffle
+    program's used rounds, local rounds and layer counts, and a register
+    program's selects, come from ranks and bases of subspaces rather than
+    from listing rounds or threads (:mod:`linlayout.convert.warp`).
     ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`
     and on Triton's scratch layout of a pair (``smem._tritons_scratch``).
 """
