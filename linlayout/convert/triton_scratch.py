@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
+from ..count.matrix_tile import matrix_tile
 from ..errors import InputError
+from ..hw import get_hardware, parse_instruction
 from .speed import FLAT_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "triton_scratch", "ldst_reps"]
@@ -310,10 +312,19 @@ def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_b
     if "matrix" not in family:
         return wavefronts(layout, memory, element_bits, op, hardware="sm90")
     base, _, trans = family.partition(".")
+    hw = get_hardware("sm90")
+    regs = layout.flat_bases("register") if "register" in layout.in_sizes else ()
+    nonzero = [i for i, c in enumerate(regs) if c]
     for size in MATRIX_SIZES:
+        name = f"{base}.{size}{'.' + trans if trans else ''}"
         try:
-            return wavefronts(layout, memory, element_bits, op, f"{base}.{size}{'.' + trans if trans else ''}",
-                              hardware="sm90")
+            ins = parse_instruction(name)
+            # A size whose matrices need more non-broadcast registers than the tile leaves is refused by the
+            # counter (count/plan's access shape); skipping it here saves building the plan only to be refused.
+            rest = sum(1 for i in nonzero if i not in matrix_tile(ins, element_bits, hw).vector_registers)
+            if rest < ins.matrices.bit_length() - 1:
+                continue
+            return wavefronts(layout, memory, element_bits, op, name, hardware="sm90")
         except InputError:
             continue
     raise InputError(f"{family} does not fit the layout")
