@@ -12,8 +12,9 @@ planner).  Prints the medians, the 90th percentiles and the slowest pairs.
 
 ``--base DIR`` compares against another checkout (an exported base
 revision): ``--rounds`` fresh processes of each, alternating base and this
-tree, and every pair's time is its median over the rounds; ``--out`` writes
-the report.
+tree, and every pair's time is its median over the rounds, and each pair's
+ratio to the base (this tree over the base) is summarised too; ``--out``
+writes the report.
 
     git archive BASE | tar -x -C /tmp/base
     python benchmarks/convert_plan_speed.py --pairs 120 --base /tmp/base --rounds 3 --out benchmarks/results/convert_plan_speed.txt
@@ -129,6 +130,10 @@ def main() -> int:
     if args.base:
         same = all(a["path"] == b["path"] and a["mpath"] == b["mpath"] for a, b in zip(results["base"], rows))
         lines.append(f"same paths as the base on every pair: {same}")
+        for key, what in (("one", "plan_conversion"), ("two", "multistep=True")):
+            ratios = [b[key] / a[key] for a, b in zip(results["base"], rows) if a[key] > 0]
+            lines.append(f"per-pair ratio this tree / base, {what}: median {statistics.median(ratios):.2f}, "
+                         f"p90 {quantile(ratios, 0.9):.2f}, max {max(ratios):.2f}")
     text = "\n".join(lines)
     print(text)
     if args.out:

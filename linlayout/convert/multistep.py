@@ -71,10 +71,13 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
                   plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
-    ``plan(a, b, warp_local)`` plans one step (a
+    ``plan(a, b, warp_local, ceiling)`` plans one step (a
     :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
     the registers and shuffle paths; it may raise
-    :class:`~linlayout.errors.InputError` when no step exists).  At most
+    :class:`~linlayout.errors.InputError` when no step exists); only a step
+    cheaper than ``ceiling`` can make a cheaper path (the direct cost, less
+    the first step's), so the planner need not look for the cheapest step
+    beyond it (any step costing at least ``ceiling`` serves).  At most
     :data:`MAX_STEP_PLANS` steps are planned.  Returns ``(cost, [(mid, plan
     src→mid), (dst, plan mid→dst)])``.
     """
@@ -96,11 +99,11 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
             break
         try:
             budget -= 1
-            p1 = plan(src, m, near_src)
+            p1 = plan(src, m, near_src, direct_cost)
             if p1.cost >= direct_cost:
                 continue  # the second step costs at least 0: this path cannot win
             budget -= 1
-            p2 = plan(m, dst, not near_src)
+            p2 = plan(m, dst, not near_src, direct_cost - p1.cost)
         except InputError:
             continue
         G.add_edge("src", i, weight=p1.cost)

@@ -217,10 +217,11 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
     return _plan(ConversionQuery(src, dst, element_bits, hardware, scratch_bytes, paths, multistep))
 
 
-def _plan(query: ConversionQuery, with_shared: bool = True) -> ConversionPlan:
+def _plan(query: ConversionQuery, with_shared: bool = True, ceiling: int | None = None) -> ConversionPlan:
     """The :class:`ConversionPlan` of a checked :class:`~linlayout.convert.query.ConversionQuery`.
 
-    ``with_shared=False`` leaves the shared-memory path out (a multi-step search's warp-local step).
+    ``with_shared=False`` leaves the shared-memory path out (a multi-step search's warp-local step);
+    ``ceiling``: only a plan cheaper than it matters (a step: see :func:`~linlayout.convert.warp.shuffle_program`).
     """
     src, eb, hw = query.src, query.element_bits, query.hw
     dst = aligned(src, query.dst)
@@ -231,7 +232,7 @@ def _plan(query: ConversionQuery, with_shared: bool = True) -> ConversionPlan:
             "the conversion moves data across the block dimension (between CTAs); only conversions inside a CTA are planned")
     if src == dst:
         return ConversionPlan("none", eb, hw.name, {}, None, 1, 0, 0, (Alternative("none", 0, {}),), minimal, cm)
-    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes, with_shared)
+    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes, with_shared, ceiling)
     best = _cheapest(alts, query.paths)
     if query.multistep and query.paths is None and best.cost > 0:
         two_step = _two_step_plan(query, dst, best.cost, alts, minimal, cm, lower)
@@ -249,8 +250,8 @@ def _plan(query: ConversionQuery, with_shared: bool = True) -> ConversionPlan:
 
 
 def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: int, hw: SharedMemory,
-                  scratch_bytes: int | None,
-                  with_shared: bool = True) -> tuple[list[Alternative], dict[str, Any], int | None]:
+                  scratch_bytes: int | None, with_shared: bool = True,
+                  ceiling: int | None = None) -> tuple[list[Alternative], dict[str, Any], int | None]:
     """Every possible path with its program, and the shuffle lower bound (``None`` unless warp-local)."""
     alts: list[Alternative] = []
     progs: dict[str, Any] = {}
@@ -260,7 +261,7 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
         progs["registers"] = rp
         alts.append(Alternative("registers", cost_of(rp.counts), dict(rp.counts)))
     if cm.level <= 1:
-        sp = shuffle_program(cm, eb)
+        sp = shuffle_program(cm, eb, ceiling)
         if sp is not None:
             lower = sp.lower_bound
             if cm.level == 1:
@@ -300,8 +301,8 @@ def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: 
                    minimal: LinearLayout, cm: ConversionMap, lower: int | None) -> ConversionPlan | None:
     """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`), or ``None``."""
     eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
-    def step(a: LinearLayout, b: LinearLayout, warp_local: bool) -> ConversionPlan:
-        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes), with_shared=False)
+    def step(a: LinearLayout, b: LinearLayout, warp_local: bool, ceiling: int) -> ConversionPlan:
+        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes), with_shared=False, ceiling=ceiling)
 
     if cm.level > 1:  # the search's steps are register/lane swaps: it only pays inside a warp (see multistep)
         return None

@@ -193,18 +193,16 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
 
 def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     """Tensor bits held by exactly one register basis of each side and touched by no other basis."""
-    out = []
-    sh, scols = index_bits(src, "src")
-    dh, dcols = index_bits(dst, "dst")
-    for b in range(src.out_bits):
-        ok = True
-        for hw, cols in ((sh, scols), (dh, dcols)):
-            hits = [i for i, c in enumerate(cols) if c >> b & 1]
-            if len(hits) != 1 or hits[0] >= hw.reg or cols[hits[0]] != 1 << b:
-                ok = False
-        if ok:
-            out.append(b)
-    return out
+    held = None
+    for side in ("src", "dst"):
+        ib, cols = index_bits(src if side == "src" else dst, side)
+        touched = once = 0  # tensor bits touched by some basis, by exactly one
+        for c in cols:
+            once = (once & ~c) | (c & ~touched)
+            touched |= c
+        alone = sum(c for c in cols[:ib.reg] if c & (c - 1) == 0 and c & once)  # a register basis 1 << b, alone on b
+        held = alone if held is None else held & alone
+    return [b for b in range(src.out_bits) if held >> b & 1]
 
 
 def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware, barrier: str,
@@ -220,7 +218,9 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     least ``T`` over the widest access (a vector, or a matrix instruction's
     four registers); every instruction takes at least one pass of the banks
     and the lanes' accesses at least ``lanes * T`` over a pass's bytes (two
-    passes' for loads, where broadcast loads merge).  Narrow elements either
+    passes' for loads whose lane bit 0 or 1 broadcasts, which the model
+    merges: :meth:`~linlayout.hw.SharedMemory.merges_passes`; slicing keeps
+    the lanes' bases, so the full ``dst`` tells).  Narrow elements either
     move in accesses under 32 bits (at most 2 bytes each) or are packed
     into words (:func:`~linlayout.convert.cost.packing`, once per register,
     whatever the reps); the cheaper of the two is taken.  The round trip
@@ -232,7 +232,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     >>> from linlayout.core.layout import LinearLayout
     >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
-    (16, 20)
+    (20, 24)
     """
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
@@ -241,7 +241,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
     floor = reps * 2 * COST_WEIGHTS[barrier]
-    for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << hw.merge_broadcast_loads)):
+    for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         ib, cols = index_bits(layout, side)
         registers = 1 << f2.rank(cols[:ib.reg])
         thread_bytes = (registers >> rep_bits) * element_bits // 8
@@ -253,6 +253,12 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
             side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
         floor += side_floor
     return floor
+
+
+def _merges_loads(dst: LinearLayout, hw) -> bool:
+    """Whether loads of ``dst`` may be served in merged passes: lane bit 0 or 1 broadcasts (a zero basis)."""
+    lanes = dst.flat_bases("lane") if "lane" in dst.in_sizes else ()
+    return hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
 
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:

@@ -54,6 +54,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
+from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, per_layout, per_partner
 
 __all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
 
@@ -100,6 +101,11 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
     """The index bit counts of a distributed layout and its flat columns in index order."""
     if not isinstance(layout, LinearLayout):
         raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
+    hw, cols = per_layout(layout, INDEX_BITS_KEY, lambda: _index_bits(layout, what))
+    return hw, list(cols)
+
+
+def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, ...]]:
     extra = [d for d in layout.in_dims if d not in HW_DIMS]
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
@@ -109,7 +115,7 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
     for d in HW_DIMS:
         if d in sizes:
             cols.extend(layout.flat_bases(d))
-    return hw, cols
+    return hw, tuple(cols)
 
 
 def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
@@ -133,6 +139,8 @@ def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, li
     ech, _, nulls = f2.echelon([cols[i] for i in pos])
 
     def lift(mask: int) -> int:
+        if pos[-1:] == [len(pos) - 1]:  # the allowed bits are the lowest ones (every level's are): no renumbering
+            return mask
         return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
     kernel = [lift(n) for n in nulls]
@@ -198,6 +206,12 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     warps and blocks, and :class:`InputError` when ``dst`` holds an element
     that ``src`` does not hold.
     """
+    if not isinstance(src, LinearLayout):
+        return _conversion_map(src, dst)  # raises the error of the checks below
+    return per_partner(src, CONVERSION_MAP_KEY, dst, lambda: _conversion_map(src, dst))
+
+
+def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     dst = aligned(src, dst)
     sh, scols = index_bits(src, "src")
     dh, dcols = index_bits(dst, "dst")
@@ -207,13 +221,13 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
     columns: list[int] = []
     levels: list[int] = []
-    solvers = [_span_solver(scols, sh.mask(dims)) for dims in _ALLOWED]
+    masks = [sh.mask(dims) for dims in _ALLOWED]
+    solvers = [_span_solver(scols, m) for m in masks]
+    bases_of = [(d, k) for d in HW_DIMS for k in range(dh.count(d))]  # destination basis j is basis k of dim d
     for j, t in enumerate(dcols):
-        dim = next(d for d in HW_DIMS if dh.start(d) <= j < dh.start(d) + dh.count(d))
-        k = j - dh.start(dim)
+        dim, k = bases_of[j]
         own = (1 << (sh.start(dim) + k)) if (dim != "register" or k < sh.reg) else 0
-        for level, dims in enumerate(_ALLOWED):
-            allowed = sh.mask(dims)
+        for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
             target = t ^ f2.apply(scols, fixed)
             sol = solvers[level](target)
@@ -233,17 +247,14 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             raise InputError(
                 f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
                 f"src does not hold the elements dst needs")
-    out_dims = [(d, 1 << sh.count(d)) for d in HW_DIMS]
-    bases = {}
-    j = 0
+    # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
+    # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
+    split, j = [], 0
     for d in HW_DIMS:
-        lst = []
-        for _ in range(dh.count(d)):
-            x = columns[j]
-            lst.append(tuple((x >> sh.start(o)) & ((1 << sh.count(o)) - 1) for o in HW_DIMS))
-            j += 1
-        bases[d] = lst
-    layout = LinearLayout(bases, out_dims)
+        split.append(tuple(columns[j:j + dh.count(d)]))
+        j += dh.count(d)
+    layout = LinearLayout.from_flat(tuple((d, dh.count(d)) for d in HW_DIMS), tuple((d, sh.count(d)) for d in HW_DIMS),
+                                    tuple(split), check=False)
     return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)
 
 

@@ -43,7 +43,10 @@ from dataclasses import dataclass
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
+from ..count.matrix_tile import matrix_tile
 from ..errors import InputError
+from ..hw import get_hardware, parse_instruction
+from .speed import FLAT_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
            "renumber_registers", "triton_scratch", "ldst_reps"]
@@ -135,6 +138,11 @@ def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length:
     return seg[:length]
 
 
+def _flat(L: LinearLayout) -> _Flat:
+    """``L``'s :class:`_Flat`, once per layout object (Triton's scratch layout and its ld/st fallback both read it)."""
+    return per_layout(L, FLAT_KEY, lambda: _Flat(L))
+
+
 class _Flat:
     """A distributed layout's register and lane bases as flat ints, and a solver for its preimages."""
 
@@ -145,12 +153,14 @@ class _Flat:
         self.dims = [d for d in ("register", "lane", "warp", "block") if d in L.in_dims]
         self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
         self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
+        self._echelon: f2.Echelon | None = None
 
     def preimage(self, element: int) -> tuple[int, int] | None:
-        """(register index, lane index) of one preimage of a flat element, or ``None``."""
-        try:
-            x = f2.solve(self.cols, element)
-        except Exception:  # noqa: BLE001 - not in the span
+        """(register index, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``."""
+        if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
+            self._echelon = f2.echelon(self.cols)[0]
+        residue, x = self._echelon.reduce(element)
+        if residue:
             return None
         nr = self.sizes[0]
         nl = self.sizes[1] if len(self.sizes) > 1 and self.dims[1] == "lane" else 0
@@ -285,7 +295,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     ``matrix=False``: plain ``st.shared``/``ld.shared`` only (``optimalSwizzlingLdSt``), as Triton 3.9 exchanges a
     reduction's partials (its PTX has no matrix instruction at any reduction's line)."""
     dst = dst.transpose_outs(list(src.out_dims))
-    a, b = _Flat(src), _Flat(dst)
+    a, b = _flat(src), _flat(dst)
     dim = sum(bits for _, bits in src.out_dim_bits)
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
     src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
@@ -315,7 +325,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
 def ldst_reps(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """The reps of Triton's plain ``ld/st.shared`` scratch layout (``optimalSwizzlingLdSt``) for the pair."""
     dst = dst.transpose_outs(list(src.out_dims))
-    parts = _ldst_fallback(_Flat(src), _Flat(dst), element_bits, sum(bits for _, bits in src.out_dim_bits))
+    parts = _ldst_fallback(_flat(src), _flat(dst), element_bits, sum(bits for _, bits in src.out_dim_bits))
     return 1 << len(parts[3])
 
 
@@ -326,10 +336,19 @@ def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_b
     if "matrix" not in family:
         return wavefronts(layout, memory, element_bits, op, hardware="sm90")
     base, _, trans = family.partition(".")
+    hw = get_hardware("sm90")
+    regs = layout.flat_bases("register") if "register" in layout.in_sizes else ()
+    nonzero = [i for i, c in enumerate(regs) if c]
     for size in MATRIX_SIZES:
+        name = f"{base}.{size}{'.' + trans if trans else ''}"
         try:
-            return wavefronts(layout, memory, element_bits, op, f"{base}.{size}{'.' + trans if trans else ''}",
-                              hardware="sm90")
+            ins = parse_instruction(name)
+            # A size whose matrices need more non-broadcast registers than the tile leaves is refused by the
+            # counter (count/plan's access shape); skipping it here saves building the plan only to be refused.
+            rest = sum(1 for i in nonzero if i not in matrix_tile(ins, element_bits, hw).vector_registers)
+            if rest < ins.matrices.bit_length() - 1:
+                continue
+            return wavefronts(layout, memory, element_bits, op, name, hardware="sm90")
         except InputError:
             continue
     raise InputError(f"{family} does not fit the layout")

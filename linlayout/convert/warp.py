@@ -118,10 +118,16 @@ class RegisterProgram:
 
     @cached_property
     def counts(self) -> dict[str, int]:
-        """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one."""
-        threads = [(lane, om) for om in range(1 << len(self.Qo)) for lane in range(1 << len(self.Ql))]
-        rows = {tuple(self.source_register(r, lane, om) for lane, om in threads) for r in range(self.dst_regs)}
-        sel = sum(_mux(len(set(row))) for row in rows)
+        """``selp`` per thread: for each distinct destination register, its source candidates over threads, minus one.
+
+        Counted from ranks, not by listing every register of every thread: register ``r`` of thread ``t``
+        reads ``Qr r ⊕ T t`` (``T = [Ql Qo]``), so the registers' rows over the threads are the cosets
+        ``Qr r ⊕ image(T)``: one distinct row per element of ``image(Qr)``, each with ``|image(T)|``
+        candidates.
+        """
+        rows = 1 << f2.rank(list(self.Qr))
+        candidates = 1 << f2.rank(list(self.Ql) + list(self.Qo))
+        sel = rows * _mux(candidates)
         return {"selp": sel} if sel else {}
 
 
@@ -207,7 +213,7 @@ class ShuffleProgram:
         ident = all(self.J[i] == 1 << i for i in range(self.lanes))
         if not ident or any(self.Os):
             return frozenset()
-        return frozenset(k for k in range(1 << self.round_bits) if f2.apply(self.As, k) == 0)
+        return frozenset(f2.subset_xors(f2.null_space(list(self.As))))  # {k : As k = 0}, listed from its basis
 
     def schedule(self, lane: int, omega: int = 0) -> list[dict[str, object]]:
         """Round by round for one thread: the lane it reads, the registers it sends, the registers it fills."""
@@ -265,7 +271,10 @@ class ShuffleProgram:
         if not self.self_rounds:  # word r takes round r ⊕ Mλ
             if not self.extra_rounds:
                 return tuple(range(self.kept))
-            return tuple(sorted({r ^ m for r in range(self.kept) for m in self._span_M}))
+            # {r ⊕ m : r < kept, m ∈ span(M)} is the subspace spanned by the kept rounds' bits and M: listed from a
+            # basis (its size), not from all kept x |span(M)| sums (the multi-step search scores thousands of these).
+            low = [1 << i for i in range(len(self.rounds_basis))]
+            return tuple(sorted(f2.subset_xors(f2.basis(low + list(self.M)))))
         _, recv = self.selections
         return tuple(sorted({k for c in recv[:self.kept] for kind, k in c if kind == "recv"}))
 
@@ -364,11 +373,24 @@ class ShuffleProgram:
 
     @cached_property
     def layer_counts(self) -> dict[str, int]:
-        """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
+        """Instructions with conditional-swap layers on both sides (strategy ``layers``).
+
+        Counted from ranks (every program the planner scores needs this, the sets only the emitter): each set of
+        :attr:`layer_needs` is a subspace, the kept rounds' span plus the receive layers' ``b`` added so far;
+        the local rounds are the kernel of ``As`` (:attr:`self_rounds`), so the shuffled rounds of the first
+        set number its size less its intersection with that kernel.
+        """
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
-        needs = self.layer_needs
-        sel = self.sender_rank * nwords + sum(len(n) for n in needs[1:])  # one send layer per basis vector
-        shuffled = sum(1 for k in needs[0] if k not in self.self_rounds)
+        need = [1 << i for i in range(len(self.rounds_basis))]
+        sizes = [1 << len(need)]  # the last layer's input first
+        for b in reversed(f2.basis(list(self.M))):
+            need.append(b)
+            sizes.append(1 << f2.rank(need))
+        sel = self.sender_rank * nwords + sum(sizes[:-1])  # one send layer per basis vector
+        shuffled = sizes[-1]
+        if self.self_rounds:
+            full = f2.basis(need)
+            shuffled -= 1 << (len(full) - f2.rank([f2.apply(self.As, v) for v in full]))
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
@@ -596,18 +618,24 @@ def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
     return (cost_of(c), c.get("shfl.sync", 0))
 
 
-def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | None:
+def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = None) -> ShuffleProgram | None:
     """The cheapest shuffle program of a level-0/1 conversion map, or None if none exists.
 
     Pack widths from ``32/element_bits`` elements per word down to one are
     tried; each swap matrix is scored with the exact counts and the cheapest
     program under the cost model (:func:`linlayout.convert.cost.cost_of`)
     among those within :func:`packed_shuffle_bound` wins.
+
+    ``ceiling``: only a program cheaper than this matters to the caller (a
+    multi-step search's step).  Programs whose shuffles alone cost that much
+    are not scored; the answer is the same program whenever the cheapest
+    costs less than ``ceiling``, and otherwise some program costing at least
+    ``ceiling`` (None still means that no program exists).
     """
     if cm.level > 1:
         return None
     lower = _lower_bound(cm, element_bits)
-    best = None
+    best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     widest: dict[int, list[ShuffleProgram]] = {}
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
@@ -617,13 +645,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int) -> ShuffleProgram | No
     bound = packed_shuffle_bound(widest[min(widest)])
     for p in range(pmax, -1, -1):
         for prog in widest[p] if p in widest else _program(cm, element_bits, p, lower):
+            limit = cost_of(best.counts) if best is not None else None
+            if ceiling is not None and (limit is None or ceiling < limit):
+                limit = ceiling
+            if limit is not None and _shuffle_floor(prog) >= limit:
+                first = first or prog  # costs at least the ceiling when nothing better is found: a valid answer then
+                continue  # its shuffles alone cost as much as the best program (or the ceiling): it cannot win
             if bound is not None and prog.counts.get("shfl.sync", 0) > bound:
                 continue  # more shuffles than packing as many elements per word as can be needs
-            if best is not None and _shuffle_floor(prog) >= cost_of(best.counts):
-                continue  # its shuffles alone cost as much as the best program: it cannot win
             if best is None or _cost_key(prog) < _cost_key(best):
                 best = prog
-    return best
+    return best or first
 
 
 def packed_shuffle_bound(packed: list[ShuffleProgram]) -> int | None:

@@ -53,15 +53,21 @@ def is_trivial_over(layout: LinearLayout, dims: Iterable[str]) -> bool:
     for d in names:
         if ins.get(d, 1) != outs.get(d, 1):
             return False
-    for n in layout.in_dims:
-        for k, basis in enumerate(layout.bases[n]):
-            for o, v in zip(layout.out_dims, basis):
-                if o in names:
-                    want = (1 << k) if n == o else 0
-                    if v != want:
-                        return False
-                elif n in names and v:
-                    return False
+    # On the flat columns (output dimensions packed minor first), not the bases' tuples: the planner asks this
+    # of every conversion map, and rebuilding the bases per input dimension was most of its cost.
+    offset, pos, covered = {}, 0, 0
+    for o, b in layout.out_dim_bits:
+        offset[o] = pos
+        if o in names:
+            covered |= ((1 << b) - 1) << pos
+        pos += b
+    for n, _ in layout.in_dim_bits:
+        cols = layout.flat_bases(n)
+        if n in names:  # the identity onto the same output dimension, nothing else
+            if any(c != 1 << (offset[n] + k) for k, c in enumerate(cols)):
+                return False
+        elif any(c & covered for c in cols):  # no other input reaches the dimensions
+            return False
     return True
 
 

@@ -111,3 +111,67 @@ def test_shuffle_lower_bound_scores_every_warp(seed):
         plan = plan_conversion(src, dst, eb)
         if plan.conversion.level <= 1:
             assert plan.shuffle_lower_bound == _reference_shuffle_bound(src, dst, eb)
+
+
+def test_conversion_map_is_remembered_per_object_not_per_bases():
+    """The planner's memo (convert/speed.py) answers the same objects again, and a fresh equal layout is solved anew."""
+    from linlayout.convert.solve import conversion_map
+
+    src, dst = catalog_pairs()[0][1:]
+    dst = aligned(src, dst)
+    cm = conversion_map(src, dst)
+    assert conversion_map(src, dst) is cm
+    copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
+    again = conversion_map(src, copy)
+    assert again is not cm and again == cm
+
+
+def _brute_force_selects(rp) -> int:
+    threads = [(lane, om) for om in range(1 << len(rp.Qo)) for lane in range(1 << len(rp.Ql))]
+    rows = {tuple(rp.source_register(r, lane, om) for lane, om in threads) for r in range(rp.dst_regs)}
+    return sum(max(0, len(set(row)) - 1) for row in rows)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_register_program_counts_from_ranks_equal_listing_every_thread(seed):
+    from linlayout.convert.warp import RegisterProgram
+
+    rng = random.Random(seed)
+    for _ in range(60):
+        sr, dr, nl, no = rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 2)
+        pick = lambda n: tuple(rng.randrange(1 << sr) if rng.random() < 0.6 else 0 for _ in range(n))  # noqa: E731
+        rp = RegisterProgram(32, pick(dr), pick(nl), pick(no), 1 << dr, 1 << sr, 1)
+        assert rp.counts.get("selp", 0) == _brute_force_selects(rp)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_shuffle_program_under_a_ceiling_is_the_cheapest_whenever_that_is_below_it(seed):
+    from linlayout.convert.cost import cost_of as cost
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import shuffle_program
+
+    src, dst = random_pair(random.Random(seed), 1, "warp", max_regs_bits=3)
+    cm = conversion_map(src, aligned(src, dst))
+    best = shuffle_program(cm, 16)
+    if best is None:
+        return
+    c = cost(best.counts)
+    assert shuffle_program(cm, 16, ceiling=c + 1) == best
+    above = shuffle_program(cm, 16, ceiling=max(1, c))
+    assert above is not None and cost(above.counts) >= min(c, max(1, c))
+
+
+def test_is_trivial_over_on_flat_columns_agrees_with_the_bases():
+    """core/quotient reads flat columns; the rule (identity on the dims, nothing else reaching them) is unchanged."""
+    from linlayout.core.quotient import is_trivial_over
+
+    for _, src, dst in catalog_pairs()[::4]:
+        from linlayout.convert.solve import conversion_map
+        C = conversion_map(src, aligned(src, dst)).layout
+        for dims in (["block"], ["block", "warp"], ["lane"], ["register"]):
+            expect = all(
+                all(v == ((1 << k) if n == o else 0) for o, v in zip(C.out_dims, basis) if o in dims)
+                and (n not in dims or all(v == 0 for o, v in zip(C.out_dims, basis) if o not in dims))
+                for n in C.in_dims for k, basis in enumerate(C.bases[n]))
+            expect = expect and all(C.in_sizes.get(d, 1) == C.out_sizes.get(d, 1) for d in dims)
+            assert is_trivial_over(C, dims) == expect

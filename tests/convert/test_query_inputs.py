@@ -38,7 +38,7 @@ def test_the_two_step_search_tries_at_most_its_budget():
                         "lane": [[0, 1 << k] for k in range(6, 11)]}, {"dim0": 2, "dim1": 2048})
     calls = []
 
-    def plan(a, b, warp_local):
+    def plan(a, b, warp_local, ceiling):
         calls.append((a, b, warp_local))
         raise InputError("no step")  # count the steps tried, plan none
 

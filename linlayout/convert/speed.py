@@ -1,0 +1,80 @@
+"""The planner's speed devices, in one place, each with the reason it exists.
+
+A compiler plans every conversion of a kernel, so ``plan_conversion`` should
+take well under a millisecond; most of a plan's time is the shared-memory
+round trip's syntheses, and the rest is bookkeeping that several stages
+repeated on the same two layouts.  The devices below remove the repeats.
+Nothing here is keyed by the *values* of a layout: the memos live in a
+layout's own :meth:`~linlayout.core.layout.LinearLayout.memo` (they die with
+the object) and a partner layout is recognised by identity (``is``), so a
+new layout with the same bases is planned from scratch, and no plan is ever
+remembered.
+
+Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under these keys)
+
+:data:`INDEX_BITS_KEY`
+    :func:`linlayout.convert.solve.index_bits`: a distributed layout's index
+    bit counts and flat columns.  The map solver, the round trip's
+    candidates, floors and counts, and the executor each ask for them, about
+    fifteen times per plan.
+:data:`CONVERSION_MAP_KEY`
+    :func:`linlayout.convert.solve.conversion_map` of ``src`` to the last
+    ``dst`` *object* it was solved for: the planner solves it, and the round
+    trip's barrier kind (:func:`linlayout.convert.smem.warp_private`) needs
+    its level again; a multi-step search plans from the same ``src`` many
+    times, to other destinations (one entry, replaced).
+:data:`FLAT_KEY`
+    Triton's view of a layout in :mod:`linlayout.convert.triton_scratch`
+    (register, lane and warp bases as flat ints, and one elimination for its
+    preimages): Triton's scratch layout and its plain ``ld/st`` fallback
+    (the default scratch budget) read both layouts of a pair.
+
+Algorithmic devices that stay beside their code (listed here so there is one index)
+    The round trip's slicings are pruned by a floor on their cost before
+    their swizzle is synthesized (:func:`linlayout.convert.smem.rep_cost_floor`);
+    a slicing that leaves a slice already synthesized is skipped; the
+    multi-step search tells each step the cost it must beat, and the step's
+    shuffle search does not score programs whose shuffles alone reach it
+    (:mod:`linlayout.convert.multistep`,
+    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a shuffle
+    program's used rounds, local rounds and layer counts, and a register
+    program's selects, come from ranks and bases of subspaces rather than
+    from listing rounds or threads (:mod:`linlayout.convert.warp`).
+    ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`
+    and on Triton's scratch layout of a pair (``smem._tritons_scratch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..core.layout import LinearLayout
+
+__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "FLAT_KEY", "per_layout", "per_partner"]
+
+T = TypeVar("T")
+
+INDEX_BITS_KEY = ("convert.solve", "index bits")
+CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
+FLAT_KEY = ("convert.triton_scratch", "flat")
+
+
+def per_layout(layout: LinearLayout, key: tuple[str, str], compute: Callable[[], T]) -> T:
+    """``compute()``, kept in ``layout``'s memo under ``key`` (computed once per layout object)."""
+    memo = layout.memo()
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = compute()
+    return hit
+
+
+def per_partner(layout: LinearLayout, key: tuple[str, str], partner: Any, compute: Callable[[], T]) -> T:
+    """``compute()`` for ``(layout, partner)``: one entry in ``layout``'s memo, valid while the partner is the same object."""
+    memo = layout.memo()
+    hit = memo.get(key)
+    if hit is not None and hit[0] is partner:
+        return hit[1]
+    value = compute()
+    memo[key] = (partner, value)
+    return value
