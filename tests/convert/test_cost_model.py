@@ -29,7 +29,7 @@ def _fit_module():
 
 @pytest.mark.skipif(not (DATA / "timing1.txt").exists(), reason="no committed timing data")
 def test_committed_fit_reproduces_weights_and_ranking():
-    rep = _fit_module().report(DATA)
+    rep = _fit_module().report(DATA, held_out=False)
     stored = json.loads((DATA / "fit.json").read_text())
     assert rep["weights_quarter_cycles"] == stored["weights_quarter_cycles"]
     for f, w in rep["weights_quarter_cycles"].items():
@@ -38,6 +38,26 @@ def test_committed_fit_reproduces_weights_and_ranking():
     assert {COST_WEIGHTS[op] for op in ("selp", "prmt", "mov")} == {rep["weights_quarter_cycles"]["alu"]}
     for key in ("ranking_fit", "ranking_fit_integer_weights", "ranking_cross_validated"):
         assert rep[key] == stored[key], key
+
+
+def test_folds_cover_every_conversion_once():
+    fit = _fit_module()
+    rows = [{"index": i} for i in (3, 1, 4, 1, 5, 9, 2, 6)]
+    for k in (None, 3):
+        groups = fit.folds(rows, k)
+        assert sorted(i for g in groups for i in g) == [1, 2, 3, 4, 5, 6, 9]
+    assert len(fit.folds(rows, None)) == 7 and len(fit.folds(rows, 3)) == 3
+
+
+@pytest.mark.skipif(not (DATA / "more_reps_than_triton" / "ptxas.json").exists(), reason="no committed more-reps data")
+def test_more_reps_pairs_are_read_apart_from_the_harness_conversions():
+    fit = _fit_module()
+    more = fit.measured_more_reps(DATA)
+    assert len(more) == 76 and all(v["cycles"] > 0 and v["index"] >= fit.MORE_REPS_INDEX for v in more)
+    assert {v["variant"] for v in more} == {"default", "triton"}
+    stored = json.loads((DATA / "fit.json").read_text())
+    assert list(fit.ranking(more, fit.model_score(stored["weights_quarter_cycles"]))[:2]) == \
+        stored["more_reps_pairs_integer_weights"]
 
 
 def _barriers_in(code: str) -> int:
