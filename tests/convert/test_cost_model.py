@@ -86,3 +86,37 @@ def test_emitted_function_in_two_reps_runs_three_barriers():
     code = to_cuda(plan, src, dst)
     assert plan.reps == 2 and _barriers_in(code) == plan.barriers == 3
     assert not code.rstrip().rstrip("}").rstrip().endswith(("__syncthreads();", "__syncwarp();"))
+
+
+def _candidates_module():
+    _fit_module()
+    spec = importlib.util.spec_from_file_location("convert_costmodel_candidates",
+                                                  ROOT / "tools" / "convert_costmodel_candidates.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_candidate_fit_recovers_weights_of_a_linear_clock():
+    cand = _candidates_module()
+    rng = random.Random(7)
+    true = {"shfl": 0.6, "wf": 0.5, "harness": 0.3}
+    rows = []
+    for i in range(12):
+        for variant in ("a", "b"):
+            x = {k: rng.randint(1, 20) for k in true}
+            rows.append({"index": i, "variant": variant, "x": x, "cycles": sum(true[k] * x[k] for k in true)})
+    for objective in ("relative", "pairs"):
+        w = cand.fit_candidate(rows, lambda v: v["x"], objective)
+        assert all(abs(w[k] - true[k]) < 1e-6 for k in true), (objective, w)
+    assert list(cand.floors(["shfl_narrow", "warps_x_bar", "wf", "alu"])) == [0.25, 0.0, 0.0, 0.25]
+
+
+@pytest.mark.skipif(not (DATA / "candidates.json").exists(), reason="no committed candidate table")
+def test_candidate_table_agrees_with_the_fit():
+    stored = json.loads((DATA / "candidates.json").read_text())
+    fit = json.loads((DATA / "fit.json").read_text())
+    same = stored["harness"]["cost.py's features"]["relative"]
+    assert same["fitted"]["in_sample"] == fit["ranking_fit"]
+    assert same["fitted"]["five_fold"] == fit["ranking_cross_validated"]
+    assert same["fitted"]["leave_one_out"] == fit["ranking_leave_one_conversion_out"]
