@@ -84,14 +84,16 @@ CANDIDATES: dict[str, Callable[[dict], dict[str, float]]] = {
     "ALU classes (selp, prmt, mov)":
         lambda v: pick(counts(v), ("selp", "prmt", "mov") + BASE[1:]),
     "wavefronts write/read, st/ld apart":
-        lambda v: pick(counts(v), ("alu", "shfl", "st", "ld", "wf_write", "wf_read", "bar", "wbar", "spill", "harness")),
+        lambda v: pick(counts(v), ("alu", "shfl", "st", "ld", "wf_write", "wf_read", "bar", "wbar", "spill",
+                                   "harness")),
     "shfl by width (8/16 vs 32/64-bit)": lambda v: by_width(pick(counts(v), BASE), v, ("shfl",), NARROW_WIDE),
     "ALU classes and shfl, each per width (8, 16, 32, 64)":
         lambda v: by_width(pick(counts(v), ("selp", "prmt", "mov") + BASE[1:]), v, ("selp", "prmt", "mov", "shfl"),
                            EACH_WIDTH),
     "bar.sync per warp of the CTA": lambda v: {**pick(counts(v), BASE), "warps_x_bar": counts(v)["bar"] * v["warps"]},
-    "scratch bytes (occupancy)": lambda v: {**pick(counts(v), BASE),
-                                            "scratch_kb": v["scratch_bytes"] / 1024 if v["path"] == "shared_memory" else 0},
+    "scratch bytes (occupancy)":
+        lambda v: {**pick(counts(v), BASE),
+                   "scratch_kb": v["scratch_bytes"] / 1024 if v["path"] == "shared_memory" else 0},
     "select chain (selp^2 / destination registers)":
         lambda v: {**pick(counts(v), BASE), "chain_of_selects": counts(v)["selp"] ** 2 / max(1, v["dst_registers"])},
     "a constant per path (latency of a round trip)":

@@ -281,7 +281,8 @@ def model_score(weights: dict[str, int]):
 
 
 def report(d: Path, held_out: bool = True) -> dict:
-    """The fit, its weights and rankings; ``held_out`` adds leave-one-conversion-out and the more-reps pairs (slower)."""
+    """The fit, its weights and rankings; ``held_out`` adds leave-one-conversion-out and the more-reps pairs
+    (slower)."""
     rows = measured(d)
     w = fit(rows)
     ints = integer_weights(w)
