@@ -28,10 +28,14 @@ weighs the same whatever its cycles), every instruction at least one issue
 slot (:data:`ISSUE_FLOOR`), wavefronts and spills at least 0.  The measure of success
 is the *ranking*: over the pairs of variants of one conversion whose measured
 cycles differ by more than 10%, the fraction the model orders as the clock
-does.  It is reported on the fit set and under 5-fold cross-validation by
-conversion (each conversion's variants held out together), with the fitted
-weights and with the integer weights written to ``cost.py`` (quarter SM
-cycles).
+does.  It is reported on the fit set, under 5-fold cross-validation by
+conversion (each conversion's variants held out together) and leaving one
+conversion out at a time, with the fitted weights and with the integer
+weights written to ``cost.py`` (quarter SM cycles).  The 38 8-bit pairs of
+``more_reps_than_triton/`` (the planner's plan against Triton's own staging,
+``tools/convert_more_reps_timing.py``) are scored too, and a fit on both sets
+is reported beside the one ``cost.py`` takes.  Other feature sets and
+objectives are compared by ``tools/convert_costmodel_candidates.py``.
 
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel --check   # compare with cost.py
@@ -113,6 +117,34 @@ def measured(d: Path) -> list[dict]:
     return out
 
 
+MORE_REPS = "more_reps_than_triton"
+"""Subdirectory of the 38 8-bit pairs timed by ``tools/convert_more_reps_timing.py`` (planner's plan vs Triton's staging)."""
+MORE_REPS_INDEX = 1000
+"""Offset of the more-reps pairs' conversion indices, apart from the harness's 240."""
+
+
+def measured_more_reps(d: Path) -> list[dict]:
+    """The more-reps pairs (``d/more_reps_than_triton``) as variants with cycles, like :func:`measured`.
+
+    Their kernels were not checked against SASS (no ``check_table.json``);
+    ``ptxas.json`` there comes from compiling the same ``timing.cu`` on the CPU.
+    Empty where the directory is missing.
+    """
+    m = d / MORE_REPS
+    if not (m / "variants.json").exists():
+        return []
+    ptxas = json.loads((m / "ptxas.json").read_text())
+    runs = [parse_timing(m / f"timing{k}.txt") for k in (1, 2)]
+    out = []
+    for v in json.loads((m / "variants.json").read_text()):
+        cyc = [cycles_per_conversion(rows[(v["index"], v["variant"])], ghz, v["warps"]) for rows, ghz in runs]
+        p = ptxas.get(v["kernel"], {})
+        out.append({**v, "index": MORE_REPS_INDEX + v["index"],
+                    "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4,
+                    "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
+    return out
+
+
 def features(v: dict) -> list[float]:
     """The feature vector of a variant (:data:`FEATURES`), computed once and kept in the variant."""
     if "features" not in v:
@@ -177,8 +209,9 @@ def predict(w: np.ndarray, v: dict) -> float:
     return float(np.dot(w, features(v)))
 
 
-def ranking(rows: list[dict], score) -> tuple[int, int, list[dict]]:
-    """Pairs of variants of one conversion whose cycles differ by > 10%: (right, total, the wrong ones)."""
+def ranking(rows: list[dict], score, min_cycles: float = 0.0) -> tuple[int, int, list[dict]]:
+    """Pairs of variants of one conversion whose cycles differ by > 10% (and by at least ``min_cycles``):
+    (right, total, the wrong ones)."""
     by: dict[int, list[dict]] = {}
     for v in rows:
         by.setdefault(v["index"], []).append(v)
@@ -188,7 +221,8 @@ def ranking(rows: list[dict], score) -> tuple[int, int, list[dict]]:
         for i in range(len(vs)):
             for j in range(i + 1, len(vs)):
                 a, b = vs[i], vs[j]
-                if abs(a["cycles"] - b["cycles"]) <= THRESHOLD * min(a["cycles"], b["cycles"]):
+                gap = abs(a["cycles"] - b["cycles"])
+                if gap <= THRESHOLD * min(a["cycles"], b["cycles"]) or gap < min_cycles:
                     continue
                 total += 1
                 if (score(a) - score(b)) * (a["cycles"] - b["cycles"]) > 0:
@@ -200,14 +234,25 @@ def ranking(rows: list[dict], score) -> tuple[int, int, list[dict]]:
     return right, total, wrong
 
 
-def cross_validated(rows: list[dict]) -> tuple[int, int]:
-    """Ranking right/total with each fold's conversions scored by weights fitted on the other folds."""
+def folds(rows: list[dict], k: int | None = FOLDS) -> list[set[int]]:
+    """Conversion indices in ``k`` folds (every ``k``-th conversion), or one fold per conversion (``k=None``)."""
     idx = sorted({v["index"] for v in rows})
+    return [{i} for i in idx] if k is None else [set(idx[j::k]) for j in range(k)]
+
+
+def cross_validated(rows: list[dict], k: int | None = FOLDS, fitter=None, score=None) -> tuple[int, int]:
+    """Ranking right/total with each fold's conversions scored by weights fitted on the other folds.
+
+    ``k=None`` leaves one conversion out at a time.  ``fitter(rows) -> w``
+    and ``score(w) -> (variant -> float)`` default to :func:`fit` and
+    :func:`predict`.
+    """
+    fitter = fitter or fit
+    score = score or (lambda w: lambda v: predict(w, v))
     right = total = 0
-    for k in range(FOLDS):
-        held = set(idx[k::FOLDS])
-        w = fit([v for v in rows if v["index"] not in held])
-        r, t, _ = ranking([v for v in rows if v["index"] in held], lambda v: predict(w, v))
+    for held in folds(rows, k):
+        w = fitter([v for v in rows if v["index"] not in held])
+        r, t, _ = ranking([v for v in rows if v["index"] in held], score(w))
         right, total = right + r, total + t
     return right, total
 
@@ -235,7 +280,9 @@ def model_score(weights: dict[str, int]):
     return score
 
 
-def report(d: Path) -> dict:
+def report(d: Path, held_out: bool = True) -> dict:
+    """The fit, its weights and rankings; ``held_out`` adds leave-one-conversion-out and the more-reps pairs
+    (slower)."""
     rows = measured(d)
     w = fit(rows)
     ints = integer_weights(w)
@@ -255,7 +302,7 @@ def report(d: Path) -> dict:
         rs = [(v["cycles"] - w[-1] * features(v)[-1]) / (model_score(ints)(v) / 4)
               for v in rows if v["path"] == path and model_score(ints)(v) > 0]
         new_ratio[path] = round(float(np.median(rs)), 3) if rs else None
-    return {
+    rep = {
         "variants": len(rows), "conversions": len({v["index"] for v in rows}),
         "median_run_to_run_spread": round(float(np.median([v["spread"] for v in rows])), 4),
         "fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w)},
@@ -266,6 +313,27 @@ def report(d: Path) -> dict:
         "old_weights_measured_over_predicted_median": ratio,
         "new_weights_measured_over_predicted_median": new_ratio,
         "wrong_pairs_integer_weights": wrong,
+    }
+    return {**rep, **held_out_report(rows, measured_more_reps(d), ints, wrong)} if held_out else rep
+
+
+def held_out_report(rows: list[dict], more: list[dict], ints: dict[str, int], wrong: list[dict]) -> dict:
+    """Leave-one-conversion-out rankings, the more-reps pairs under the integer weights, and a fit on both sets."""
+    both = rows + more
+    w_both = fit(both)
+    apart = ranking(rows, model_score(ints), min_cycles=2.0)[:2]
+    return {
+        "ranking_leave_one_conversion_out": list(cross_validated(rows, None)),
+        "ranking_leave_one_conversion_out_integer_weights":
+            list(cross_validated(rows, None, score=lambda w: model_score(integer_weights(w)))),
+        "wrong_pairs_integer_weights_within_2_cycles": len(wrong) - (apart[1] - apart[0]),
+        "ranking_integer_weights_pairs_2_cycles_apart": list(apart),
+        "more_reps_pairs_integer_weights": list(ranking(more, model_score(ints))[:2]),
+        "with_more_reps": {"fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w_both)},
+                           "weights_quarter_cycles": integer_weights(w_both),
+                           "ranking_fit": list(ranking(both, lambda v: predict(w_both, v))[:2]),
+                           "ranking_cross_validated": list(cross_validated(both)),
+                           "ranking_leave_one_conversion_out": list(cross_validated(both, None))},
     }
 
 
@@ -286,6 +354,17 @@ def main() -> int:
           f"ranking right, pairs differing by > 10%: fit {pct(rep['ranking_fit'])}; integer weights "
           f"{pct(rep['ranking_fit_integer_weights'])}; 5-fold cross-validated {pct(rep['ranking_cross_validated'])}; "
           f"old weights {pct(rep['ranking_old_weights'])}",
+          f"leave one conversion out: fitted weights {pct(rep['ranking_leave_one_conversion_out'])}, integer weights "
+          f"{pct(rep['ranking_leave_one_conversion_out_integer_weights'])}; of the integer weights' "
+          f"{rep['ranking_fit_integer_weights'][1] - rep['ranking_fit_integer_weights'][0]} wrong pairs, "
+          f"{rep['wrong_pairs_integer_weights_within_2_cycles']} differ by less than 2 SM cycles; on the pairs also at "
+          f"least 2 SM cycles apart, integer weights {pct(rep['ranking_integer_weights_pairs_2_cycles_apart'])}",
+          f"the 38 more-reps pairs ({MORE_REPS}/, 8-bit, planner vs Triton's staging), pairs differing by > 10% "
+          f"ordered right by the integer weights: {pct(rep['more_reps_pairs_integer_weights'])}",
+          f"fitted on both sets ({rep['with_more_reps']['ranking_fit'][1]} pairs): weights "
+          f"{rep['with_more_reps']['weights_quarter_cycles']}, ranking {pct(rep['with_more_reps']['ranking_fit'])}, "
+          f"5-fold {pct(rep['with_more_reps']['ranking_cross_validated'])}, leave one conversion out "
+          f"{pct(rep['with_more_reps']['ranking_leave_one_conversion_out'])}",
           f"shuffles vs shared memory (one rep) only, integer weights: "
           f"{pct(rep['ranking_shuffles_vs_shared_memory_integer_weights'])}",
           f"measured over predicted SM cycles (median, the loop's own work taken off): old weights "

@@ -29,7 +29,7 @@ def _fit_module():
 
 @pytest.mark.skipif(not (DATA / "timing1.txt").exists(), reason="no committed timing data")
 def test_committed_fit_reproduces_weights_and_ranking():
-    rep = _fit_module().report(DATA)
+    rep = _fit_module().report(DATA, held_out=False)
     stored = json.loads((DATA / "fit.json").read_text())
     assert rep["weights_quarter_cycles"] == stored["weights_quarter_cycles"]
     for f, w in rep["weights_quarter_cycles"].items():
@@ -38,6 +38,26 @@ def test_committed_fit_reproduces_weights_and_ranking():
     assert {COST_WEIGHTS[op] for op in ("selp", "prmt", "mov")} == {rep["weights_quarter_cycles"]["alu"]}
     for key in ("ranking_fit", "ranking_fit_integer_weights", "ranking_cross_validated"):
         assert rep[key] == stored[key], key
+
+
+def test_folds_cover_every_conversion_once():
+    fit = _fit_module()
+    rows = [{"index": i} for i in (3, 1, 4, 1, 5, 9, 2, 6)]
+    for k in (None, 3):
+        groups = fit.folds(rows, k)
+        assert sorted(i for g in groups for i in g) == [1, 2, 3, 4, 5, 6, 9]
+    assert len(fit.folds(rows, None)) == 7 and len(fit.folds(rows, 3)) == 3
+
+
+@pytest.mark.skipif(not (DATA / "more_reps_than_triton" / "ptxas.json").exists(), reason="no committed more-reps data")
+def test_more_reps_pairs_are_read_apart_from_the_harness_conversions():
+    fit = _fit_module()
+    more = fit.measured_more_reps(DATA)
+    assert len(more) == 76 and all(v["cycles"] > 0 and v["index"] >= fit.MORE_REPS_INDEX for v in more)
+    assert {v["variant"] for v in more} == {"default", "triton"}
+    stored = json.loads((DATA / "fit.json").read_text())
+    assert list(fit.ranking(more, fit.model_score(stored["weights_quarter_cycles"]))[:2]) == \
+        stored["more_reps_pairs_integer_weights"]
 
 
 def _barriers_in(code: str) -> int:
@@ -66,3 +86,37 @@ def test_emitted_function_in_two_reps_runs_three_barriers():
     code = to_cuda(plan, src, dst)
     assert plan.reps == 2 and _barriers_in(code) == plan.barriers == 3
     assert not code.rstrip().rstrip("}").rstrip().endswith(("__syncthreads();", "__syncwarp();"))
+
+
+def _candidates_module():
+    _fit_module()
+    spec = importlib.util.spec_from_file_location("convert_costmodel_candidates",
+                                                  ROOT / "tools" / "convert_costmodel_candidates.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_candidate_fit_recovers_weights_of_a_linear_clock():
+    cand = _candidates_module()
+    rng = random.Random(7)
+    true = {"shfl": 0.6, "wf": 0.5, "harness": 0.3}
+    rows = []
+    for i in range(12):
+        for variant in ("a", "b"):
+            x = {k: rng.randint(1, 20) for k in true}
+            rows.append({"index": i, "variant": variant, "x": x, "cycles": sum(true[k] * x[k] for k in true)})
+    for objective in ("relative", "pairs"):
+        w = cand.fit_candidate(rows, lambda v: v["x"], objective)
+        assert all(abs(w[k] - true[k]) < 1e-6 for k in true), (objective, w)
+    assert list(cand.floors(["shfl_narrow", "warps_x_bar", "wf", "alu"])) == [0.25, 0.0, 0.0, 0.25]
+
+
+@pytest.mark.skipif(not (DATA / "candidates.json").exists(), reason="no committed candidate table")
+def test_candidate_table_agrees_with_the_fit():
+    stored = json.loads((DATA / "candidates.json").read_text())
+    fit = json.loads((DATA / "fit.json").read_text())
+    same = stored["harness"]["cost.py's features"]["relative"]
+    assert same["fitted"]["in_sample"] == fit["ranking_fit"]
+    assert same["fitted"]["five_fold"] == fit["ranking_cross_validated"]
+    assert same["fitted"]["leave_one_out"] == fit["ranking_leave_one_conversion_out"]
