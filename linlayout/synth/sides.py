@@ -15,8 +15,10 @@ it.  :func:`side_shape` is the access plan's shape
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from ..core import f2
@@ -79,54 +81,57 @@ def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec
     """
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
-    cache = L.memo()
+    memo = L.memo()
     key = ("synthesis-side", name, hw.lanes, outs)
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
+    side = memo.get(key)
+    if side is None:
+        side = memo[key] = _read_side(name, op, L, hw, outs, L.out_bits if out_bits is None else out_bits)
+    return side
+
+
+def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec, out_bits: int) -> Side:
+    """:func:`side_of` on a layout not seen before."""
     dims = L.in_dim_bits
-    spans = CHECKED_DIM_SPANS.get((dims, hw.lanes))
-    if spans is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
+    split = CHECKED_DIM_SPANS.get((dims, hw.lanes))
+    if split is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
         check_distributed_dims(L, hw, name + " layout")
-        spans = _dim_spans(dims, hw.lanes)
+        split = CHECKED_DIM_SPANS.put((dims, hw.lanes), dim_splitter(dims))
     T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
-    # The images per input dimension, read off the flat columns in the layout's dimension order.
-    cols = T.flat_columns()
-    regs = tuple(cols[spans[0]])
-    lanes = tuple(cols[spans[1]])
-    others = tuple(cols[spans[2]]) + tuple(cols[spans[3]])  # warps, then blocks
-    # LinearLayout.is_distributed on the images at hand: distinct non-zero one-bit bases, one per tensor bit.
+    cols = tuple(T.flat_columns())
+    regs, lanes, warps, blocks = split(cols)
+    # LinearLayout.is_distributed on the images at hand: the non-zero bases are the tensor's unit directions,
+    # each once.
     nonzero = set(cols)
     nonzero.discard(0)
-    if out_bits is None:
-        out_bits = T.out_bits
-    distributed = len(nonzero) == len(cols) - cols.count(0) == out_bits == sum(map(int.bit_count, nonzero))
+    distributed = nonzero == unit_directions(out_bits) and len(cols) - cols.count(0) == out_bits
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
             f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
-    reg_set = frozenset(regs)
-    zeros = 0
-    if 0 in reg_set:
-        reg_set = reg_set.difference((0,))
-        zeros = regs.count(0)
-    lane_set = frozenset(lanes)
-    if 0 in lane_set:
-        lane_set = lane_set.difference((0,))
-    side = cache[key] = new_record(Side, (name, op, T, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros,
-                                     lane_set, {}, distributed))
-    return side
+    zeros = regs.count(0)
+    reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
+    lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
+    return new_record(Side, (name, op, T, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
+                             len(regs) - zeros, lane_set, {}, distributed))
 
 
-def _dim_spans(dims: DimSpec, lanes: int) -> tuple[slice, ...]:
-    """Where the register, lane, warp and block bases lie among a layout's flat columns (checked dimensions)."""
+@lru_cache(maxsize=64)
+def unit_directions(bits: int) -> frozenset[int]:
+    """The unit tensor directions of a ``bits``-bit tensor, ``{1, 2, 4, ...}`` (a set compared whole, in C)."""
+    return frozenset(1 << b for b in range(bits))
+
+
+def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:
+    """For a checked input-dimension spec, the function that splits a layout's flat columns into its register,
+    lane, warp and block bases (one C call: an ``itemgetter`` of the four slices; a missing dimension's slice
+    is empty)."""
     spans = dict.fromkeys(("register", "lane", "warp", "block"), slice(0, 0))
     pos = 0
     for d, b in dims:
         spans[d] = slice(pos, pos + b)
         pos += b
-    return CHECKED_DIM_SPANS.put((dims, lanes), tuple(spans.values()))
+    return itemgetter(*spans.values())
 
 
 # ---------------------------------------------------------------------------

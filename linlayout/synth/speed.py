@@ -24,12 +24,15 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
-    distributed-layout check for a lane count, with where each dimension's
-    bases lie among the flat columns (checked once per spec, not per layout).
+    distributed-layout check for a lane count, with the ``itemgetter`` that
+    splits a layout's flat columns into its register, lane, warp and block
+    bases in one C call (checked and built once per spec, not per layout).
 
 Devices that stay beside the code they speed up (listed here so there is one index)
     ``functools.lru_cache`` on pure functions of small hashable arguments:
-    :func:`linlayout.synth.sides.geometry`, the search floor's table
+    :func:`linlayout.synth.sides.geometry`, the unit directions a distributed
+    side's bases are compared with as one set
+    (:func:`linlayout.synth.sides.unit_directions`), the search floor's table
     (``bounds._floor_from_counts``) and the default instruction options
     (:func:`linlayout.synth.synthesis.instruction_options`); a
     :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
@@ -101,6 +104,6 @@ def unit_vectors(mask: int) -> tuple[int, ...]:
     return hit
 
 
-# (input dimension spec, lanes) -> slices of the register, lane, warp and block bases among the flat columns,
-# for specs that passed check_distributed_dims (see linlayout.synth.sides.side_of).
+# (input dimension spec, lanes) -> the function that splits a layout's flat columns into its register, lane,
+# warp and block bases, for specs that passed check_distributed_dims (linlayout.synth.sides.dim_splitter).
 CHECKED_DIM_SPANS = Memo(256)
