@@ -20,10 +20,11 @@ from ..count.plan import AccessShape, access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
+from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor"]
+           "search_floor", "pair_floors"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -396,8 +397,38 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
     return tuple(out)
 
 
+def pair_floors(problem: SwizzleProblem) -> tuple[tuple[tuple, Instruction, Instruction], ...]:
+    """Each instruction pair's own search floor, ``(floor, write instruction, read instruction)``, cheapest first
+    (then in the policy's order of preference, :func:`linlayout.synth.policy.pair_preference`).
+
+    The floor of a pair is :func:`search_floor` for that pair alone, from the sides' counts only: the tiles a
+    matrix instruction forces are not consulted (:func:`tile_limits` costs a tile per side and instruction), so a
+    pair with a matrix instruction may rise or drop out once its tile is known (:func:`search_floor` of the pair
+    alone).  A pair that no width fits (a matrix instruction that cannot move these elements, say) is left out."""
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
+    sw, sr = sides["write"], sides["read"]
+    return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
+                                    vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+                                    vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+                                    common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+
+
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
+    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits)
+    return min(floors.values(), default=None)
+
+
+@lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
+def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
+    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, ())
+    return tuple((floor, wi, ri) for (wi, ri), floor in sorted(floors.items(),
+                                                               key=lambda e: e[1] + pair_preference(*e[0])))
+
+
+def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
+                    limits) -> dict[tuple[Instruction, Instruction], tuple]:
+    """The floor key of every instruction pair that some width pair fits (see :func:`search_floor`)."""
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
@@ -411,11 +442,9 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
                     continue
                 if shape is not None:
                     widths.append((ins, k, shape.base_wavefronts, shape.instructions))
-        if not widths:
-            return None
         per.append(widths)
     caps = {(wi, ri): cap for wi, ri, cap in limits}
-    floor = None
+    floors: dict[tuple[Instruction, Instruction], tuple] = {}
     for wi, kw, bw, iw in per[0]:
         for ri, kr, br, ir in per[1]:
             mw, mr = wi.is_matrix, ri.is_matrix
@@ -425,6 +454,7 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
             if cap is not None and (cap < 0 or (kr if mw else kw) > cap):
                 continue
             key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
-            if floor is None or key < floor:
-                floor = key
-    return floor
+            old = floors.get((wi, ri))
+            if old is None or key < old:
+                floors[(wi, ri)] = key
+    return floors

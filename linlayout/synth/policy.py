@@ -60,10 +60,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..core.layout import LinearLayout
-from ..hw import SharedMemory
+from ..hw import Instruction, SharedMemory
 
 __all__ = ["DEFAULT_OBJECTIVE", "LDST_INSTRUCTIONS", "MemoryChoice", "choose_memory", "conversion_instructions",
-           "default_instructions"]
+           "default_instructions", "instruction_preference", "pair_preference"]
 
 DEFAULT_OBJECTIVE = "balanced"
 """The objective when none is given (see :data:`linlayout.synth.synthesis.OBJECTIVES`)."""
@@ -85,6 +85,19 @@ def conversion_instructions(element_bits: int, hardware: SharedMemory) -> tuple[
     if not hardware.matrix_rows or element_bits > 32:
         return LDST_INSTRUCTIONS
     return LDST_INSTRUCTIONS + _MATRIX + (_MATRIX_TRANS if element_bits == 16 else ())
+
+
+def instruction_preference(ins: Instruction) -> tuple[int, int, int]:
+    """Rule 4's order among one side's instructions: ``st.shared``/``ld.shared`` first, then the matrix
+    instructions without ``.trans`` (``.x4``, ``.x2``, ``.x1``), then those with it, in the same order."""
+    return (int(ins.is_matrix), int(ins.trans), -ins.matrices)
+
+
+def pair_preference(write: Instruction, read: Instruction) -> tuple:
+    """Rule 4's order among instruction pairs whose best memories cost the same (wavefronts by the objective, then
+    instructions): fewer matrix instructions, then the preferred write instruction, then the preferred read
+    instruction (:func:`instruction_preference`).  Smaller is preferred."""
+    return (int(write.is_matrix) + int(read.is_matrix), instruction_preference(write), instruction_preference(read))
 
 
 class MemoryChoice(NamedTuple):

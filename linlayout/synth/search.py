@@ -43,9 +43,10 @@ from typing import NamedTuple
 from ..count.plan import matrix_tile
 from ..errors import SwizzleError
 from ..hw import Instruction
-from .bounds import objective_key, relaxation, search_floor
+from .bounds import objective_key, pair_floors, relaxation, search_floor
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
+from .policy import pair_preference
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
 from .sides import Cost, Geometry, SwizzleProblem
 from .speed import new_record, pair_sides
@@ -94,15 +95,26 @@ def no_memory_error(problems: list[str]) -> SwizzleError:
 
 def search_distributed(p: SwizzleProblem) -> SearchOutcome:
     """The search over the distributed construction's candidates (see the module doc)."""
+    if len(p.write_options) > 1 or len(p.read_options) > 1:
+        return search_pairs(p)
     state = new_record(SearchState, ([], count(), []))
+    found = search_pair(p, state, search_floor(p))
+    if found is None:
+        raise no_memory_error(state.problems)
+    return found
+
+
+def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> SearchOutcome | None:
+    """The search over the candidates of ``p``'s instruction options (one pair, from :func:`search_pairs`, or
+    all of them at once), stopping at the first candidate that meets ``floor``; None when no candidate fits."""
     scored: list[tuple] = []
-    complete_search = not score_blocks(p, state, scored, False, search_floor(p))
+    complete_search = not score_blocks(p, state, scored, False, floor)
     if complete_search:
         for block in state.skipped:  # no candidate met the floor: the blocks it ruled out join the search
             score_block(p, state, scored, block, None, None)
     relaxed = more_passes(p, state, scored) if complete_search else None
     if not scored:
-        raise no_memory_error(state.problems)
+        return None
     if len(scored) > 1:
         scored.sort(key=_by_key)
     if not complete_search:
@@ -115,6 +127,65 @@ def search_distributed(p: SwizzleProblem) -> SearchOutcome:
     if complete_search:
         best = prefer_first_order(p, scored, choose_exact(p, scored))
     return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None)))
+
+
+def search_pairs(p: SwizzleProblem) -> SearchOutcome:
+    """The best of the per-pair searches (:func:`search_pair`), visiting instruction pairs cheapest floor first.
+
+    Each pair's floor (:func:`~.bounds.pair_floors`: no memory gives the pair a smaller key) is known before any
+    of its candidates is scored, so the visit stops at the first pair whose floor, with the policy's order among
+    pairs (:func:`~linlayout.synth.policy.pair_preference`), is above the best key found: neither it nor any later
+    pair can win.  A pair with a matrix instruction is checked against its tile first
+    (:func:`~.bounds.search_floor` of the pair alone), which rules out the pairs no memory serves.  The winner is
+    the least ``objective + (instructions, matrix instructions) + preference`` of the pairs' best candidates, on
+    exact costs, so it does not depend on the order of the visit."""
+    best: tuple | None = None  # (key, outcome)
+    visited: dict[tuple[Instruction, Instruction], SearchOutcome | None] = {}
+    problems: list[str] = []
+    for floor, wi, ri in pair_floors(p):
+        preference = pair_preference(wi, ri)
+        if best is not None and best[0] < floor + preference:
+            break
+        sub = p._replace(write_options=(wi,), read_options=(ri,))
+        if wi.is_matrix or ri.is_matrix:
+            floor = search_floor(sub)  # the tile may raise the floor or rule the pair out
+            if floor is None or (best is not None and best[0] < floor + preference):
+                continue
+        found = visited[(wi, ri)] = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
+        if found is not None:
+            key = outcome_key(p, found.best) + preference
+            if best is None or key < best[0]:
+                best = (key, found)
+    if best is None:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
+        state = new_record(SearchState, ([], count(), []))
+        found = search_pair(p, state, search_floor(p))
+        if found is None:
+            raise no_memory_error(state.problems)
+        return found
+    return new_record(SearchOutcome, (best[1].best, None, partial(pairs_frontier, p, visited)))
+
+
+def outcome_key(p: SwizzleProblem, c: Candidate) -> tuple:
+    """A built candidate's key on its exact costs: the objective, then instructions, then matrix instructions."""
+    return objective_key(p.objective, c.write_cost.total, c.read_cost.total) + (
+        c.write_cost.instructions + c.read_cost.instructions,
+        int(c.write_instruction.is_matrix) + int(c.read_instruction.is_matrix))
+
+
+def pairs_frontier(p: SwizzleProblem, visited: dict) -> list[tuple[int, int]]:
+    """The frontier points of every instruction pair: those :func:`search_pairs` visited, and the others searched
+    now (on demand: only the result's ``frontier`` asks)."""
+    points: list[tuple[int, int]] = []
+    for wi in p.write_options:
+        for ri in p.read_options:
+            if (wi, ri) in visited:
+                found = visited[(wi, ri)]
+            else:
+                sub = p._replace(write_options=(wi,), read_options=(ri,))
+                found = search_pair(sub, new_record(SearchState, ([], count(), [])), search_floor(sub))
+            if found is not None:
+                points += found.frontier()
+    return points
 
 
 def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: bool, stop: tuple | None,
@@ -279,7 +350,7 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
     """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.mixed`):
     every candidate scored exactly, the best improved by column moves toward the relaxation's optimum."""
     problems: list[str] = []
-    found = mixed_candidates(p, problems)
+    found, rest = mixed_candidates(p, problems)
     if not found:
         raise no_memory_error(problems)
     found.sort(key=_by_key)
@@ -292,28 +363,61 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
                            len(first.low_block) if matrix else 0)
     cw, cr = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
     best = _mixed_roles(cols, first, cw, cr, p.geo)
-    points = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
-    return new_record(SearchOutcome, (best, None, partial(list, points)))
+    return new_record(SearchOutcome, (best, None, partial(_mixed_points, p, found, rest, (cw.total, cr.total))))
 
 
-def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> list[tuple[tuple, Candidate]]:
-    """Every mixed-basis candidate of every instruction pair, scored exactly, with its search key."""
+def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple[tuple, Candidate]], list]:
+    """The mixed-basis candidates, scored exactly, with their search keys (``objective + (instructions, matrix
+    instructions) + preference + (number,)``), and the instruction pairs left unscored.
+
+    Pairs are visited cheapest floor first (:func:`~.bounds.pair_floors`, as in :func:`search_pairs`), and the
+    visit stops at the first pair whose floor cannot beat the best candidate; the pairs no floor admits are
+    scored only if no visited pair has a candidate (their reasons then make the error message)."""
+    if len(p.write_options) == 1 and len(p.read_options) == 1:
+        wi, ri = p.write_options[0], p.read_options[0]
+        return _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), 0), []
     found: list[tuple[tuple, Candidate]] = []
-    for wi in p.write_options:
-        for ri in p.read_options:
-            ins = {"write": wi, "read": ri}
-            for block, vector, extension, extended, wide in _mixed_low_blocks(p, ins, problems):
-                widths = _vector_widths(p, ins, block)
-                for cols in mixed_memories(block, wide, p.sides, widths, ins, p.geo, p.hw):
-                    costs = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
-                    if costs is None:
-                        continue
-                    cw, cr = costs
-                    key = objective_key(p.objective, cw.total, cr.total) + (
-                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(found))
-                    found.append((key, Candidate(cols, tuple(vector), tuple(extension), extended, (), (), (), wi, ri,
-                                                 cw, cr, {}, tuple(block))))
+    order = list(pair_floors(p))
+    listed = {(wi, ri) for _, wi, ri in order}
+    order += [(None, wi, ri) for wi in p.write_options for ri in p.read_options if (wi, ri) not in listed]
+    for n, (floor, wi, ri) in enumerate(order):
+        preference = pair_preference(wi, ri)
+        if found and floor is None:
+            return found, order[n:]
+        if floor is not None and found and min(found, key=_by_key)[0] < floor + preference:
+            return found, order[n:]
+        found += _pair_candidates(p, wi, ri, problems, preference, len(found))
+    return found, []
+
+
+def _pair_candidates(p: SwizzleProblem, wi: Instruction, ri: Instruction, problems: list[str], preference: tuple,
+                     start: int) -> list[tuple[tuple, Candidate]]:
+    """Every mixed-basis candidate of one instruction pair, scored exactly, with its search key."""
+    found: list[tuple[tuple, Candidate]] = []
+    ins = {"write": wi, "read": ri}
+    nmat = int(wi.is_matrix) + int(ri.is_matrix)
+    for block, vector, extension, extended, wide in _mixed_low_blocks(p, ins, problems):
+        widths = _vector_widths(p, ins, block)
+        for cols in mixed_memories(block, wide, p.sides, widths, ins, p.geo, p.hw):
+            costs = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
+            if costs is None:
+                continue
+            cw, cr = costs
+            key = objective_key(p.objective, cw.total, cr.total) + (cw.instructions + cr.instructions, nmat) + preference + (
+                start + len(found),)
+            found.append((key, Candidate(cols, tuple(vector), tuple(extension), extended, (), (), (), wi, ri,
+                                         cw, cr, {}, tuple(block))))
     return found
+
+
+def _mixed_points(p: SwizzleProblem, found: list, rest: list, improved: tuple[int, int]) -> list[tuple[int, int]]:
+    """The frontier points of a mixed-basis search: every candidate, the pairs left unscored scored now (on
+    demand), and the improved memory."""
+    points = [(c.write_cost.total, c.read_cost.total) for _, c in found]
+    for _, wi, ri in rest:
+        points += [(c.write_cost.total, c.read_cost.total)
+                   for _, c in _pair_candidates(p, wi, ri, [], pair_preference(wi, ri), 0)]
+    return points + [improved]
 
 
 def _mixed_low_blocks(p: SwizzleProblem, ins: dict[str, Instruction], problems: list[str]) -> list[tuple]:
