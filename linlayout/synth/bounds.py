@@ -24,7 +24,7 @@ from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors"]
+           "search_floor", "pair_floors", "tile_floor"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -397,20 +397,43 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
     return tuple(out)
 
 
-def pair_floors(problem: SwizzleProblem) -> tuple[tuple[tuple, Instruction, Instruction], ...]:
-    """Each instruction pair's own search floor, ``(floor, write instruction, read instruction)``, cheapest first
-    (then in the policy's order of preference, :func:`linlayout.synth.policy.pair_preference`).
+def pair_floors(problem: SwizzleProblem) -> tuple[tuple[tuple, tuple, Instruction, Instruction], ...]:
+    """Each instruction pair's own search floor, as ``(floor + preference, floor, write instruction, read
+    instruction)``, cheapest first: the floor, then the policy's order among pairs
+    (:func:`linlayout.synth.policy.pair_preference`).
 
     The floor of a pair is :func:`search_floor` for that pair alone, from the sides' counts only: the tiles a
-    matrix instruction forces are not consulted (:func:`tile_limits` costs a tile per side and instruction), so a
-    pair with a matrix instruction may rise or drop out once its tile is known (:func:`search_floor` of the pair
-    alone).  A pair that no width fits (a matrix instruction that cannot move these elements, say) is left out."""
+    matrix instruction forces are not consulted (:func:`tile_floor` does, for one pair), so a pair with a
+    matrix instruction may rise or drop out once its tile is known.  A pair that no width fits (a matrix
+    instruction that cannot move these elements, say) is left out."""
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
                                     vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
                                     vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
                                     common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+
+
+def tile_floor(problem: SwizzleProblem, write: Instruction, read: Instruction) -> tuple | None:
+    """:func:`search_floor` of the pair ``(write, read)`` of ``problem`` alone, with at least one matrix
+    instruction: the pair's floor once the matrix side's tile is known, or None when no memory serves the pair
+    (the tile cannot be formed, or two tiles differ).  The tiles are memoized per side and instruction, so a
+    tile shared by several pairs is formed once."""
+    sides, _, _, common, geo, hw, fixed, objective, _, _ = problem
+    sw, sr = sides["write"], sides["read"]
+    tw, tr = matrix_columns(sw, write, geo, hw), matrix_columns(sr, read, geo, hw)
+    if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
+        return None
+    limits: tuple = ()
+    if tw is None or tr is None:
+        tile, plain = (tw, sr) if tw is not None else (tr, sw)
+        prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+        if prefix < len(tile):
+            limits = ((write, read, prefix),)
+    return _floor_from_counts((write,), (read,), geo.element_bits, hw, fixed, objective,
+                              vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+                              vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+                              common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), limits)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
@@ -422,8 +445,7 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
     floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, ())
-    return tuple((floor, wi, ri) for (wi, ri), floor in sorted(floors.items(),
-                                                               key=lambda e: e[1] + pair_preference(*e[0])))
+    return tuple(sorted((floor + pair_preference(wi, ri), floor, wi, ri) for (wi, ri), floor in floors.items()))
 
 
 def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from heapq import heapify, heappop, heappush
 from itertools import count
 from operator import itemgetter
 from typing import NamedTuple
@@ -43,7 +44,7 @@ from typing import NamedTuple
 from ..count.plan import matrix_tile
 from ..errors import SwizzleError
 from ..hw import Instruction
-from .bounds import objective_key, pair_floors, relaxation, search_floor
+from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_floor
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
@@ -130,39 +131,50 @@ def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> S
 
 
 def search_pairs(p: SwizzleProblem) -> SearchOutcome:
-    """The best of the per-pair searches (:func:`search_pair`), visiting instruction pairs cheapest floor first.
-
-    Each pair's floor (:func:`~.bounds.pair_floors`: no memory gives the pair a smaller key) is known before any
-    of its candidates is scored, so the visit stops at the first pair whose floor, with the policy's order among
-    pairs (:func:`~linlayout.synth.policy.pair_preference`), is above the best key found: neither it nor any later
-    pair can win.  A pair with a matrix instruction is checked against its tile first
-    (:func:`~.bounds.search_floor` of the pair alone), which rules out the pairs no memory serves.  The winner is
-    the least ``objective + (instructions, matrix instructions) + preference`` of the pairs' best candidates, on
-    exact costs, so it does not depend on the order of the visit."""
-    best: tuple | None = None  # (key, outcome)
+    """The best of the per-pair searches (:func:`search_pair`), visiting instruction pairs cheapest floor first
+    (:func:`pairs_by_floor`), until the next pair's floor is above the best key found: neither it nor any later
+    pair can win.  The winner is the least ``objective + (instructions, matrix instructions) + preference``
+    (:func:`~linlayout.synth.policy.pair_preference`) of the visited pairs' best candidates, on exact costs, so
+    it does not depend on the order of the visit."""
+    best: list = []  # [key, outcome] of the best pair so far
     visited: dict[tuple[Instruction, Instruction], SearchOutcome | None] = {}
     problems: list[str] = []
-    for floor, wi, ri in pair_floors(p):
-        preference = pair_preference(wi, ri)
-        if best is not None and best[0] < floor + preference:
-            break
-        sub = p._replace(write_options=(wi,), read_options=(ri,))
-        if wi.is_matrix or ri.is_matrix:
-            floor = search_floor(sub)  # the tile may raise the floor or rule the pair out
-            if floor is None or (best is not None and best[0] < floor + preference):
-                continue
+    for floor, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
+        wi, ri = sub.write_options[0], sub.read_options[0]
         found = visited[(wi, ri)] = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
         if found is not None:
-            key = outcome_key(p, found.best) + preference
-            if best is None or key < best[0]:
-                best = (key, found)
-    if best is None:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
+            key = outcome_key(p, found.best) + pair_preference(wi, ri)
+            if not best or key < best[0]:
+                best[:] = [key, found]
+    if not best:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
         state = new_record(SearchState, ([], count(), []))
         found = search_pair(p, state, search_floor(p))
         if found is None:
             raise no_memory_error(state.problems)
         return found
     return new_record(SearchOutcome, (best[1].best, None, partial(pairs_frontier, p, visited)))
+
+
+def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, SwizzleProblem]]:
+    """The instruction pairs of ``p`` as one-pair problems with their floors, cheapest ``floor + preference``
+    first, until ``beaten(floor + preference)``: the caller's best key is below it, and below every later one.
+
+    A pair's floor starts from the sides' counts (:func:`~.bounds.pair_floors`, the same table for every pair).
+    A pair with a matrix instruction has its floor raised by its tile before it is searched, when it is next in
+    line (:func:`~.bounds.tile_floor`, which also rules out the pairs no memory serves), and
+    goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
+    the pair alone would raise it further, but costs about as much as the pair's search.)"""
+    line = list(pair_floors(p))  # sorted, hence a heap; the keys differ (the preference names the pair)
+    while line:
+        key, floor, wi, ri, *tiled = heappop(line)
+        if beaten(key):
+            return
+        if not tiled and (wi.is_matrix or ri.is_matrix):
+            floor = tile_floor(p, wi, ri)
+            if floor is not None:
+                heappush(line, (floor + key[len(floor):], floor, wi, ri, True))
+            continue
+        yield floor, p._replace(write_options=(wi,), read_options=(ri,))
 
 
 def outcome_key(p: SwizzleProblem, c: Candidate) -> tuple:
@@ -277,19 +289,23 @@ def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None
 
 def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
     """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
-    :func:`~linlayout.synth.scoring.analytic_is_exact` holds its analytic costs are the exact ones
-    (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
+    :func:`~linlayout.synth.scoring.analytic_is_exact` holds for a side its analytic cost is the exact one
+    (paper_notes/synthesis.md §3), so that side is not evaluated again on the built memory (with a matrix
+    instruction on the other side, only that side is)."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
     bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
-    if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
-            and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
+    exact_w = at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
+    exact_r = at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo)
+    if not (exact_w and exact_r):  # score exactly the sides whose analytic cost is not known to be exact
         inv = memory_inverse(cols)  # shared by both sides
-        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
-        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
+        if not exact_w:
+            ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+        if not exact_r:
+            er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
     extension = fill.low_block[len(vector):] if extended else ()
     return new_record(Candidate, (cols, vector, extension, extended, fill.word_fill, bank, segment, wi, ri, ew, er,
                                   fill.pass_lanes, fill.low_block, False, key[-3]))
@@ -370,24 +386,32 @@ def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple
     """The mixed-basis candidates, scored exactly, with their search keys (``objective + (instructions, matrix
     instructions) + preference + (number,)``), and the instruction pairs left unscored.
 
-    Pairs are visited cheapest floor first (:func:`~.bounds.pair_floors`, as in :func:`search_pairs`), and the
-    visit stops at the first pair whose floor cannot beat the best candidate; the pairs no floor admits are
-    scored only if no visited pair has a candidate (their reasons then make the error message)."""
+    Pairs are visited cheapest floor first (:func:`pairs_by_floor`, as in :func:`search_pairs`), and the visit
+    stops at the first pair whose floor cannot beat the best candidate; if no visited pair has a candidate,
+    every pair is scored in order (their reasons make the error message)."""
     if len(p.write_options) == 1 and len(p.read_options) == 1:
         wi, ri = p.write_options[0], p.read_options[0]
         return _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), 0), []
     found: list[tuple[tuple, Candidate]] = []
-    order = list(pair_floors(p))
-    listed = {(wi, ri) for _, wi, ri in order}
-    order += [(None, wi, ri) for wi in p.write_options for ri in p.read_options if (wi, ri) not in listed]
-    for n, (floor, wi, ri) in enumerate(order):
-        preference = pair_preference(wi, ri)
-        if found and floor is None:
-            return found, order[n:]
-        if floor is not None and found and min(found, key=_by_key)[0] < floor + preference:
-            return found, order[n:]
-        found += _pair_candidates(p, wi, ri, problems, preference, len(found))
-    return found, []
+    least: list = []  # the least key found
+    visited = set()
+    for _, sub in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
+        wi, ri = sub.write_options[0], sub.read_options[0]
+        visited.add((wi, ri))
+        more = _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
+        if more:
+            found += more
+            key = min(more, key=_by_key)[0]
+            if not least or key < least[0]:
+                least[:] = [key]
+    rest = [(wi, ri) for wi in p.write_options for ri in p.read_options if (wi, ri) not in visited]
+    if not found:  # every pair, in order, for the reasons none fits
+        problems.clear()
+        for wi in p.write_options:
+            for ri in p.read_options:
+                found += _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
+        return found, []
+    return found, rest
 
 
 def _pair_candidates(p: SwizzleProblem, wi: Instruction, ri: Instruction, problems: list[str], preference: tuple,
@@ -414,7 +438,7 @@ def _mixed_points(p: SwizzleProblem, found: list, rest: list, improved: tuple[in
     """The frontier points of a mixed-basis search: every candidate, the pairs left unscored scored now (on
     demand), and the improved memory."""
     points = [(c.write_cost.total, c.read_cost.total) for _, c in found]
-    for _, wi, ri in rest:
+    for wi, ri in rest:
         points += [(c.write_cost.total, c.read_cost.total)
                    for _, c in _pair_candidates(p, wi, ri, [], pair_preference(wi, ri), 0)]
     return points + [improved]

@@ -194,7 +194,7 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
 
     def spy_pairs(*a):
         f = real_pairs(*a)
-        floors.append(min((e[0] for e in f), default=None))
+        floors.append(min((e[1] for e in f), default=None))
         return f
 
     stopped = 0
@@ -212,7 +212,8 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
         # The full search: no stop inside a pair (no floor), every pair visited (a floor no key is below); a pair
         # that no memory serves (a matrix tile that cannot be formed) is still ruled out by its tile.
         monkeypatch.setattr(search, "search_floor", lambda *a: None if len(a[0].write_options) > 1 else real(*a))
-        monkeypatch.setattr(search, "pair_floors", lambda p: tuple(((0, 0, 0, 0), wi, ri) for _, wi, ri in real_pairs(p)))
+        monkeypatch.setattr(search, "pair_floors", lambda p: tuple(((0, 0, 0, 0) + e[0][4:], (0, 0, 0, 0)) + e[2:]
+                                                                   for e in real_pairs(p)))
         monkeypatch.setattr(search, "search_pair", lambda p, state, floor: real_pair(p, state, None))
         full, _ = ask(W, R, kw)
         monkeypatch.setattr(search, "search_pair", real_pair)
