@@ -301,8 +301,27 @@ def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory
     hit = side.memo.get(key)
     if hit is None:
         tile = tile_columns(side, ins, geo.element_bits, hw)
-        hit = side.memo[key] = False if tile is None or len(tile) > geo.offset_bits else tuple(tile)
+        ok = tile is not None and len(tile) <= geo.offset_bits and (side.distributed or tile_fits(side, tile))
+        hit = side.memo[key] = tuple(tile) if ok else False
     return hit
+
+
+def tile_fits(side: Side, tile: list[int]) -> bool:
+    """Whether some memory lets a matrix instruction access a side with mixed, repeated or dependent bases.
+
+    The memory's lowest offsets are the tile's columns (one matrix row,
+    :func:`~linlayout.count.matrix_tile.check_matrix_tile`), and every other basis of the side must land on
+    an offset outside the row, i.e. in the span of the memory's other columns.  A memory does that exactly
+    when the tile's columns are independent and the other bases' span meets theirs only in zero (the other
+    columns are then a complement of the tile's span that holds those bases).  Distributed sides always
+    fit: their bases are distinct unit vectors."""
+    chosen = set(tile)
+    others = [x for x in side.regs + side.lanes + side.others if x]
+    for x in tile:  # each tile image once: a repeat of it among the other bases lands inside the row
+        others.remove(x)
+    if f2.rank(tile) < len(tile):
+        return False
+    return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
 def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
