@@ -24,7 +24,7 @@ from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors", "tile_floor"]
+           "search_floor", "pair_floors", "tile_floor", "tile_fits"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 

@@ -56,12 +56,17 @@ __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
 
 class SearchOutcome(NamedTuple):
-    """What a search found: the chosen candidate, the relaxation if the search computed it, and a thunk that
-    lists the (write, read) wavefronts of every candidate it can build (the result's frontier, on demand)."""
+    """What a search found: the chosen candidate, the relaxation if the search computed it, a thunk that lists
+    the (write, read) wavefronts of every candidate it can build (the result's frontier, on demand), and why
+    the chosen instruction pair: ``(pairs considered, rival)``, ``rival`` being ``(how the chosen pair beats
+    it, rival write instruction, rival read instruction)`` for the best other pair the search scored (``how``:
+    ``"wavefronts"``, ``"instructions"`` or ``"preference"``), or None when no other pair was scored
+    (:func:`linlayout.synth.policy.instruction_reason` words it)."""
 
     best: Candidate
     relaxed: tuple | None
     frontier: Callable[[], list[tuple[int, int]]]
+    pairs: tuple[int, tuple | None] = (1, None)
 
 
 class SearchState(NamedTuple):
@@ -127,7 +132,8 @@ def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> S
             complete_search = True
     if complete_search:
         best = prefer_first_order(p, scored, choose_exact(p, scored))
-    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None)))
+    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None),
+                                      (len(p.write_options) * len(p.read_options), None)))
 
 
 def search_pairs(p: SwizzleProblem) -> SearchOutcome:
@@ -136,7 +142,7 @@ def search_pairs(p: SwizzleProblem) -> SearchOutcome:
     pair can win.  The winner is the least ``objective + (instructions, matrix instructions) + preference``
     (:func:`~linlayout.synth.policy.pair_preference`) of the visited pairs' best candidates, on exact costs, so
     it does not depend on the order of the visit."""
-    best: list = []  # [key, outcome] of the best pair so far
+    best: list = []  # [key, outcome, names], then the best other pair's [key, names] (None until one is scored)
     visited: dict[tuple[Instruction, Instruction], SearchOutcome | None] = {}
     problems: list[str] = []
     for floor, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
@@ -144,15 +150,28 @@ def search_pairs(p: SwizzleProblem) -> SearchOutcome:
         found = visited[(wi, ri)] = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
         if found is not None:
             key = outcome_key(p, found.best) + pair_preference(wi, ri)
-            if not best or key < best[0]:
-                best[:] = [key, found]
+            if not best:
+                best[:] = [key, found, (wi.name, ri.name), None]
+            elif key < best[0]:
+                best[:] = [key, found, (wi.name, ri.name), (best[0], best[2])]
+            elif best[3] is None or key < best[3][0]:
+                best[3] = (key, (wi.name, ri.name))
     if not best:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
         state = new_record(SearchState, ([], count(), []))
         found = search_pair(p, state, search_floor(p))
         if found is None:
             raise no_memory_error(state.problems)
         return found
-    return new_record(SearchOutcome, (best[1].best, None, partial(pairs_frontier, p, visited)))
+    key, found, _, rival = best
+    pairs = (len(p.write_options) * len(p.read_options), None if rival is None else rival_note(p, key, *rival))
+    return new_record(SearchOutcome, (found.best, None, partial(pairs_frontier, p, visited), pairs))
+
+
+def rival_note(p: SwizzleProblem, key: tuple, rival_key: tuple, names: tuple[str, str]) -> tuple[str, str, str]:
+    """How the winning key beats the best other pair's (see :class:`SearchOutcome`), with that pair's names."""
+    n = len(objective_key(p.objective, 0, 0))
+    how = "wavefronts" if key[:n] != rival_key[:n] else "instructions" if key[n] != rival_key[n] else "preference"
+    return (how,) + names
 
 
 def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, SwizzleProblem]]:
@@ -379,7 +398,8 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
                            len(first.low_block) if matrix else 0)
     cw, cr = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
     best = _mixed_roles(cols, first, cw, cr, p.geo)
-    return new_record(SearchOutcome, (best, None, partial(_mixed_points, p, found, rest, (cw.total, cr.total))))
+    return new_record(SearchOutcome, (best, None, partial(_mixed_points, p, found, rest, (cw.total, cr.total)),
+                                      (len(p.write_options) * len(p.read_options), mixed_rival(p, found))))
 
 
 def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple[tuple, Candidate]], list]:
@@ -412,6 +432,16 @@ def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple
                 found += _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
         return found, []
     return found, rest
+
+
+def mixed_rival(p: SwizzleProblem, found: list[tuple[tuple, Candidate]]) -> tuple[str, str, str] | None:
+    """:func:`rival_note` for a mixed-basis search (``found`` sorted): the best candidate of another pair."""
+    _, first = found[0]
+    pair = (first.write_instruction, first.read_instruction)
+    for key, c in found[1:]:
+        if (c.write_instruction, c.read_instruction) != pair:
+            return rival_note(p, found[0][0], key, (c.write_instruction.name, c.read_instruction.name))
+    return None
 
 
 def _pair_candidates(p: SwizzleProblem, wi: Instruction, ri: Instruction, problems: list[str], preference: tuple,
