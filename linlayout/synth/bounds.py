@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import count
+from operator import itemgetter
 
 from ..core import f2
 from ..count.plan import AccessShape, access_shape, matrix_tile
@@ -416,15 +417,17 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
     return tuple(out)
 
 
-def pair_floors(problem: SwizzleProblem) -> tuple[tuple[tuple, tuple, Instruction, Instruction], ...]:
-    """Each instruction pair's own search floor, as ``(floor + preference, floor, write instruction, read
-    instruction)``, cheapest first: the floor, then the policy's order among pairs
-    (:func:`linlayout.synth.policy.pair_preference`).
+def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
+    """Each instruction pair's own search floor, cheapest first: ``(floor + preference, floor, write
+    instruction, read instruction, widths)``, ordered by the floor, then the policy's order among pairs
+    (:func:`linlayout.synth.policy.pair_preference`).  ``widths``, for a pair with exactly one matrix
+    instruction, lists ``(key, vector width of the ld/st side)`` of each of its width pairs, cheapest first
+    (None otherwise): :func:`tile_floor` reads the pair's floor off it once the tile is known.
 
-    The floor of a pair is :func:`search_floor` for that pair alone, from the sides' counts only: the tiles a
-    matrix instruction forces are not consulted (:func:`tile_floor` does, for one pair), so a pair with a
-    matrix instruction may rise or drop out once its tile is known.  A pair that no width fits (a matrix
-    instruction that cannot move these elements, say) is left out."""
+    The floor is :func:`search_floor` for the pair alone, from the sides' counts only (a table by those
+    counts, the same for every problem with them).  The tiles a matrix instruction forces are not consulted,
+    so a pair with a matrix instruction may rise or drop out once its tile is known.  A pair that no width
+    fits (a matrix instruction that cannot move these elements, say) is left out."""
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
@@ -433,43 +436,56 @@ def pair_floors(problem: SwizzleProblem) -> tuple[tuple[tuple, tuple, Instructio
                                     common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
 
 
-def tile_floor(problem: SwizzleProblem, write: Instruction, read: Instruction) -> tuple | None:
-    """:func:`search_floor` of the pair ``(write, read)`` of ``problem`` alone, with at least one matrix
-    instruction: the pair's floor once the matrix side's tile is known, or None when no memory serves the pair
-    (the tile cannot be formed, or two tiles differ).  The tiles are memoized per side and instruction, so a
-    tile shared by several pairs is formed once."""
-    sides, _, _, common, geo, hw, fixed, objective, _, _ = problem
-    sw, sr = sides["write"], sides["read"]
-    tw, tr = matrix_columns(sw, write, geo, hw), matrix_columns(sr, read, geo, hw)
-    if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
+def tile_floor(problem: SwizzleProblem, entry: tuple, tiles: dict) -> tuple | None:
+    """The floor of a pair with a matrix instruction once the matrix side's tile is known (:func:`search_floor`
+    of the pair alone), from its :func:`pair_floors` ``entry``; None when no memory serves the pair (the tile
+    cannot be formed, or two tiles differ).  ``tiles`` holds the tiles formed so far for ``problem``
+    (``(side name, transposed)`` -> :func:`matrix_columns`), so a tile shared by several pairs is formed once."""
+    _, floor, write, read, widths = entry
+    sides, _, _, _, geo, hw, _, _, _, _ = problem
+    # A tile is the same for .x1, .x2 and .x4 (one matrix's row, MatrixTile.required), so it is kept per side
+    # and transposition: the six or eight matrix instructions of a default set form two to four tiles.
+    tw = tr = None  # None: an ld/st side (no tile)
+    if write.is_matrix:
+        tw = tiles.get(("write", write.trans))
+        if tw is None:
+            tw = tiles[("write", write.trans)] = matrix_columns(sides["write"], write, geo, hw)
+    if read.is_matrix:
+        tr = tiles.get(("read", read.trans))
+        if tr is None:
+            tr = tiles[("read", read.trans)] = matrix_columns(sides["read"], read, geo, hw)
+    if tw is False or tr is False:  # a matrix side the tile cannot serve
         return None
-    limits: tuple = ()
-    if tw is None or tr is None:
-        tile, plain = (tw, sr) if tw is not None else (tr, sw)
-        prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
-        if prefix < len(tile):
-            limits = ((write, read, prefix),)
-    return _floor_from_counts((write,), (read,), geo.element_bits, hw, fixed, objective,
-                              vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
-                              vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                              common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), limits)
+    if widths is None:  # two matrix instructions: their tiles must agree; no ld/st vector to cap
+        return floor if tw == tr else None
+    tile, plain = (tw, sides["read"]) if write.is_matrix else (tr, sides["write"])
+    prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+    if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing (tile_allows)
+        return floor
+    return next((key for key, k in widths if k <= prefix), None)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
-    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits)
+    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
+                             limits)[0]
     return min(floors.values(), default=None)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon):
-    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, ())
-    return tuple(sorted((floor + pair_preference(wi, ri), floor, wi, ri) for (wi, ri), floor in floors.items()))
+def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+                             ncommon) -> tuple[tuple, ...]:
+    floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+                                       ncommon, ())
+    entries = [(floor + pair_preference(wi, ri), floor, wi, ri,
+                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None) for (wi, ri), floor in floors.items()]
+    return tuple(sorted(entries, key=itemgetter(0)))
 
 
 def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
-                    limits) -> dict[tuple[Instruction, Instruction], tuple]:
-    """The floor key of every instruction pair that some width pair fits (see :func:`search_floor`)."""
+                    limits) -> tuple[dict[tuple[Instruction, Instruction], tuple], dict]:
+    """The floor key of every instruction pair that some width pair fits (see :func:`search_floor`), and per
+    pair with one matrix instruction every width pair's key with the ld/st side's width (:class:`PairFloors`)."""
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
@@ -486,6 +502,7 @@ def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, 
         per.append(widths)
     caps = {(wi, ri): cap for wi, ri, cap in limits}
     floors: dict[tuple[Instruction, Instruction], tuple] = {}
+    by_width: dict[tuple[Instruction, Instruction], list] = {}
     for wi, kw, bw, iw in per[0]:
         for ri, kr, br, ir in per[1]:
             mw, mr = wi.is_matrix, ri.is_matrix
@@ -495,7 +512,9 @@ def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, 
             if cap is not None and (cap < 0 or (kr if mw else kw) > cap):
                 continue
             key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
+            if mw != mr:
+                by_width.setdefault((wi, ri), []).append((key, kr if mw else kw))
             old = floors.get((wi, ri))
             if old is None or key < old:
                 floors[(wi, ri)] = key
-    return floors
+    return floors, by_width

@@ -184,14 +184,16 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
     goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
     the pair alone would raise it further, but costs about as much as the pair's search.)"""
     line = list(pair_floors(p))  # sorted, hence a heap; the keys differ (the preference names the pair)
+    tiles: dict = {}
     while line:
-        key, floor, wi, ri, *tiled = heappop(line)
+        entry = heappop(line)
+        key, floor, wi, ri = entry[:4]
         if beaten(key):
             return
-        if not tiled and (wi.is_matrix or ri.is_matrix):
-            floor = tile_floor(p, wi, ri)
-            if floor is not None:
-                heappush(line, (floor + key[len(floor):], floor, wi, ri, True))
+        if len(entry) == 5 and (wi.is_matrix or ri.is_matrix):
+            floor = tile_floor(p, entry, tiles)
+            if floor is not None:  # back in line, raised (the 4-tuple marks it known)
+                heappush(line, (floor + key[len(floor):], floor, wi, ri))
             continue
         yield floor, p._replace(write_options=(wi,), read_options=(ri,))
 
