@@ -1,11 +1,25 @@
 """The search: score candidates, stop at the floor, build the best, and confirm it exactly.
 
-For two distributed layouts (:func:`search_distributed`) the search runs
-over every instruction pair and every low block (:func:`~.candidates.low_blocks`)
-and scores every word fill analytically (:func:`~.candidates.word_fills`):
-each entry's key is the objective on its wavefronts, then its instructions,
-matrix instructions, extension order and enumeration order, so ties go to
-the first candidate.  Three passes, each only when it can matter:
+**Instruction pairs, cheapest floor first.**  With several store or load
+instructions (the default set of :mod:`linlayout.synth.policy` has up to
+five of each), the search runs once per (write, read) instruction pair
+(:func:`search_pairs`), visiting pairs in the order of their floors
+(:func:`~.bounds.pair_floors`: the least key any memory could give the
+pair, from the sides' counts) and stopping as soon as the best key found is
+below the next pair's floor.  A pair with a matrix instruction has its floor
+raised by its tile when it is next in line (:func:`~.bounds.tile_floor`,
+which also rules out the pairs no memory serves), so a matrix pair that
+cannot win is never searched.  The winner is the least ``objective +
+(instructions, matrix instructions)`` on exact costs, ties going by the
+policy's order among pairs (:func:`~linlayout.synth.policy.pair_preference`),
+so the answer does not depend on the visit order.
+
+**One pair** (:func:`search_pair`).  For two distributed layouts the search
+runs over every low block (:func:`~.candidates.low_blocks`) and scores every
+word fill analytically (:func:`~.candidates.word_fills`): each entry's key is
+the objective on its wavefronts, then its instructions, matrix instructions,
+extension order and enumeration order, so ties go to the first candidate.
+Three passes, each only when it can matter:
 
 1. **Widest common vectors, first extension order.**  The search floor
    (:func:`~.bounds.search_floor`: no memory layout has a smaller key) stops
@@ -25,8 +39,8 @@ exactly, and if that differs from the analytic score every candidate is
 built and chosen on exact costs (:func:`choose_exact`).
 
 Layouts with mixed bases (:func:`search_mixed`) have no closed form: every
-candidate of :mod:`.mixed` is scored exactly and the best is improved by
-column moves.
+candidate of :mod:`.mixed` is scored exactly (pairs visited by floor, as
+above) and the best is improved by column moves.
 
 Both searches return a :class:`SearchOutcome`; the caller
 (:func:`linlayout.synth.synthesis.optimal_swizzle`) turns it into the result.
