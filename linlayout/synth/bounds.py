@@ -25,7 +25,7 @@ from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors", "tile_floor", "tile_fits"]
+           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -419,10 +419,11 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
 
 def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
     """Each instruction pair's own search floor, cheapest first: ``(floor + preference, floor, write
-    instruction, read instruction, widths)``, ordered by the floor, then the policy's order among pairs
+    instruction, read instruction, widths, group)``, ordered by the floor, then the policy's order among pairs
     (:func:`linlayout.synth.policy.pair_preference`).  ``widths``, for a pair with exactly one matrix
     instruction, lists ``(key, vector width of the ld/st side)`` of each of its width pairs, cheapest first
-    (None otherwise): :func:`tile_floor` reads the pair's floor off it once the tile is known.
+    (None otherwise): :func:`tile_floors` reads the pair's floor off it once the tile is known; ``group`` is
+    :func:`tile_group`.
 
     The floor is :func:`search_floor` for the pair alone, from the sides' counts only (a table by those
     counts, the same for every problem with them).  The tiles a matrix instruction forces are not consulted,
@@ -436,33 +437,34 @@ def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
                                     common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
 
 
-def tile_floor(problem: SwizzleProblem, entry: tuple, tiles: dict) -> tuple | None:
-    """The floor of a pair with a matrix instruction once the matrix side's tile is known (:func:`search_floor`
-    of the pair alone), from its :func:`pair_floors` ``entry``; None when no memory serves the pair (the tile
-    cannot be formed, or two tiles differ).  ``tiles`` holds the tiles formed so far for ``problem``
-    (``(side name, transposed)`` -> :func:`matrix_columns`), so a tile shared by several pairs is formed once."""
-    _, floor, write, read, widths = entry
+def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
+    """The floors of pairs with a matrix instruction once the matrix side's tile is known (:func:`search_floor`
+    of each pair alone), as ``(floor + preference, floor, write instruction, read instruction)``.
+
+    ``entries`` are :func:`pair_floors` entries of one tile group (the same ``group``): their matrix sides
+    have the same tiles (a tile is one matrix's row, the same for ``.x1``, ``.x2`` and ``.x4``), so the tiles
+    are formed once for the group.  A pair no memory serves (the tile cannot be formed, two tiles differ, or
+    the ld/st side has no width under the tile) is left out."""
+    _, _, write, read, _, _ = entries[0]
     sides, _, _, _, geo, hw, _, _, _, _ = problem
-    # A tile is the same for .x1, .x2 and .x4 (one matrix's row, MatrixTile.required), so it is kept per side
-    # and transposition: the six or eight matrix instructions of a default set form two to four tiles.
-    tw = tr = None  # None: an ld/st side (no tile)
-    if write.is_matrix:
-        tw = tiles.get(("write", write.trans))
-        if tw is None:
-            tw = tiles[("write", write.trans)] = matrix_columns(sides["write"], write, geo, hw)
-    if read.is_matrix:
-        tr = tiles.get(("read", read.trans))
-        if tr is None:
-            tr = tiles[("read", read.trans)] = matrix_columns(sides["read"], read, geo, hw)
-    if tw is False or tr is False:  # a matrix side the tile cannot serve
-        return None
-    if widths is None:  # two matrix instructions: their tiles must agree; no ld/st vector to cap
-        return floor if tw == tr else None
-    tile, plain = (tw, sides["read"]) if write.is_matrix else (tr, sides["write"])
-    prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
-    if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing (tile_allows)
-        return floor
-    return next((key for key, k in widths if k <= prefix), None)
+    tw = matrix_columns(sides["write"], write, geo, hw) if write.is_matrix else None  # None: an ld/st side
+    tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
+    if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
+        return []
+    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (tile_allows)
+    if tw is None or tr is None:
+        tile, plain = (tw, sides["read"]) if tw is not None else (tr, sides["write"])
+        prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+        if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing
+            prefix = None
+    out = []
+    for key, floor, wi, ri, widths, _ in entries:
+        if prefix is not None:
+            floor = next((k for k, width in widths if width <= prefix), None)
+            if floor is None:
+                continue
+        out.append((floor + key[len(floor):], floor, wi, ri))
+    return out
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
@@ -478,8 +480,17 @@ def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wre
     floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                                        ncommon, ())
     entries = [(floor + pair_preference(wi, ri), floor, wi, ri,
-                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None) for (wi, ri), floor in floors.items()]
+                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None, tile_group(wi, ri))
+               for (wi, ri), floor in floors.items()]
     return tuple(sorted(entries, key=itemgetter(0)))
+
+
+def tile_group(write: Instruction, read: Instruction) -> tuple | None:
+    """Pairs whose matrix sides have the same tiles (None: an ld/st pair, no tile): which sides are matrix
+    instructions, and transposed."""
+    if not (write.is_matrix or read.is_matrix):
+        return None
+    return (write.is_matrix, write.trans, read.is_matrix, read.trans)
 
 
 def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,

@@ -7,7 +7,7 @@ five of each), the search runs once per (write, read) instruction pair
 (:func:`~.bounds.pair_floors`: the least key any memory could give the
 pair, from the sides' counts) and stopping as soon as the best key found is
 below the next pair's floor.  A pair with a matrix instruction has its floor
-raised by its tile when it is next in line (:func:`~.bounds.tile_floor`,
+raised by its tile when it is next in line (:func:`~.bounds.tile_floors`,
 which also rules out the pairs no memory serves), so a matrix pair that
 cannot win is never searched.  The winner is the least ``objective +
 (instructions, matrix instructions)`` on exact costs, ties going by the
@@ -58,7 +58,7 @@ from typing import NamedTuple
 from ..count.plan import matrix_tile
 from ..errors import SwizzleError
 from ..hw import Instruction
-from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_floor
+from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_floors
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
@@ -194,20 +194,23 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
 
     A pair's floor starts from the sides' counts (:func:`~.bounds.pair_floors`, the same table for every pair).
     A pair with a matrix instruction has its floor raised by its tile before it is searched, when it is next in
-    line (:func:`~.bounds.tile_floor`, which also rules out the pairs no memory serves), and
+    line, with the pairs of its tile group (:func:`~.bounds.tile_floors`, which also rules out the pairs no
+    memory serves), and
     goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
     the pair alone would raise it further, but costs about as much as the pair's search.)"""
     line = list(pair_floors(p))  # sorted, hence a heap; the keys differ (the preference names the pair)
-    tiles: dict = {}
     while line:
         entry = heappop(line)
         key, floor, wi, ri = entry[:4]
         if beaten(key):
             return
-        if len(entry) == 5 and (wi.is_matrix or ri.is_matrix):
-            floor = tile_floor(p, entry, tiles)
-            if floor is not None:  # back in line, raised (the 4-tuple marks it known)
-                heappush(line, (floor + key[len(floor):], floor, wi, ri))
+        if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
+            group = entry[5]  # its tile group is raised at once (one tile, one prefix), and goes back in line
+            same = [e for e in line if len(e) == 6 and e[5] == group]
+            if same:
+                line = [e for e in line if len(e) != 6 or e[5] != group]
+            line += tile_floors(p, [entry] + same)  # raised entries have 4 fields
+            heapify(line)
             continue
         yield floor, p._replace(write_options=(wi,), read_options=(ri,))
 

@@ -185,7 +185,7 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
 
     rng = random.Random(16)
     floors = []
-    real, real_pairs, real_pair, real_tile = search.search_floor, search.pair_floors, search.search_pair, search.tile_floor
+    real, real_pairs, real_pair, real_tile = search.search_floor, search.pair_floors, search.search_pair, search.tile_floors
 
     def spy(*a):
         f = real(*a)
@@ -214,11 +214,12 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
         monkeypatch.setattr(search, "search_floor", lambda *a: None if len(a[0].write_options) > 1 else real(*a))
         monkeypatch.setattr(search, "pair_floors", lambda p: tuple(((0, 0, 0, 0) + e[0][4:], (0, 0, 0, 0)) + e[2:]
                                                                    for e in real_pairs(p)))
-        monkeypatch.setattr(search, "tile_floor", lambda *a: None if real_tile(*a) is None else (0, 0, 0, 0))
+        monkeypatch.setattr(search, "tile_floors", lambda p, es: [((0, 0, 0, 0) + e[0][4:], (0, 0, 0, 0)) + e[2:]
+                                                                  for e in real_tile(p, es)])
         monkeypatch.setattr(search, "search_pair", lambda p, state, floor: real_pair(p, state, None))
         full, _ = ask(W, R, kw)
         monkeypatch.setattr(search, "search_pair", real_pair)
-        monkeypatch.setattr(search, "tile_floor", real_tile)
+        monkeypatch.setattr(search, "tile_floors", real_tile)
         assert fast == full, kw
         if res is not None and floor is not None:
             key = objective_key(kw["objective"], res.write_wavefronts, res.read_wavefronts) + (
