@@ -102,7 +102,11 @@ def swizzle_queries() -> list[tuple[str, dict]]:
 
     out: list[tuple[str, dict]] = []
     for name in ("transpose_16x32", "gemm_fp16_operand_a", "transpose_fp8_128x128"):
+        # The recorded table (tests/data/gpu_verification_h100.json) measured the memories synthesized for ld/st
+        # (where the query names none: the default before issue 26 added the matrix instructions); they stay the
+        # set until it is re-measured.
         raw = json.loads((EX / f"{name}.json").read_text())
+        raw.setdefault("instructions", ["st.shared", "ld.shared"])
         sides = swizzle_sides(raw)  # synthesized memory, with the instructions the synthesis chose
         out.extend((f"{name} {side}, optimal swizzle", cq) for side, cq in sides)
         q = swizzle_query_from_json(raw)

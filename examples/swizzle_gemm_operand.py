@@ -5,7 +5,7 @@ blocked layout (8 contiguous fp16 = 128 bits per thread, 4x8 threads, 4 warps)
 and read back as the m16n8k16 operand A of 4 warps stacked along M. Both
 layouts come from linlayout.catalog.constructors (they match Triton's own conversion).
 Without a swizzle the mma read conflicts; the synthesized layout removes the
-conflicts, and with instructions=[...] linlayout also picks ldmatrix.x4.
+conflicts, and where ldmatrix is allowed (the default, or instructions=[...]) linlayout picks ldmatrix.x4.
 
 Run: python examples/swizzle_gemm_operand.py   (or: linlayout swizzle examples/gemm_fp16_operand_a.json)
 """
@@ -24,7 +24,7 @@ def results() -> dict:
         "row-major, ld.shared": (wavefronts(global_load, plain, 16, "store"), wavefronts(operand_a, plain, 16, "load")),
         "row-major, ldmatrix.x4": (wavefronts(global_load, plain, 16, "store"),
                                    wavefronts(operand_a, plain, 16, None, "ldmatrix.x4")),
-        "optimal, ld/st.shared": optimal_swizzle(global_load, operand_a, 16),
+        "optimal, ld/st.shared": optimal_swizzle(global_load, operand_a, 16, instructions=["st.shared", "ld.shared"]),
         "optimal, with ldmatrix": optimal_swizzle(global_load, operand_a, 16, instructions=INSTRUCTIONS),
     }
 

@@ -261,12 +261,12 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         return 0
     print(res.explanation)
     print(res.standard_text())
+    chosen = res.emitted
     if q.instructions is None:
         names = default_instructions(q.element_bits, get_hardware(res.hardware))
-        print(f"instructions considered: {', '.join(names)} (the default; list \"instructions\" in the query, e.g. "
-              f"[\"st.shared\", \"ld.shared\", \"ldmatrix.x4\"], to let a side use a matrix instruction as "
-              f"linlayout convert does)")
-    chosen = res.emitted
+        print(f"instructions considered: {', '.join(names)} (the default, as for linlayout convert and lint; list "
+              f"\"instructions\" in the query, e.g. [\"st.shared\", \"ld.shared\"], to narrow it)")
+    print(f"instructions chosen: {chosen.instructions_reason}")
     print()
     print(f"memory layout (offset bits, lowest first), the one --emit writes: {chosen.reason}")
     print("  " + json.dumps([list(b) for b in chosen.memory.bases["offset"]]))

@@ -113,7 +113,7 @@ def swizzle_sides(obj: Any) -> list[tuple[str, dict[str, Any]]]:
     >>> import json
     >>> sides = swizzle_sides(json.load(open("examples/transpose_16x32.json")))
     >>> [(side, q["op"], q["instruction"]) for side, q in sides]
-    [('write', 'store', 'st.shared'), ('read', 'load', 'ld.shared')]
+    [('write', 'store', 'st.shared'), ('read', 'load', 'ldmatrix.x4')]
     >>> [plan_query(q).simulated_total for _, q in sides]
     [16, 16]
     """

@@ -14,16 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import count
+from operator import itemgetter
 
 from ..core import f2
 from ..count.plan import AccessShape, access_shape, matrix_tile
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
+from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor"]
+           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -300,8 +302,27 @@ def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory
     hit = side.memo.get(key)
     if hit is None:
         tile = tile_columns(side, ins, geo.element_bits, hw)
-        hit = side.memo[key] = False if tile is None or len(tile) > geo.offset_bits else tuple(tile)
+        ok = tile is not None and len(tile) <= geo.offset_bits and (side.distributed or tile_fits(side, tile))
+        hit = side.memo[key] = tuple(tile) if ok else False
     return hit
+
+
+def tile_fits(side: Side, tile: list[int]) -> bool:
+    """Whether some memory lets a matrix instruction access a side with mixed, repeated or dependent bases.
+
+    The memory's lowest offsets are the tile's columns (one matrix row,
+    :func:`~linlayout.count.matrix_tile.check_matrix_tile`), and every other basis of the side must land on
+    an offset outside the row, i.e. in the span of the memory's other columns.  A memory does that exactly
+    when the tile's columns are independent and the other bases' span meets theirs only in zero (the other
+    columns are then a complement of the tile's span that holds those bases).  Distributed sides always
+    fit: their bases are distinct unit vectors."""
+    chosen = set(tile)
+    others = [x for x in side.regs + side.lanes + side.others if x]
+    for x in tile:  # each tile image once: a repeat of it among the other bases lands inside the row
+        others.remove(x)
+    if f2.rank(tile) < len(tile):
+        return False
+    return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
 def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
@@ -396,8 +417,86 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
     return tuple(out)
 
 
+def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
+    """Each instruction pair's own search floor, cheapest first: ``(floor + preference, floor, write
+    instruction, read instruction, widths, group)``, ordered by the floor, then the policy's order among pairs
+    (:func:`linlayout.synth.policy.pair_preference`).  ``widths``, for a pair with exactly one matrix
+    instruction, lists ``(key, vector width of the ld/st side)`` of each of its width pairs, cheapest first
+    (None otherwise): :func:`tile_floors` reads the pair's floor off it once the tile is known; ``group`` is
+    :func:`tile_group`.
+
+    The floor is :func:`search_floor` for the pair alone, from the sides' counts only (a table by those
+    counts, the same for every problem with them).  The tiles a matrix instruction forces are not consulted,
+    so a pair with a matrix instruction may rise or drop out once its tile is known.  A pair that no width
+    fits (a matrix instruction that cannot move these elements, say) is left out."""
+    sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
+    sw, sr = sides["write"], sides["read"]
+    return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
+                                    vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+                                    vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+                                    common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+
+
+def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
+    """The floors of pairs with a matrix instruction once the matrix side's tile is known (:func:`search_floor`
+    of each pair alone), as ``(floor + preference, floor, write instruction, read instruction)``.
+
+    ``entries`` are :func:`pair_floors` entries of one tile group (the same ``group``): their matrix sides
+    have the same tiles (a tile is one matrix's row, the same for ``.x1``, ``.x2`` and ``.x4``), so the tiles
+    are formed once for the group.  A pair no memory serves (the tile cannot be formed, two tiles differ, or
+    the ld/st side has no width under the tile) is left out."""
+    _, _, write, read, _, _ = entries[0]
+    sides, _, _, _, geo, hw, _, _, _, _ = problem
+    tw = matrix_columns(sides["write"], write, geo, hw) if write.is_matrix else None  # None: an ld/st side
+    tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
+    if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
+        return []
+    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (tile_allows)
+    if tw is None or tr is None:
+        tile, plain = (tw, sides["read"]) if tw is not None else (tr, sides["write"])
+        prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+        if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing
+            prefix = None
+    out = []
+    for key, floor, wi, ri, widths, _ in entries:
+        if prefix is not None:
+            floor = next((k for k, width in widths if width <= prefix), None)
+            if floor is None:
+                continue
+        out.append((floor + key[len(floor):], floor, wi, ri))
+    return out
+
+
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
+    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
+                             limits)[0]
+    return min(floors.values(), default=None)
+
+
+@lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
+def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+                             ncommon) -> tuple[tuple, ...]:
+    floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+                                       ncommon, ())
+    entries = [(floor + pair_preference(wi, ri), floor, wi, ri,
+                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None, tile_group(wi, ri))
+               for (wi, ri), floor in floors.items()]
+    return tuple(sorted(entries, key=itemgetter(0)))
+
+
+def tile_group(write: Instruction, read: Instruction) -> tuple | None:
+    """Pairs whose matrix sides have the same tiles (None: an ld/st pair, no tile): which sides are matrix
+    instructions, and transposed."""
+    if not (write.is_matrix or read.is_matrix):
+        return None
+    return (write.is_matrix, write.trans, read.is_matrix, read.trans)
+
+
+def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
+                    limits) -> tuple[dict[tuple[Instruction, Instruction], tuple], dict]:
+    """The floor key of every instruction pair that some width pair fits (see :func:`search_floor`), and per
+    pair with one matrix instruction every width pair's key with the ld/st side's width (:class:`PairFloors`)."""
     per = []
     for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
         widths = []
@@ -411,11 +510,10 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
                     continue
                 if shape is not None:
                     widths.append((ins, k, shape.base_wavefronts, shape.instructions))
-        if not widths:
-            return None
         per.append(widths)
     caps = {(wi, ri): cap for wi, ri, cap in limits}
-    floor = None
+    floors: dict[tuple[Instruction, Instruction], tuple] = {}
+    by_width: dict[tuple[Instruction, Instruction], list] = {}
     for wi, kw, bw, iw in per[0]:
         for ri, kr, br, ir in per[1]:
             mw, mr = wi.is_matrix, ri.is_matrix
@@ -425,6 +523,9 @@ def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wb
             if cap is not None and (cap < 0 or (kr if mw else kw) > cap):
                 continue
             key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
-            if floor is None or key < floor:
-                floor = key
-    return floor
+            if mw != mr:
+                by_width.setdefault((wi, ri), []).append((key, kr if mw else kw))
+            old = floors.get((wi, ri))
+            if old is None or key < old:
+                floors[(wi, ri)] = key
+    return floors, by_width

@@ -41,6 +41,8 @@ class SwizzleScore:
     read_instructions: int | None
     method: str
     note: str = ""
+    write_instruction: str | None = None  # the instruction each side uses on this memory (None: it cannot)
+    read_instruction: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +51,8 @@ class SwizzleScore:
             "read_wavefronts": self.read_wavefronts,
             "write_instructions": self.write_instructions,
             "read_instructions": self.read_instructions,
+            "write_instruction": self.write_instruction,
+            "read_instruction": self.read_instruction,
             "method": self.method,
             "note": self.note,
         }
@@ -123,39 +127,39 @@ def compare_swizzles(
 
     Each row gives per-warp wavefronts and instructions of both sides (closed
     form for linear layouts, the simulator for padding).  Every candidate is
-    scored with the synthesis' instruction choice (``instructions``: the same
-    list as for :func:`~linlayout.synth.synthesis.optimal_swizzle`; each side
-    uses the instruction the optimum uses) and ``vector_bits``.  A candidate
-    that one side cannot use (a misaligned padded row, or a matrix tile that
-    does not fit, say) has ``None`` costs and a note.
+    scored with the instructions the synthesis considers (``instructions``:
+    the same list as for :func:`~linlayout.synth.synthesis.optimal_swizzle`,
+    by default the policy's, :func:`linlayout.synth.policy.default_instructions`):
+    each side uses its cheapest instruction on that memory (fewest wavefronts,
+    then fewest instructions; the optimum's own instruction first among
+    equals), with ``vector_bits`` for ld/st.  A candidate that one side cannot
+    use with any of them (a misaligned padded row, say) has ``None`` costs and
+    a note.
     """
-    from ..count.by_simulation import simulate_wavefronts
-    from ..count.closed_form import wavefronts
     from ..core.memory import PaddedLayout
-    from ..hw import parse_instruction
-    from ..synth.synthesis import objective_key, optimal_swizzle
+    from ..hw import get_hardware
+    from ..synth.synthesis import instruction_options, objective_key, optimal_swizzle
 
     res = optimal_swizzle(write, read, element_bits, hardware=hardware, objective=objective, vector_bits=vector_bits,
                           instructions=instructions)
-    wi, ri = res.write_instruction, res.read_instruction
-    wv = None if parse_instruction(wi).is_matrix else vector_bits
-    rv = None if parse_instruction(ri).is_matrix else vector_bits
+    hw = get_hardware(hardware)
+    w_opts, r_opts = instruction_options(instructions, element_bits, hw)
     rows = [
         SwizzleScore("optimal (linlayout)", res.memory, res.write_wavefronts, res.read_wavefronts,
                      res.write_instructions, res.read_instructions, "closed form",
-                     "proven optimal" if res.optimal else "best found")
+                     "proven optimal" if res.optimal else "best found", res.write_instruction, res.read_instruction)
     ]
     shape = list(write.out_sizes.values())
     for name, mem, note in standard_candidates(shape, element_bits):
-        fn = simulate_wavefronts if isinstance(mem, PaddedLayout) else wavefronts
+        method = "simulation" if isinstance(mem, PaddedLayout) else "closed form"
         try:
-            w = fn(write, mem, element_bits, "store", wi, wv, hardware=hardware)
-            r = fn(read, mem, element_bits, "load", ri, rv, hardware=hardware)
+            w = cheapest_access(write, mem, element_bits, "store", (res.write_instruction,) + w_opts, vector_bits, hw)
+            r = cheapest_access(read, mem, element_bits, "load", (res.read_instruction,) + r_opts, vector_bits, hw)
         except LinLayoutError as e:
             rows.append(SwizzleScore(name, mem, None, None, None, None, "-", f"{note}; cannot be used: {e}"))
             continue
-        rows.append(SwizzleScore(name, mem, w.wavefronts, r.wavefronts, w.instructions, r.instructions,
-                                 "simulation" if fn is simulate_wavefronts else "closed form", note))
+        rows.append(SwizzleScore(name, mem, w.wavefronts, r.wavefronts, w.instructions, r.instructions, method, note,
+                                 w.instruction, r.instruction))
 
     def key(s: SwizzleScore):
         if s.write_wavefronts is None:
@@ -164,6 +168,32 @@ def compare_swizzles(
 
     first, rest = rows[0], sorted(rows[1:], key=key)
     return [first] + rest
+
+
+def cheapest_access(layout: LinearLayout, memory: Any, element_bits: int, op: str, options, vector_bits: int | None,
+                    hw: Any):
+    """The report of the cheapest of ``options`` (instruction names or :class:`~linlayout.hw.Instruction`) for one
+    side on ``memory``: fewest wavefronts, then fewest instructions, the first among equals; ``vector_bits`` applies
+    to ld/st.  Raises the first option's error when none can access it."""
+    from ..count.by_simulation import simulate_wavefronts
+    from ..count.closed_form import wavefronts
+    from ..core.memory import PaddedLayout
+    from ..hw import parse_instruction
+
+    count = simulate_wavefronts if isinstance(memory, PaddedLayout) else wavefronts
+    best, first_error = None, None
+    for option in dict.fromkeys(getattr(o, "name", o) for o in options):
+        matrix = parse_instruction(option).is_matrix
+        try:
+            rep = count(layout, memory, element_bits, op, option, None if matrix else vector_bits, hardware=hw)
+        except LinLayoutError as e:
+            first_error = first_error or e
+            continue
+        if best is None or (rep.wavefronts, rep.instructions) < (best.wavefronts, best.instructions):
+            best = rep
+    if best is None:
+        raise first_error
+    return best
 
 
 def comparison_text(rows: list[SwizzleScore]) -> str:
@@ -176,6 +206,7 @@ def comparison_text(rows: list[SwizzleScore]) -> str:
             continue
         lines.append(
             f"{r.name.ljust(w)}  {r.write_wavefronts:5d} {r.read_wavefronts:5d}  "
-            f"({r.write_instructions} + {r.read_instructions} instructions, {r.method})  {r.note}"
+            f"({r.write_instructions} {r.write_instruction} + {r.read_instructions} {r.read_instruction}, {r.method})  "
+            f"{r.note}"
         )
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from ..core.layout import LinearLayout
 from ..hw import SharedMemory, parse_instruction
 from .bounds import objective_key, relaxation
 from .explain import explain, unflat
-from .policy import MemoryChoice, choose_memory
+from .policy import MemoryChoice, choose_memory, instruction_reason
 from .search import SearchOutcome
 from .sides import SwizzleProblem
 from .speed import new_instance
@@ -214,11 +214,14 @@ class SwizzleResult:
 
         The default policy's rule among memories of equal cost (:func:`linlayout.synth.policy.choose_memory`):
         the first standard swizzle of :attr:`standard_ties`, else the synthesized :attr:`memory`.  So
-        ``to_c(result.emitted.memory)`` is what ``linlayout swizzle --emit c`` prints.
+        ``to_c(result.emitted.memory)`` is what ``linlayout swizzle --emit c`` prints.  ``instructions`` is the
+        (write, read) pair both memories cost that with, and ``instructions_reason`` why the search chose it
+        (:func:`linlayout.synth.policy.instruction_reason`).
         """
         cost = (f"{self.write_wavefronts} + {self.read_wavefronts} wavefronts, {self.write_instructions} + "
                 f"{self.read_instructions} instructions")
-        return choose_memory(self.memory, self.standard_ties, cost)
+        pair = (self.write_instruction, self.read_instruction)
+        return choose_memory(self.memory, self.standard_ties, cost, pair, instruction_reason(*pair, *self._search.pairs))
 
     def emitted_memory(self, spells: Callable[[LinearLayout], bool] | None = None) -> tuple[LinearLayout, str]:
         """The memory ``--emit`` writes, and a note saying why when it is not :attr:`memory`.
@@ -297,7 +300,9 @@ class SwizzleResult:
             "standard_memory": self.standard_memory.to_dict() if self.standard_memory is not None else None,
             "best_standard": self.best_standard.to_dict() if self.best_standard is not None else None,
             "emitted": {"memory": self.emitted.memory.to_dict(), "source": self.emitted.source,
-                        "name": self.emitted.name, "reason": self.emitted.reason},
+                        "name": self.emitted.name, "reason": self.emitted.reason,
+                        "instructions": list(self.emitted.instructions),
+                        "instructions_reason": self.emitted.instructions_reason},
         }
 
 

@@ -1,11 +1,25 @@
 """The search: score candidates, stop at the floor, build the best, and confirm it exactly.
 
-For two distributed layouts (:func:`search_distributed`) the search runs
-over every instruction pair and every low block (:func:`~.candidates.low_blocks`)
-and scores every word fill analytically (:func:`~.candidates.word_fills`):
-each entry's key is the objective on its wavefronts, then its instructions,
-matrix instructions, extension order and enumeration order, so ties go to
-the first candidate.  Three passes, each only when it can matter:
+**Instruction pairs, cheapest floor first.**  With several store or load
+instructions (the default set of :mod:`linlayout.synth.policy` has up to
+five of each), the search runs once per (write, read) instruction pair
+(:func:`search_pairs`), visiting pairs in the order of their floors
+(:func:`~.bounds.pair_floors`: the least key any memory could give the
+pair, from the sides' counts) and stopping as soon as the best key found is
+below the next pair's floor.  A pair with a matrix instruction has its floor
+raised by its tile when it is next in line (:func:`~.bounds.tile_floors`,
+which also rules out the pairs no memory serves), so a matrix pair that
+cannot win is never searched.  The winner is the least ``objective +
+(instructions, matrix instructions)`` on exact costs, ties going by the
+policy's order among pairs (:func:`~linlayout.synth.policy.pair_preference`),
+so the answer does not depend on the visit order.
+
+**One pair** (:func:`search_pair`).  For two distributed layouts the search
+runs over every low block (:func:`~.candidates.low_blocks`) and scores every
+word fill analytically (:func:`~.candidates.word_fills`): each entry's key is
+the objective on its wavefronts, then its instructions, matrix instructions,
+extension order and enumeration order, so ties go to the first candidate.
+Three passes, each only when it can matter:
 
 1. **Widest common vectors, first extension order.**  The search floor
    (:func:`~.bounds.search_floor`: no memory layout has a smaller key) stops
@@ -25,8 +39,8 @@ exactly, and if that differs from the analytic score every candidate is
 built and chosen on exact costs (:func:`choose_exact`).
 
 Layouts with mixed bases (:func:`search_mixed`) have no closed form: every
-candidate of :mod:`.mixed` is scored exactly and the best is improved by
-column moves.
+candidate of :mod:`.mixed` is scored exactly (pairs visited by floor, as
+above) and the best is improved by column moves.
 
 Both searches return a :class:`SearchOutcome`; the caller
 (:func:`linlayout.synth.synthesis.optimal_swizzle`) turns it into the result.
@@ -36,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from heapq import heapify, heappop, heappush
 from itertools import count
 from operator import itemgetter
 from typing import NamedTuple
@@ -43,9 +58,10 @@ from typing import NamedTuple
 from ..count.plan import matrix_tile
 from ..errors import SwizzleError
 from ..hw import Instruction
-from .bounds import objective_key, relaxation, search_floor
+from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_floors
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
+from .policy import pair_preference
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
 from .sides import Cost, Geometry, SwizzleProblem
 from .speed import new_record, pair_sides
@@ -54,12 +70,17 @@ __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
 
 class SearchOutcome(NamedTuple):
-    """What a search found: the chosen candidate, the relaxation if the search computed it, and a thunk that
-    lists the (write, read) wavefronts of every candidate it can build (the result's frontier, on demand)."""
+    """What a search found: the chosen candidate, the relaxation if the search computed it, a thunk that lists
+    the (write, read) wavefronts of every candidate it can build (the result's frontier, on demand), and why
+    the chosen instruction pair: ``(pairs considered, rival)``, ``rival`` being ``(how the chosen pair beats
+    it, rival write instruction, rival read instruction)`` for the best other pair the search scored (``how``:
+    ``"wavefronts"``, ``"instructions"`` or ``"preference"``), or None when no other pair was scored
+    (:func:`linlayout.synth.policy.instruction_reason` words it)."""
 
     best: Candidate
     relaxed: tuple | None
     frontier: Callable[[], list[tuple[int, int]]]
+    pairs: tuple[int, tuple | None] = (1, None)
 
 
 class SearchState(NamedTuple):
@@ -94,15 +115,26 @@ def no_memory_error(problems: list[str]) -> SwizzleError:
 
 def search_distributed(p: SwizzleProblem) -> SearchOutcome:
     """The search over the distributed construction's candidates (see the module doc)."""
+    if len(p.write_options) > 1 or len(p.read_options) > 1:
+        return search_pairs(p)
     state = new_record(SearchState, ([], count(), []))
+    found = search_pair(p, state, search_floor(p))
+    if found is None:
+        raise no_memory_error(state.problems)
+    return found
+
+
+def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> SearchOutcome | None:
+    """The search over the candidates of ``p``'s instruction options (one pair, from :func:`search_pairs`, or
+    all of them at once), stopping at the first candidate that meets ``floor``; None when no candidate fits."""
     scored: list[tuple] = []
-    complete_search = not score_blocks(p, state, scored, False, search_floor(p))
+    complete_search = not score_blocks(p, state, scored, False, floor)
     if complete_search:
         for block in state.skipped:  # no candidate met the floor: the blocks it ruled out join the search
             score_block(p, state, scored, block, None, None)
     relaxed = more_passes(p, state, scored) if complete_search else None
     if not scored:
-        raise no_memory_error(state.problems)
+        return None
     if len(scored) > 1:
         scored.sort(key=_by_key)
     if not complete_search:
@@ -114,7 +146,96 @@ def search_distributed(p: SwizzleProblem) -> SearchOutcome:
             complete_search = True
     if complete_search:
         best = prefer_first_order(p, scored, choose_exact(p, scored))
-    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None)))
+    return new_record(SearchOutcome, (best, relaxed, partial(frontier_points, p, state, scored if complete_search else None),
+                                      (len(p.write_options) * len(p.read_options), None)))
+
+
+def search_pairs(p: SwizzleProblem) -> SearchOutcome:
+    """The best of the per-pair searches (:func:`search_pair`), visiting instruction pairs cheapest floor first
+    (:func:`pairs_by_floor`), until the next pair's floor is above the best key found: neither it nor any later
+    pair can win.  The winner is the least ``objective + (instructions, matrix instructions) + preference``
+    (:func:`~linlayout.synth.policy.pair_preference`) of the visited pairs' best candidates, on exact costs, so
+    it does not depend on the order of the visit."""
+    best: list = []  # [key, outcome, names], then the best other pair's [key, names] (None until one is scored)
+    visited: dict[tuple[Instruction, Instruction], SearchOutcome | None] = {}
+    problems: list[str] = []
+    for floor, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
+        wi, ri = sub.write_options[0], sub.read_options[0]
+        found = visited[(wi, ri)] = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
+        if found is not None:
+            key = outcome_key(p, found.best) + pair_preference(wi, ri)
+            if not best:
+                best[:] = [key, found, (wi.name, ri.name), None]
+            elif key < best[0]:
+                best[:] = [key, found, (wi.name, ri.name), (best[0], best[2])]
+            elif best[3] is None or key < best[3][0]:
+                best[3] = (key, (wi.name, ri.name))
+    if not best:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
+        state = new_record(SearchState, ([], count(), []))
+        found = search_pair(p, state, search_floor(p))
+        if found is None:
+            raise no_memory_error(state.problems)
+        return found
+    key, found, _, rival = best
+    pairs = (len(p.write_options) * len(p.read_options), None if rival is None else rival_note(p, key, *rival))
+    return new_record(SearchOutcome, (found.best, None, partial(pairs_frontier, p, visited), pairs))
+
+
+def rival_note(p: SwizzleProblem, key: tuple, rival_key: tuple, names: tuple[str, str]) -> tuple[str, str, str]:
+    """How the winning key beats the best other pair's (see :class:`SearchOutcome`), with that pair's names."""
+    n = len(objective_key(p.objective, 0, 0))
+    how = "wavefronts" if key[:n] != rival_key[:n] else "instructions" if key[n] != rival_key[n] else "preference"
+    return (how,) + names
+
+
+def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, SwizzleProblem]]:
+    """The instruction pairs of ``p`` as one-pair problems with their floors, cheapest ``floor + preference``
+    first, until ``beaten(floor + preference)``: the caller's best key is below it, and below every later one.
+
+    A pair's floor starts from the sides' counts (:func:`~.bounds.pair_floors`, the same table for every pair).
+    A pair with a matrix instruction has its floor raised by its tile before it is searched, when it is next in
+    line, with the pairs of its tile group (:func:`~.bounds.tile_floors`, which also rules out the pairs no
+    memory serves), and
+    goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
+    the pair alone would raise it further, but costs about as much as the pair's search.)"""
+    line = list(pair_floors(p))  # sorted, hence a heap; the keys differ (the preference names the pair)
+    while line:
+        entry = heappop(line)
+        key, floor, wi, ri = entry[:4]
+        if beaten(key):
+            return
+        if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
+            group = entry[5]  # its tile group is raised at once (one tile, one prefix), and goes back in line
+            same = [e for e in line if len(e) == 6 and e[5] == group]
+            if same:
+                line = [e for e in line if len(e) != 6 or e[5] != group]
+            line += tile_floors(p, [entry] + same)  # raised entries have 4 fields
+            heapify(line)
+            continue
+        yield floor, p._replace(write_options=(wi,), read_options=(ri,))
+
+
+def outcome_key(p: SwizzleProblem, c: Candidate) -> tuple:
+    """A built candidate's key on its exact costs: the objective, then instructions, then matrix instructions."""
+    return objective_key(p.objective, c.write_cost.total, c.read_cost.total) + (
+        c.write_cost.instructions + c.read_cost.instructions,
+        int(c.write_instruction.is_matrix) + int(c.read_instruction.is_matrix))
+
+
+def pairs_frontier(p: SwizzleProblem, visited: dict) -> list[tuple[int, int]]:
+    """The frontier points of every instruction pair: those :func:`search_pairs` visited, and the others searched
+    now (on demand: only the result's ``frontier`` asks)."""
+    points: list[tuple[int, int]] = []
+    for wi in p.write_options:
+        for ri in p.read_options:
+            if (wi, ri) in visited:
+                found = visited[(wi, ri)]
+            else:
+                sub = p._replace(write_options=(wi,), read_options=(ri,))
+                found = search_pair(sub, new_record(SearchState, ([], count(), [])), search_floor(sub))
+            if found is not None:
+                points += found.frontier()
+    return points
 
 
 def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: bool, stop: tuple | None,
@@ -206,19 +327,23 @@ def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None
 
 def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
     """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
-    :func:`~linlayout.synth.scoring.analytic_is_exact` holds its analytic costs are the exact ones
-    (paper_notes/synthesis.md §3), so the built memory is not evaluated again."""
+    :func:`~linlayout.synth.scoring.analytic_is_exact` holds for a side its analytic cost is the exact one
+    (paper_notes/synthesis.md §3), so that side is not evaluated again on the built memory (with a matrix
+    instruction on the other side, only that side is)."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
     bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
-    if not (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
-            and analytic_is_exact(cols, sr, ri, er, fixed, geo)):
+    exact_w = at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
+    exact_r = at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo)
+    if not (exact_w and exact_r):  # score exactly the sides whose analytic cost is not known to be exact
         inv = memory_inverse(cols)  # shared by both sides
-        ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
-        er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
+        if not exact_w:
+            ew = exact_cost(cols, sw, wi, geo, hw, fixed, inv)
+        if not exact_r:
+            er = exact_cost(cols, sr, ri, geo, hw, fixed, inv)
     extension = fill.low_block[len(vector):] if extended else ()
     return new_record(Candidate, (cols, vector, extension, extended, fill.word_fill, bank, segment, wi, ri, ew, er,
                                   fill.pass_lanes, fill.low_block, False, key[-3]))
@@ -279,7 +404,7 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
     """Synthesis for layouts with mixed, repeated, dependent or zero bases (:mod:`linlayout.synth.mixed`):
     every candidate scored exactly, the best improved by column moves toward the relaxation's optimum."""
     problems: list[str] = []
-    found = mixed_candidates(p, problems)
+    found, rest = mixed_candidates(p, problems)
     if not found:
         raise no_memory_error(problems)
     found.sort(key=_by_key)
@@ -292,28 +417,80 @@ def search_mixed(p: SwizzleProblem) -> SearchOutcome:
                            len(first.low_block) if matrix else 0)
     cw, cr = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
     best = _mixed_roles(cols, first, cw, cr, p.geo)
-    points = [(c.write_cost.total, c.read_cost.total) for _, c in found] + [(cw.total, cr.total)]
-    return new_record(SearchOutcome, (best, None, partial(list, points)))
+    return new_record(SearchOutcome, (best, None, partial(_mixed_points, p, found, rest, (cw.total, cr.total)),
+                                      (len(p.write_options) * len(p.read_options), mixed_rival(p, found))))
 
 
-def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> list[tuple[tuple, Candidate]]:
-    """Every mixed-basis candidate of every instruction pair, scored exactly, with its search key."""
+def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple[tuple, Candidate]], list]:
+    """The mixed-basis candidates, scored exactly, with their search keys (``objective + (instructions, matrix
+    instructions) + preference + (number,)``), and the instruction pairs left unscored.
+
+    Pairs are visited cheapest floor first (:func:`pairs_by_floor`, as in :func:`search_pairs`), and the visit
+    stops at the first pair whose floor cannot beat the best candidate; if no visited pair has a candidate,
+    every pair is scored in order (their reasons make the error message)."""
+    if len(p.write_options) == 1 and len(p.read_options) == 1:
+        wi, ri = p.write_options[0], p.read_options[0]
+        return _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), 0), []
     found: list[tuple[tuple, Candidate]] = []
-    for wi in p.write_options:
-        for ri in p.read_options:
-            ins = {"write": wi, "read": ri}
-            for block, vector, extension, extended, wide in _mixed_low_blocks(p, ins, problems):
-                widths = _vector_widths(p, ins, block)
-                for cols in mixed_memories(block, wide, p.sides, widths, ins, p.geo, p.hw):
-                    costs = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
-                    if costs is None:
-                        continue
-                    cw, cr = costs
-                    key = objective_key(p.objective, cw.total, cr.total) + (
-                        cw.instructions + cr.instructions, int(wi.is_matrix) + int(ri.is_matrix), len(found))
-                    found.append((key, Candidate(cols, tuple(vector), tuple(extension), extended, (), (), (), wi, ri,
-                                                 cw, cr, {}, tuple(block))))
+    least: list = []  # the least key found
+    visited = set()
+    for _, sub in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
+        wi, ri = sub.write_options[0], sub.read_options[0]
+        visited.add((wi, ri))
+        more = _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
+        if more:
+            found += more
+            key = min(more, key=_by_key)[0]
+            if not least or key < least[0]:
+                least[:] = [key]
+    rest = [(wi, ri) for wi in p.write_options for ri in p.read_options if (wi, ri) not in visited]
+    if not found:  # every pair, in order, for the reasons none fits
+        problems.clear()
+        for wi in p.write_options:
+            for ri in p.read_options:
+                found += _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
+        return found, []
+    return found, rest
+
+
+def mixed_rival(p: SwizzleProblem, found: list[tuple[tuple, Candidate]]) -> tuple[str, str, str] | None:
+    """:func:`rival_note` for a mixed-basis search (``found`` sorted): the best candidate of another pair."""
+    _, first = found[0]
+    pair = (first.write_instruction, first.read_instruction)
+    for key, c in found[1:]:
+        if (c.write_instruction, c.read_instruction) != pair:
+            return rival_note(p, found[0][0], key, (c.write_instruction.name, c.read_instruction.name))
+    return None
+
+
+def _pair_candidates(p: SwizzleProblem, wi: Instruction, ri: Instruction, problems: list[str], preference: tuple,
+                     start: int) -> list[tuple[tuple, Candidate]]:
+    """Every mixed-basis candidate of one instruction pair, scored exactly, with its search key."""
+    found: list[tuple[tuple, Candidate]] = []
+    ins = {"write": wi, "read": ri}
+    nmat = int(wi.is_matrix) + int(ri.is_matrix)
+    for block, vector, extension, extended, wide in _mixed_low_blocks(p, ins, problems):
+        widths = _vector_widths(p, ins, block)
+        for cols in mixed_memories(block, wide, p.sides, widths, ins, p.geo, p.hw):
+            costs = exact_pair(cols, p.sides, ins, p.geo, p.hw, p.fixed_vector)
+            if costs is None:
+                continue
+            cw, cr = costs
+            key = objective_key(p.objective, cw.total, cr.total) + (cw.instructions + cr.instructions, nmat) + preference + (
+                start + len(found),)
+            found.append((key, Candidate(cols, tuple(vector), tuple(extension), extended, (), (), (), wi, ri,
+                                         cw, cr, {}, tuple(block))))
     return found
+
+
+def _mixed_points(p: SwizzleProblem, found: list, rest: list, improved: tuple[int, int]) -> list[tuple[int, int]]:
+    """The frontier points of a mixed-basis search: every candidate, the pairs left unscored scored now (on
+    demand), and the improved memory."""
+    points = [(c.write_cost.total, c.read_cost.total) for _, c in found]
+    for wi, ri in rest:
+        points += [(c.write_cost.total, c.read_cost.total)
+                   for _, c in _pair_candidates(p, wi, ri, [], pair_preference(wi, ri), 0)]
+    return points + [improved]
 
 
 def _mixed_low_blocks(p: SwizzleProblem, ins: dict[str, Instruction], problems: list[str]) -> list[tuple]:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from linlayout import LinearLayout, f2, simulate_wavefronts, wavefronts
+from linlayout import LinearLayout, f2, simulate_wavefronts, unswizzled, wavefronts
 from linlayout.synth.compare import compare_swizzles
 from linlayout.io.emit import to_c, to_cute, to_triton
 from linlayout.errors import LinLayoutError, NotLinearError, SizeError, SwizzleError
@@ -460,7 +460,11 @@ def test_synthesis_errors():
     with pytest.raises(SwizzleError, match="no memory layout"):
         optimal_swizzle(one, one, 4)  # 4-bit elements, no registers: cannot address a byte
     with pytest.raises(LinLayoutError, match="vector_bits"):
-        optimal_swizzle(STORE, READ, 32, vector_bits=64)
+        optimal_swizzle(STORE, READ, 32, vector_bits=64, instructions=["st.shared", "ld.shared"])
+    # The default instructions read this pair with ldmatrix (the requested width applies to the ld/st side).
+    res = optimal_swizzle(STORE, READ, 32, vector_bits=64)
+    assert (res.write_instruction, res.read_instruction, res.write.vector_bits) == ("st.shared", "ldmatrix.x4", 64)
+    assert res.optimal
     with pytest.raises(SwizzleError, match="no store"):
         optimal_swizzle(STORE, READ, 32, instructions=["ld.shared"])
 
@@ -523,6 +527,17 @@ def test_compare_swizzles_optimum_never_worse():
             assert objective_key("balanced", best.write_wavefronts, best.read_wavefronts) <= objective_key("balanced", r.write_wavefronts, r.read_wavefronts)
     names = {r.name for r in rows}
     assert {"row-major", "TMA / NVMMA 128B swizzle"} <= names
+    # Each side of a standard swizzle uses its cheapest instruction of the considered set on that memory.
+    row_major = next(r for r in rows if r.name == "row-major")
+    costs = {}
+    for name in ("ld.shared", "ldmatrix.x4", "ldmatrix.x2", "ldmatrix.x1"):
+        try:
+            rep = wavefronts(READ, unswizzled([16, 32]), 32, "load", name)
+        except LinLayoutError:
+            continue
+        costs[name] = (rep.wavefronts, rep.instructions)
+    assert (row_major.read_wavefronts, row_major.read_instructions) == min(costs.values())
+    assert costs[row_major.read_instruction] == min(costs.values())
 
 
 # --------------------------------------------------------------------------- emitters
