@@ -54,7 +54,6 @@ returning a wrong answer.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress
 
 from ..errors import BasisError, NoSolutionError, NotInvertibleError
 
@@ -498,9 +497,6 @@ def inverse(cols: Sequence[int]) -> list[int]:
     [7, 6, 4]
     """
     n = len(cols)
-    combo = _triangular_inverse(cols, n)
-    if combo is not None:
-        return combo
     # Eliminate by leading bit: vec[h] has leading bit h and is M combo[h].  Additions and subtractions
     # stand for shifts and XORs where they are equal (m + m = m << 1; v - b = v ^ b when bit b is set in v):
     # they are the integer operations CPython runs fastest.
@@ -540,44 +536,6 @@ def inverse(cols: Sequence[int]) -> list[int]:
                 mj ^= combo[b.bit_length() - 1]
                 low -= b
             combo[h] = mj
-    return combo
-
-
-def _triangular_inverse(cols: Sequence[int], n: int) -> list[int] | None:
-    """The inverse of a permuted triangular matrix, or None for any other (:func:`inverse` then eliminates).
-
-    A memory layout's columns are mostly single bits, and a swizzle XORs one lower (or higher) bit into
-    some of them, so usually their lowest set bits, or their highest, are ``n`` different bits.  Then column
-    ``j`` with pivot bit ``p`` is ``e_p`` plus bits on one side of ``p`` only: the matrix is triangular up to
-    the order of its columns, there is nothing to eliminate, and ``M⁻¹ e_p = e_j ^ XOR(M⁻¹ e_b)`` over the
-    other bits ``b`` of the column, solved from the far side inwards (the columns that are single bits need
-    no work).  The tests run in C (``map``, ``set``); only the swizzled columns loop in Python.
-
-    >>> _triangular_inverse([0b001, 0b110, 0b010], 3), _triangular_inverse([0b11, 0b11], 2)
-    ([1, 4, 6], None)
-    """
-    if not n or min(cols) <= 0 or max(cols) >> n:  # zero, negative or too wide: let inverse() say which
-        return None
-    lowest = list(map(int.bit_length, map(int.__and__, cols, map(int.__neg__, cols))))
-    if len(set(lowest)) == n:  # other bits above the pivot: solve the highest pivot first
-        pivots, first_solved = lowest, True
-    else:
-        pivots = list(map(int.bit_length, cols))
-        if len(set(pivots)) != n:
-            return None
-        first_solved = False  # other bits below the pivot: solve the lowest pivot first
-    order = sorted(range(n), key=pivots.__getitem__)  # order[p]: the column whose pivot is bit p
-    combo = list(map((1).__lshift__, order))  # M⁻¹ e_p, before the other bits are solved
-    others = list(map(int.__xor__, map(cols.__getitem__, order), map((1).__lshift__, range(n))))
-    todo = list(compress(range(n), others))
-    for p in reversed(todo) if first_solved else todo:
-        x = others[p]
-        mj = combo[p]
-        while x:
-            b = x & -x
-            mj ^= combo[b.bit_length() - 1]
-            x ^= b
-        combo[p] = mj
     return combo
 
 

@@ -143,28 +143,6 @@ def test_inverse_of_any_square_matrix(cols):
         assert f2.matmul(cols, f2.inverse(cols)) == [1 << i for i in range(n)]
 
 
-@st.composite
-def permuted_triangular(draw):
-    """A swizzle-like matrix: column j is bit perm[j] plus any bits on one side of it (below or above)."""
-    n = draw(st.integers(1, 14))
-    perm = draw(st.permutations(range(n)))
-    below = draw(st.booleans())
-    cols = []
-    for p in perm:
-        side = range(p) if below else range(p + 1, n)
-        cols.append((1 << p) | sum(1 << b for b in draw(st.sets(st.sampled_from(side)) if side else st.just(set()))))
-    return cols
-
-
-@settings(max_examples=examples(100), deadline=None)
-@given(permuted_triangular())
-def test_inverse_of_permuted_triangular_matrices(cols):
-    """The permuted triangular matrices (most memory layouts) take a shortcut; the inverse is the same."""
-    n = len(cols)
-    assert f2.matmul(cols, f2.inverse(cols)) == [1 << i for i in range(n)]
-    assert f2.matmul(f2.inverse(cols), cols) == [1 << i for i in range(n)]
-
-
 def test_inverse_raises_on_singular_and_names_columns():
     with pytest.raises(NotInvertibleError, match=r"columns \[0, 1, 2\] XOR to 0"):
         f2.inverse([0b011, 0b110, 0b101])
