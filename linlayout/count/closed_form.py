@@ -395,7 +395,7 @@ def _count_through_inverse(layout: LinearLayout, memory: LinearLayout, element_b
     if not lp.direct:
         return None
     hit = inverse_columns(memory)
-    if hit is None or hit[0] != layout.out_dim_bits:
+    if hit is None or hit[0] != lp.out_dims:
         return None
     inv = hit[1]
     vec, (shape, issue, within) = lp.vector(inv)

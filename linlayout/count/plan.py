@@ -554,12 +554,12 @@ class LayoutPlan:
     within-pass generators.  :meth:`vector` is the per-memory part.
 
     ``hardware``, ``instruction`` and ``op`` are the arguments the context was resolved from, with the
-    registry names they were looked up under (``hw_key``, ``ins_key``), checked on every use so that a model
-    or an instruction registered again under that name is seen at once.
+    registry names they were looked up under (``hw_key``, ``ins_key``), checked on every use (by
+    :func:`layout_plan`) so that a model or an instruction registered again under that name is seen at once.
     """
 
     __slots__ = ("hardware", "instruction", "op", "hw_key", "ins_key", "hw", "ins", "element_bits", "vector_bits",
-                 "matrix", "cap", "fits", "direct", "facts", "by_vector")
+                 "matrix", "cap", "out_dims", "fits", "direct", "facts", "by_vector")
 
     def __init__(self, facts: _LayoutFacts, out_bits: int, args: tuple[Any, Any, Any], hw: SharedMemory,
                  ins: Instruction, element_bits: int, vector_bits: int | None) -> None:
@@ -571,19 +571,12 @@ class LayoutPlan:
         self.hw, self.ins, self.element_bits, self.vector_bits = hw, ins, element_bits, vector_bits
         self.matrix = ins.addressing == MATRIX
         self.cap = vector_cap(element_bits, hw)
+        self.out_dims = facts.form[0]  # the layout's output dimensions, (name, bits) pairs
         self.fits = ((element_bits << out_bits) + 7) >> 3 <= hw.smem_bytes  # a square memory of the layout's tile
         self.facts = facts
         # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
         self.direct = not self.matrix and self.fits and facts.unit
         self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], tuple[int, ...]]] = {}
-
-    def resolves(self, hardware: Any, instruction: Any, op: Any, element_bits: Any, vector_bits: Any) -> bool:
-        """Whether these arguments are the ones this context was built from (by identity: a miss only rebuilds
-        it) and the registries still hold what they resolved to."""
-        return (self.hardware is hardware and self.instruction is instruction and self.op is op
-                and self.element_bits is element_bits and self.vector_bits is vector_bits
-                and (self.hw_key is None or PRESETS.get(self.hw_key) is self.hw)
-                and (self.ins_key is None or INSTRUCTIONS.get(self.ins_key) is self.ins))
 
     def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], tuple[int, ...]]]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
@@ -617,7 +610,12 @@ def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: A
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
         last = facts.last
-        if last is not None and last.resolves(hardware, instruction, op, element_bits, vector_bits):
+        # The arguments the last context was built from (by identity: a miss only rebuilds it), and the
+        # registries still holding what they resolved to.
+        if (last is not None and last.hardware is hardware and last.instruction is instruction and last.op is op
+                and last.element_bits is element_bits and last.vector_bits is vector_bits
+                and (last.hw_key is None or PRESETS.get(last.hw_key) is last.hw)
+                and (last.ins_key is None or INSTRUCTIONS.get(last.ins_key) is last.ins)):
             return last
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
