@@ -576,12 +576,12 @@ class LayoutPlan:
         self.facts = facts
         # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
         self.direct = not self.matrix and self.fits and facts.unit
-        self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], tuple[int, ...]]] = {}
+        self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]] = {}
 
-    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], tuple[int, ...]]]:
+    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
-        ``(shape, issue registers, flat bits of the within-pass generators)`` for it (ld/st.shared, unit bases:
-        ``facts.unit``)."""
+        ``(shape, issue registers, within)`` for it, ``within`` taking those columns to the within-pass
+        generators' offsets (ld/st.shared, unit bases: ``facts.unit``)."""
         facts = self.facts
         vec = contiguous_registers(facts.register_offsets(inverse), reduce(or_, facts.other_offsets(inverse), 0),
                                    self.cap)
@@ -592,7 +592,7 @@ class LayoutPlan:
             hit = self.by_vector[vec] = self._entry(vec)
         return vec, hit
 
-    def _entry(self, vec: tuple[int, ...]) -> tuple[AccessShape, tuple[int, ...], tuple[int, ...]]:
+    def _entry(self, vec: tuple[int, ...]) -> tuple[AccessShape, tuple[int, ...], Any]:
         ctx = PLAN_CONTEXTS.get((id(self.ins), self.element_bits, id(self.hw)))
         if ctx is None or ctx[0] is not self.ins or ctx[1] is not self.hw:
             ctx = _context(self.ins, self.element_bits, self.hw)
