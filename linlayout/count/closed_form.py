@@ -57,7 +57,8 @@ from ..core.memory import PaddedLayout
 from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, parse_instruction
-from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, plan_access
+from .offsets import inverse_columns
+from .plan import AccessPlan, AccessShape, Generator, Memory, access_shape, layout_plan, plan_access
 from .query import AccessQuery, AddressQuery, address_query
 from .speed import REPORT_FIELDS
 
@@ -374,8 +375,31 @@ def wavefronts(
         _refuse_padded(layout.memory)
         return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware),
                           layout.layout)
+    if type(layout) is LinearLayout and type(memory) is LinearLayout:
+        report = _count_through_inverse(layout, memory, element_bits, op, instruction, vector_bits, hardware)
+        if report is not None:
+            return report
     _refuse_padded(memory)
     return count_plan(plan_access(layout, memory, element_bits, op, instruction, vector_bits, hardware), layout)
+
+
+def _count_through_inverse(layout: LinearLayout, memory: LinearLayout, element_bits: Any, op: Any, instruction: Any,
+                           vector_bits: Any, hardware: Any) -> WavefrontReport | None:
+    """:func:`wavefronts` of the common case without building the plan: ``ld/st.shared``, a layout whose bases
+    are single bits (or zero) and a square memory of the layout's tile.  The layout's
+    :class:`~linlayout.count.plan.LayoutPlan` (kept per layout object) holds every part of the plan but the
+    vector; the memory's inverse columns (kept per memory object) give the offsets the vector rule and the
+    conflict rule read, by indexing.  None where this does not apply: the general route then plans the
+    access, or says what is wrong with it."""
+    lp = layout_plan(layout, element_bits, op, instruction, vector_bits, hardware)
+    if not lp.direct:
+        return None
+    hit = inverse_columns(memory)
+    if hit is None or hit[0] != lp.out_dims:
+        return None
+    inv = hit[1]
+    vec, (shape, issue, within) = lp.vector(inv)
+    return _report(_static(shape), vec, issue, within(inv), layout)
 
 
 def _refuse_padded(memory: Memory | None) -> None:
@@ -394,21 +418,34 @@ def count_plan(plan: AccessPlan, layout: LinearLayout | None = None) -> Wavefron
     conflict directions with tensor coordinates.  :func:`wavefronts` is
     :func:`~linlayout.count.plan.plan_access` followed by this.
     """
-    shape = plan.shape
-    static = REPORT_FIELDS.get(id(shape))  # by the shape's identity, checked (see linlayout.count.speed)
+    static = _static(plan.shape)
+    offsets = plan.offsets
+    lanes = static[8]
+    # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
+    elems = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in static[2]]
+    return _report(static, plan.vector_registers, plan.issue_registers, elems, layout)
+
+
+def _static(shape: AccessShape) -> tuple[Any, ...]:
+    """:func:`_static_fields` of a shape, looked up by the shape's identity (checked; see linlayout.count.speed)."""
+    static = REPORT_FIELDS.get(id(shape))
     if static is None or static[0] is not shape:
         static = _static_fields(shape)
-    _, fields, within, element_bits, bank_mask, word_shift, passes, ni, lanes, element_bank_mask = static
-    offsets = plan.offsets
-    # plan.generator_bytes(), with the element offsets of within-pass lanes picked by one itemgetter
-    elems = lanes(offsets["lane"]) if lanes is not None else [offsets[d][i] for d, i in within]
+    return static
+
+
+def _report(static: tuple[Any, ...], vec: tuple[int, ...], issue: tuple[int, ...], elems: Sequence[int],
+            layout: LinearLayout | None) -> WavefrontReport:
+    """The report of an access of shape ``static[0]`` (its :func:`_static_fields`) with these vector and issue
+    registers, whose within-pass generators have the element offsets ``elems``."""
+    _, fields, within, element_bits, bank_mask, word_shift, passes, ni, _, element_bank_mask = static
     # The report's fields, set as the dataclass' __init__ would (one dict update instead of 19 frozen setattrs);
     # ``fields`` holds the conflict-free counts.
     report = _new(WavefrontReport)
     d = report.__dict__
     d.update(fields)
-    d["vector_registers"] = plan.vector_registers
-    d["instruction_registers"] = plan.issue_registers
+    d["vector_registers"] = vec
+    d["instruction_registers"] = issue
     if _conflict_free(elems, element_bank_mask):  # what collisions() returns first, without byte images
         return report
     if element_bits >= 8:

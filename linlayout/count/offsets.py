@@ -22,7 +22,7 @@ from ..core.memory import PaddedLayout
 from ..errors import DimensionError, NotInvertibleError, SizeError
 from .speed import FORM_KEY, INVERSE_KEY
 
-__all__ = ["element_offsets", "offsets_through_inverse", "column_form"]
+__all__ = ["element_offsets", "offsets_through_inverse", "inverse_columns", "column_form"]
 
 
 def element_offsets(layout: LinearLayout, memory: LinearLayout | PaddedLayout) -> dict[str, tuple[int, ...]]:
@@ -74,19 +74,8 @@ def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tu
         form = lmemo.get(FORM_KEY)
         if form is None:
             form = lmemo[FORM_KEY] = column_form(layout)
-    memo = memory.memo()
-    hit = memo.get(INVERSE_KEY)  # (the memory's output dimensions, its inverse columns)
-    if hit is None:
-        m_ins = memory.in_dim_bits
-        if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
-            return None
-        try:
-            inv = f2.inverse(memory.flat_columns())
-        except NotInvertibleError:
-            return None
-        inv.append(0)  # inv[-1]: the image of a zero basis
-        hit = memo[INVERSE_KEY] = (memory.out_dim_bits, inv)
-    if form[0] != hit[0]:
+    hit = inverse_columns(memory)
+    if hit is None or form[0] != hit[0]:
         return None
     inv = hit[1]
     out = {}
@@ -110,6 +99,29 @@ def offsets_through_inverse(layout: LinearLayout, memory: LinearLayout, form: tu
     return out
 
 
+
+
+def inverse_columns(memory: LinearLayout) -> tuple[Any, list[int]] | None:
+    """``(the memory's output dimensions, its inverse as flat columns with 0 appended)`` for a square memory
+    with one input dimension ``offset``, kept in the memory's memo (one inverse per memory object, whatever
+    reads it); None when the memory is not square or not invertible (the general route says why).
+
+    >>> inverse_columns(LinearLayout({"offset": [[0, 1], [1, 1]]}, {"dim0": 2, "dim1": 2}))
+    ((('dim0', 1), ('dim1', 1)), [3, 1, 0])
+    """
+    memo = memory.memo()
+    hit = memo.get(INVERSE_KEY)
+    if hit is None:
+        m_ins = memory.in_dim_bits
+        if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
+            return None
+        try:
+            inv = f2.inverse(memory.flat_columns())
+        except NotInvertibleError:
+            return None
+        inv.append(0)  # inv[-1]: the image of a zero basis
+        hit = memo[INVERSE_KEY] = (memory.out_dim_bits, inv)
+    return hit
 
 
 def column_form(layout: LinearLayout) -> tuple[Any, list[tuple[str, int, Any]]]:

@@ -64,8 +64,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import compress
+from operator import itemgetter, or_
 from typing import Any
 
 from ..core import f2
@@ -118,36 +119,44 @@ def widest_vector(offsets: Mapping[str, Sequence[int]], cap: int) -> tuple[int, 
     >>> widest_vector({"register": (1, 1), "lane": (2,)}, 4)    # two registers on offset 1: no vector
     ()
     """
-    regs = offsets.get("register", ())
-    # One pass: ``single`` collects the powers of two below 2^cap that a register equals, ``others`` every offset
-    # bit touched by another basis (the other dimensions' bases, registers that are not a power of two, a second
-    # register equal to a power of two already seen).  Register 2^k joins
-    # (after 1, 2, ..., 2^(k-1)) exactly when bit k is in ``single`` and no bit 0..k is in ``others``: the vector
-    # is the run of trailing ones of ``single & ~others``.  Registers equal to a power of two at or above 2^cap
-    # touch no bit below the cap, so they are skipped.
+    others = 0
+    for d, vs in offsets.items():
+        if d != "register":
+            for v in vs:
+                others |= v
+    return contiguous_registers(offsets.get("register", ()), others, cap)
+
+
+def contiguous_registers(registers: Sequence[int], others: int, cap: int) -> tuple[int, ...]:
+    """:func:`widest_vector` on the register offsets and ``others``, the OR of every other basis' offset.
+
+    One pass: ``single`` collects the powers of two below ``2^cap`` that a register equals, ``others`` every
+    offset bit touched by another basis (the other dimensions' bases, registers that are not a power of two,
+    a second register equal to a power of two already seen).  Register ``2^k`` joins (after ``1, 2, ...,
+    2^(k-1)``) exactly when bit ``k`` is in ``single`` and no bit ``0..k`` is in ``others``: the vector is the
+    run of trailing ones of ``single & ~others``.  Registers equal to a power of two at or above ``2^cap``
+    touch no bit below the cap, so they are skipped.
+
+    >>> contiguous_registers((2, 1, 8), 4 | 16, 4), contiguous_registers((2, 1, 8), 3, 4)
+    ((1, 0), ())
+    """
     low = (1 << cap) - 1
-    single = others = 0
-    for v in regs:
+    single = 0
+    for v in registers:
         if v & low:
             if v & (v - 1) or v & single:
                 others |= v
             else:
                 single |= v
-    if not single & 1:  # no register at offset 1: no vector, whatever the other bases
-        return ()
-    for d, vs in offsets.items():
-        if d != "register":
-            for v in vs:
-                others |= v
     free = single & ~others
     if not free & 1:
         return ()
     if not free & 2:  # a vector of one register, the one at offset 1
-        return (regs.index(1),)
+        return (registers.index(1),)
     run = (free ^ (free + 1)) >> 1  # the trailing ones of free: offsets 1, 2, ..., 2^(n-1)
     vec = [0] * run.bit_length()
     i = 0
-    for v in regs:  # each offset of the run is one register's, and no other register touches the run
+    for v in registers:  # each offset of the run is one register's, and no other register touches the run
         if v & run:
             vec[v.bit_length() - 1] = i
         i += 1
@@ -435,64 +444,48 @@ def plan_from_offsets(
 
 
 def _vector_plan(offsets: Mapping[str, tuple[int, ...]], element_bits: int, ins: Instruction, hw: SharedMemory,
-                 vector_bits: int | None, nz: Sequence[int], broadcast: bool, facts: _LayoutFacts | None = None
-                 ) -> AccessPlan:
+                 vector_bits: int | None, nz: Sequence[int], broadcast: bool) -> AccessPlan:
     """The plan of an ``ld/st.shared`` access (see :func:`plan_from_offsets`); ``nz`` lists the non-zero
-    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis.  ``facts`` (from
-    :func:`plan_access`) keeps, for the layout's last (instruction, element width, hardware), the shape and the
-    issue registers of each vector seen: they depend on the layout only through ``nz`` and ``broadcast``."""
-    last = None if facts is None else facts.plans  # (ins, element_bits, hw, context, plans by vector), set at once
-    if last is not None and last[0] is ins and last[1] == element_bits and last[2] is hw:
-        ctx, plans = last[3], last[4]
-    else:
-        ctx = PLAN_CONTEXTS.get((id(ins), element_bits, id(hw)))
-        if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
-            ctx = _context(ins, element_bits, hw)
-        plans = None
-        if facts is not None:
-            plans = {}
-            facts.plans = (ins, element_bits, hw, ctx, plans)
+    registers and ``broadcast`` says whether lane bit 0 or 1 has a zero basis."""
+    ctx = PLAN_CONTEXTS.get((id(ins), element_bits, id(hw)))
+    if ctx is None or ctx[0] is not ins or ctx[1] is not hw:
+        ctx = _context(ins, element_bits, hw)
     vec = widest_vector(offsets, ctx[2])
     if vector_bits is not None:
         vec = _vector_bits_request(vector_bits, element_bits, vec)
-    hit = None if plans is None else plans.get(vec)
-    if hit is None:
-        key = (len(vec), len(nz), broadcast)
-        shape = ctx[3].get(key)
-        if shape is None:
-            shape = ctx[3][key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
-        if shape is None:
-            access_bits = element_bits << len(vec)
-            raise LoweringError(
-                f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
-                f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
-            )
-        hit = (shape, tuple([i for i in nz if i not in vec]) if vec else tuple(nz))
-        if plans is not None:
-            plans[vec] = hit
-    # The plan's fields, set as the dataclass' __init__ would (dict stores instead of frozen setattrs).
+    shape, issue = _vector_shape(ins, element_bits, hw, ctx[3], vec, nz, broadcast)
+    return _new_plan(shape, offsets, vec, issue)
+
+
+def _vector_shape(ins: Instruction, element_bits: int, hw: SharedMemory, shapes: dict[Any, Any], vec: tuple[int, ...],
+                  nz: Sequence[int], broadcast: bool) -> tuple[AccessShape, tuple[int, ...]]:
+    """The shape of an ``ld/st.shared`` access with vector registers ``vec`` (kept in ``shapes`` by
+    ``(vector, non-zero registers, broadcast)``) and its issue registers; :class:`LoweringError` below a byte."""
+    key = (len(vec), len(nz), broadcast)
+    shape = shapes.get(key)
+    if shape is None:
+        shape = shapes[key] = access_shape(ins, element_bits, hw, len(vec), len(nz), broadcast)
+    if shape is None:
+        access_bits = element_bits << len(vec)
+        raise LoweringError(
+            f"each lane would access {access_bits} bits, but shared memory is addressed in bytes: "
+            f"{element_bits}-bit elements need at least {8 // element_bits} contiguous registers per access"
+        )
+    return shape, tuple([i for i in nz if i not in vec]) if vec else tuple(nz)
+
+
+def _new_plan(shape: AccessShape, offsets: Mapping[str, tuple[int, ...]], vec: tuple[int, ...],
+              issue: tuple[int, ...]) -> AccessPlan:
+    """An ``ld/st.shared`` :class:`AccessPlan`, its fields set as the dataclass' ``__init__`` would (dict stores
+    instead of frozen setattrs)."""
     plan = _new(AccessPlan)
     d = plan.__dict__
-    d["shape"] = hit[0]
+    d["shape"] = shape
     d["offsets"] = offsets
     d["vector_registers"] = vec
     d["matrix_registers"] = ()
-    d["issue_registers"] = hit[1]
+    d["issue_registers"] = issue
     return plan
-
-
-class _LayoutFacts:
-    """What :func:`plan_access` reads off a distributed layout once, kept in the layout's memo: the lanes it was
-    checked for, its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for
-    every invertible memory ``M``) and its :func:`~linlayout.count.offsets.column_form`; then, each replaced
-    as one tuple (never half-updated), how :func:`_resolve` resolved the last hardware and instruction
-    arguments (``query``) and :func:`_vector_plan`'s plans for the last query's context (``plans``)."""
-
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "query", "plans")
-
-    def __init__(self, lanes: int, nonzero: list[int], broadcast: bool, form: tuple[Any, ...]) -> None:
-        self.lanes, self.nonzero, self.broadcast, self.form = lanes, nonzero, broadcast, form
-        self.query = self.plans = None
 
 
 _new = object.__new__
@@ -504,36 +497,154 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
     return PLAN_CONTEXTS.put((id(ins), element_bits, id(hw)), (ins, hw, vector_cap(element_bits, hw), {}))
 
 
+# ---------------------------------------------------------------------------
+# The layout's part of a plan, computed once per layout object
+# ---------------------------------------------------------------------------
 
 
-def _resolve(hardware: str | SharedMemory | None, instruction: str | Instruction | None, op: str | None,
-             facts: _LayoutFacts | None) -> tuple[SharedMemory, Instruction, bool]:
-    """``(get_hardware(hardware), parse_instruction(instruction, op))`` and whether that instruction addresses
-    matrix rows, remembered in the layout's ``facts`` for the last arguments it was counted with.
+class _LayoutFacts:
+    """What a plan reads off a distributed layout alone, checked for a lane count once and kept in the layout's
+    memo: its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for every
+    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, the flat bit of every basis
+    (``position``, ``-1`` for a zero basis) and, when every basis is a single bit or zero (``unit``), how a
+    memory's inverse columns (with 0 appended) give the registers' offsets and the other bases' offsets, by
+    indexing (``register_offsets``, ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last
+    query context."""
 
-    The same argument objects resolve the same way as long as the registries hold the same entries under
-    the names those two functions look up (``"sm90"`` for ``None``, a name stripped of whitespace, ``ld.shared``
-    or ``st.shared`` for no instruction), which is checked on every use: a model or an instruction registered
-    again under that name is seen at once.
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "position", "unit", "register_offsets", "other_offsets",
+                 "last")
+
+    def __init__(self, layout: LinearLayout, lanes: int) -> None:
+        form = column_form(layout)
+        regs = lanes_ = ()
+        for d, _ in layout.in_dim_bits:
+            if d == "register":
+                regs = layout.flat_bases(d)
+            elif d == "lane":
+                lanes_ = layout.flat_bases(d)
+        self.lanes, self.form, self.last = lanes, form, None
+        self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lanes_[:2]
+        self.position = {(d, i): c.bit_length() - 1 for d in layout.in_dims for i, c in enumerate(layout.flat_bases(d))}
+        self.unit = all(not c & (c - 1) for d in layout.in_dims for c in layout.flat_bases(d))
+        self.register_offsets = picker([c.bit_length() - 1 for c in regs])
+        self.other_offsets = picker([c.bit_length() - 1 for d in layout.in_dims if d != "register"
+                                     for c in layout.flat_bases(d)])
+
+
+def picker(indices: Sequence[int]) -> Any:
+    """A function taking a list to the tuple of its items at ``indices`` (an ``itemgetter``, which returns a
+    bare item for one index)."""
+    if len(indices) >= 2:
+        return itemgetter(*indices)
+    if indices:
+        i = indices[0]
+        return lambda xs: (xs[i],)
+    return lambda xs: ()
+
+
+class LayoutPlan:
+    """The part of a distributed layout's access plans that no memory changes, for one query context.
+
+    Given the layout, the instruction, the element width, the hardware model and the vector request, a plan
+    depends on the memory only through the vector: which registers land on offsets 1, 2, 4, ... with nothing
+    else below them.  The shape then depends on the vector's length alone (see the module docstring), so
+    everything else is kept here, once per layout object and context (in the layout's memo, see
+    :mod:`linlayout.count.speed`): the resolved model and instruction, the vector cap, whether the layout's
+    tile fits shared memory and, per vector seen, the shape, the issue registers and the flat bits of the
+    within-pass generators.  :meth:`vector` is the per-memory part.
+
+    ``hardware``, ``instruction`` and ``op`` are the arguments the context was resolved from, with the
+    registry names they were looked up under (``hw_key``, ``ins_key``), checked on every use (by
+    :func:`layout_plan`) so that a model or an instruction registered again under that name is seen at once.
     """
+
+    __slots__ = ("hardware", "instruction", "op", "hw_key", "ins_key", "hw", "ins", "element_bits", "vector_bits",
+                 "matrix", "cap", "out_dims", "fits", "direct", "facts", "by_vector")
+
+    def __init__(self, facts: _LayoutFacts, out_bits: int, args: tuple[Any, Any, Any], hw: SharedMemory,
+                 ins: Instruction, element_bits: int, vector_bits: int | None) -> None:
+        hardware, instruction, op = args
+        self.hardware, self.instruction, self.op = hardware, instruction, op
+        self.hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
+        self.ins_key = (instruction.strip() if isinstance(instruction, str) else None if instruction is not None
+                        else "st.shared" if isinstance(op, str) and op.strip() == "store" else "ld.shared")
+        self.hw, self.ins, self.element_bits, self.vector_bits = hw, ins, element_bits, vector_bits
+        self.matrix = ins.addressing == MATRIX
+        self.cap = vector_cap(element_bits, hw)
+        self.out_dims = facts.form[0]  # the layout's output dimensions, (name, bits) pairs
+        self.fits = ((element_bits << out_bits) + 7) >> 3 <= hw.smem_bytes  # a square memory of the layout's tile
+        self.facts = facts
+        # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
+        self.direct = not self.matrix and self.fits and facts.unit
+        self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]] = {}
+
+    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]]:
+        """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
+        ``(shape, issue registers, within)`` for it, ``within`` taking those columns to the within-pass
+        generators' offsets (ld/st.shared, unit bases: ``facts.unit``)."""
+        facts = self.facts
+        vec = contiguous_registers(facts.register_offsets(inverse), reduce(or_, facts.other_offsets(inverse), 0),
+                                   self.cap)
+        if self.vector_bits is not None:
+            vec = _vector_bits_request(self.vector_bits, self.element_bits, vec)
+        hit = self.by_vector.get(vec)
+        if hit is None:
+            hit = self.by_vector[vec] = self._entry(vec)
+        return vec, hit
+
+    def _entry(self, vec: tuple[int, ...]) -> tuple[AccessShape, tuple[int, ...], Any]:
+        ctx = PLAN_CONTEXTS.get((id(self.ins), self.element_bits, id(self.hw)))
+        if ctx is None or ctx[0] is not self.ins or ctx[1] is not self.hw:
+            ctx = _context(self.ins, self.element_bits, self.hw)
+        facts = self.facts
+        shape, issue = _vector_shape(self.ins, self.element_bits, self.hw, ctx[3], vec, facts.nonzero, facts.broadcast)
+        within = picker([facts.position[g] for g in shape.within_pass]) if facts.unit else None
+        return shape, issue, within
+
+
+def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: Any, vector_bits: Any,
+                hardware: Any) -> LayoutPlan:
+    """The :class:`LayoutPlan` of a layout for these arguments, checked (hardware, instruction, lanes, element
+    width) the first time and kept in the layout's memo for the next call with the same arguments."""
+    lmemo = layout.memo()
+    facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
-        last = facts.query
-        if last is not None and last[0] is hardware and last[1] is instruction and last[2] is op:
-            hw_key, hw, ins_key, ins = last[3], last[4], last[5], last[6]
-            if (hw_key is None or PRESETS.get(hw_key) is hw) and (ins_key is None or INSTRUCTIONS.get(ins_key) is ins):
-                return hw, ins, last[7]
+        last = facts.last
+        # The arguments the last context was built from (by identity: a miss only rebuilds it), and the
+        # registries still holding what they resolved to.
+        if (last is not None and last.hardware is hardware and last.instruction is instruction and last.op is op
+                and last.element_bits is element_bits and last.vector_bits is vector_bits
+                and (last.hw_key is None or PRESETS.get(last.hw_key) is last.hw)
+                and (last.ins_key is None or INSTRUCTIONS.get(last.ins_key) is last.ins)):
+            return last
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
-    matrix = ins.addressing == MATRIX
+    if facts is None or facts.lanes != hw.lanes:
+        check_distributed_dims(layout, hw)
+        facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
+    check_element_bits(element_bits)
+    lp = facts.last = LayoutPlan(facts, layout.out_bits, (hardware, instruction, op), hw, ins, element_bits,
+                                 vector_bits)
+    return lp
+
+
+def _query_layout_plan(query: AccessQuery) -> LayoutPlan:
+    """The :class:`LayoutPlan` of a checked :class:`~linlayout.count.query.AccessQuery` (its input is not checked
+    again; the layout's facts are computed once per layout)."""
+    layout, hw, ins = query.layout, query.hw, query.ins
+    lmemo = layout.memo()
+    facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
-        hw_key = "sm90" if hardware is None else hardware.strip() if isinstance(hardware, str) else None
-        ins_key = (instruction.strip() if isinstance(instruction, str) else None if instruction is not None
-                   else "st.shared" if op is not None and op.strip() == "store" else "ld.shared")
-        facts.query = (hardware, instruction, op, hw_key, hw, ins_key, ins, matrix)
-    return hw, ins, matrix
-
-
-_ELEMENT_BITS = frozenset(1 << k for k in range(8))
+        last = facts.last
+        if last is not None and last.hw is hw and last.ins is ins and last.element_bits == query.element_bits \
+                and last.vector_bits == query.vector_bits:
+            return last
+    if facts is None or facts.lanes != hw.lanes:
+        check_distributed_dims(layout, hw)
+        facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
+    lp = facts.last = LayoutPlan(facts, layout.out_bits, (query.hardware, query.instruction, query.op), hw, ins,
+                                 query.element_bits, query.vector_bits)
+    return lp
 
 
 def plan_access(
@@ -562,61 +673,30 @@ def plan_access(
     if type(layout) is AccessQuery:
         no_extra_arguments(layout, memory, element_bits, op, instruction, vector_bits,
                            None if hardware == "sm90" else hardware)
-        return _plan_query(layout)
-    if type(layout) is LinearLayout:
-        lmemo = layout.memo()
-        facts = lmemo.get(CHECKED_KEY)
-        hw, ins, matrix = _resolve(hardware, instruction, op, facts)
-    else:
-        hw, ins, matrix = _resolve(hardware, instruction, op, None)
+        return _plan_checked(layout.layout, layout.memory, _query_layout_plan(layout))
+    if type(layout) is not LinearLayout:  # say what the layout should be before reading it
+        hw = get_hardware(hardware)
+        parse_instruction(instruction, op)
         check_distributed_dims(layout, hw)
-        lmemo = layout.memo()
-        facts = lmemo.get(CHECKED_KEY)
-    if facts is None or facts.lanes != hw.lanes:
-        facts = _layout_facts(layout, hw, lmemo)
-    if type(element_bits) is not int or element_bits not in _ELEMENT_BITS:
-        check_element_bits(element_bits)
-    check_capacity(memory, element_bits, hw)
-    return _plan_checked(layout, memory, element_bits, ins, hw, matrix, vector_bits, facts)
+    lp = layout_plan(layout, element_bits, op, instruction, vector_bits, hardware)
+    check_capacity(memory, element_bits, lp.hw)
+    return _plan_checked(layout, memory, lp)
 
 
-def _plan_query(query: AccessQuery) -> AccessPlan:
-    """The plan of a checked :class:`~linlayout.count.query.AccessQuery`: its model and instruction are resolved
-    and its input checked, so only the layout's plan facts are looked up."""
-    layout, hw = query.layout, query.hw
-    lmemo = layout.memo()
-    facts = lmemo.get(CHECKED_KEY)
-    if facts is None or facts.lanes != hw.lanes:
-        facts = _layout_facts(layout, hw, lmemo)
-    ins = query.ins
-    return _plan_checked(layout, query.memory, query.element_bits, ins, hw, ins.addressing == MATRIX,
-                         query.vector_bits, facts)
-
-
-def _layout_facts(layout: LinearLayout, hw: SharedMemory, lmemo: dict[Any, Any]) -> _LayoutFacts:
-    """Check ``layout`` for ``hw``'s lanes and keep what every plan of it reads (:class:`_LayoutFacts`)."""
-    check_distributed_dims(layout, hw)
-    form = column_form(layout)
-    regs = lanes = ()
-    for d, _, _ in form[1]:
-        if d == "register":
-            regs = layout.flat_bases(d)
-        elif d == "lane":
-            lanes = layout.flat_bases(d)
-    facts = lmemo[CHECKED_KEY] = _LayoutFacts(hw.lanes, list(compress(range(len(regs)), regs)), 0 in lanes[:2],
-                                               form)
-    return facts
-
-
-def _plan_checked(layout: LinearLayout, memory: Memory, element_bits: int, ins: Instruction, hw: SharedMemory,
-                  matrix: bool, vector_bits: int | None, facts: _LayoutFacts) -> AccessPlan:
+def _plan_checked(layout: LinearLayout, memory: Memory, lp: LayoutPlan) -> AccessPlan:
     """The plan of checked input: ``C = M⁻¹ ∘ L``, then the matrix tile or the vector rule."""
     if type(memory) is LinearLayout:
-        offs = offsets_through_inverse(layout, memory, facts.form)
+        offs = offsets_through_inverse(layout, memory, lp.facts.form)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:
         offs = element_offsets(layout, memory)
-    if matrix:
-        return plan_from_offsets(offs, element_bits, ins, hw, vector_bits)
-    return _vector_plan(offs, element_bits, ins, hw, vector_bits, facts.nonzero, facts.broadcast, facts)
+    if lp.matrix:
+        return plan_from_offsets(offs, lp.element_bits, lp.ins, lp.hw, lp.vector_bits)
+    vec = widest_vector(offs, lp.cap)
+    if lp.vector_bits is not None:
+        vec = _vector_bits_request(lp.vector_bits, lp.element_bits, vec)
+    hit = lp.by_vector.get(vec)
+    if hit is None:
+        hit = lp.by_vector[vec] = lp._entry(vec)
+    return _new_plan(hit[0], offs, vec, hit[1])

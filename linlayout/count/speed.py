@@ -34,15 +34,25 @@ dataclasses field by field costs more than the lookup saves)
 Per object (kept in :meth:`linlayout.core.layout.LinearLayout.memo`, under these keys)
 
 :data:`INVERSE_KEY`
-    A memory's inverse as flat columns: both sides of a conversion, and every
-    later count on that memory, compose with it (one inverse per memory).
+    A memory's inverse as flat columns with 0 appended
+    (:func:`linlayout.count.offsets.inverse_columns`): both sides of a
+    conversion, and every later count on that memory, read it (one inverse per
+    memory).
 :data:`FORM_KEY`
     How a layout's bases go through those columns (an ``itemgetter`` of bit
     indices for unit bases), computed once per layout.
 :data:`CHECKED_KEY`
     A layout checked for a lane count, with its non-zero registers and
     low-lane broadcast (the same in ``C = M⁻¹ ∘ L`` for every invertible
-    ``M``) and the plans of its last query's context.
+    ``M``), the flat bit of each basis, and the
+    :class:`~linlayout.count.plan.LayoutPlan` of its last query context: the
+    arguments resolved, the tile's capacity checked, and per vector the
+    shape, issue registers and within-pass bits.  A compiler counts one layout
+    object against many memories (every candidate, both sides of a
+    conversion), so a count on a new memory does only the memory's part: the
+    inverse, the vector rule on the offsets read from it by ``itemgetter``,
+    and the conflict rule (``closed_form._count_through_inverse``, which
+    builds no :class:`~linlayout.count.plan.AccessPlan`).
 
 Devices that stay beside the code (listed here so there is one index):
 ``functools.lru_cache`` on :func:`linlayout.count.matrix_tile.matrix_tile`
