@@ -41,7 +41,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _properties(layout) -> dict:
-    mem = _is_memory_layout(layout)
+    from .core.memory import is_offset_memory_layout
+
+    mem = is_offset_memory_layout(layout)
     return {
         "in_dims": layout.in_sizes,
         "out_dims": layout.out_sizes,
@@ -58,12 +60,6 @@ def _properties(layout) -> dict:
 
 # linlayout lint shows its stages on stderr once it has run this many seconds (io/ttgir/progress.py).
 LINT_PROGRESS_AFTER = 1.0
-
-
-def _is_memory_layout(layout) -> bool:
-    """A layout of offsets (inputs ``offset`` and maybe ``block``, as Triton's shared encodings have) that is a
-    memory layout (:meth:`LinearLayout.is_memory_layout`, paper Def. 4.14, per CTA)."""
-    return "offset" in layout.in_dims and set(layout.in_dims) <= {"offset", "block"} and layout.is_memory_layout()
 
 
 CONSTRUCTORS = ("blocked", "mma", "wgmma", "ldmatrix", "stmatrix", "mfma", "cute")

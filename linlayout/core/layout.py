@@ -482,23 +482,11 @@ class LinearLayout(_Fields):
     def is_memory_layout(self) -> bool:
         """Paper Def. 4.14: invertible and every basis of weight 1 or 2.
 
-        A layout with a ``block`` input besides others (a Triton shared encoding:
-        each CTA holds its part of the tensor) is a memory layout when every
-        CTA's part is: the other inputs map injectively with bases of weight 1
-        or 2, and together with ``block`` they cover the tensor (blocks may
-        broadcast, so the whole need not be invertible).
-
         >>> LinearLayout({"offset": [1, 2, 3]}, {"dim0": 8}).is_memory_layout()
         False
         >>> LinearLayout({"offset": [1, 2, 5]}, {"dim0": 8}).is_memory_layout()
         True
-        >>> LinearLayout({"offset": [1, 2, 5], "block": [0]}, {"dim0": 8}).is_memory_layout()
-        True
         """
-        if "block" in self.in_dims and len(self.in_dims) > 1:
-            per_cta = self.sublayout([d for d in self.in_dims if d != "block"], self.out_dims)
-            return (all(1 <= c.bit_count() <= 2 for c in per_cta.flat_columns()) and per_cta.is_injective()
-                    and self.is_surjective())
         return all(1 <= c.bit_count() <= 2 for c in self.flat_columns()) and self.is_invertible()
 
     # -- matrix views -----------------------------------------------------

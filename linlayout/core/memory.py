@@ -30,7 +30,32 @@ from .dims import log2_size
 from .layout import LinearLayout
 from .validate import check_int_sequence, check_sequence
 
-__all__ = ["unswizzled", "PaddedLayout", "padded"]
+__all__ = ["unswizzled", "PaddedLayout", "padded", "is_offset_memory_layout"]
+
+
+def is_offset_memory_layout(layout: LinearLayout) -> bool:
+    """Is ``layout`` a memory layout of offsets: inputs ``offset`` and maybe ``block`` (a Triton shared
+    encoding: each CTA holds its part of the tensor), judged per CTA?
+
+    Each CTA's part must be a memory layout (paper Def. 4.14: the ``offset``
+    bases of weight 1 or 2, injective), and the CTAs together must cover the
+    tensor; blocks may broadcast (two CTAs holding the same part), so the
+    whole need not be invertible.
+
+    >>> is_offset_memory_layout(LinearLayout({"offset": [1, 2, 5], "block": [0]}, {"dim0": 8}))
+    True
+    >>> is_offset_memory_layout(LinearLayout({"offset": [1, 2], "block": [0]}, {"dim0": 8}))  # half uncovered
+    False
+    >>> is_offset_memory_layout(LinearLayout({"register": [1, 2, 4]}, {"dim0": 8}))  # not offsets
+    False
+    """
+    if "offset" not in layout.in_dims or any(d not in ("offset", "block") for d in layout.in_dims):
+        return False
+    if layout.in_dims == ("offset",):
+        return layout.is_memory_layout()
+    per_cta = layout.sublayout(["offset"], layout.out_dims)
+    return (all(1 <= c.bit_count() <= 2 for c in per_cta.flat_columns()) and per_cta.is_injective()
+            and layout.is_surjective())
 
 
 def unswizzled(shape: Sequence[int], order: Sequence[int] | None = None) -> LinearLayout:

@@ -254,21 +254,6 @@ def test_classification():
     assert not LinearLayout({"offset": [[1, 1], [1, 1]]}, {"dim0": 2, "dim1": 2}).is_memory_layout()
 
 
-def test_memory_layout_with_a_block_input_is_judged_per_cta():
-    # Two CTAs split dim1; each holds a 2x1 column: a memory layout per CTA, though the whole is one too.
-    split = LinearLayout({"offset": [[1, 0]], "block": [[0, 1]]}, {"dim0": 2, "dim1": 2})
-    assert split.is_memory_layout()
-    # Two CTAs that both hold the whole 2x2 tile (a broadcast block basis): not invertible, still a memory layout.
-    both = LinearLayout({"offset": [[0, 1], [1, 1]], "block": [[0, 0]]}, {"dim0": 2, "dim1": 2})
-    assert not both.is_invertible() and both.is_memory_layout()
-    # A CTA whose offsets repeat, or blocks that leave part of the tensor uncovered, are not.
-    assert not LinearLayout({"offset": [[1, 0], [1, 0]], "block": [[0, 1]]}, {"dim0": 2, "dim1": 2}).is_memory_layout()
-    assert not LinearLayout({"offset": [[1, 0]], "block": [[0, 0]]}, {"dim0": 2, "dim1": 2}).is_memory_layout()
-    # A weight-3 basis inside a CTA is not a memory layout either.
-    assert not LinearLayout({"offset": [[1, 0, 0], [0, 1, 0], [1, 1, 1]], "block": [[0, 0, 0]]},
-                            {"dim0": 2, "dim1": 2, "dim2": 2}).is_memory_layout()
-
-
 # ---------------------------------------------------------------- compose
 
 
