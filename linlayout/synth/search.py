@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from itertools import count
 from operator import itemgetter
 from typing import NamedTuple
