@@ -64,7 +64,7 @@ from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
 from .sides import Cost, Geometry, SwizzleProblem
-from .speed import new_record, pair_sides
+from .speed import new_record, pair_sides, tile_groups_of
 
 __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
@@ -208,7 +208,7 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
             return
         if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
             if waiting is None:  # a raised group's entries stay in line, and are passed over when they come up
-                waiting = tile_groups(table)
+                waiting = dict(tile_groups_of(table, tile_groups))  # a copy: raised groups are taken out
             group = waiting.pop(entry[5], None)  # its tile group is raised at once (one tile, one prefix)
             if group is not None:  # (None: raised already, with an earlier pair of the group)
                 for raised in tile_floors(p, group):  # raised entries have 4 fields, and go back in line
