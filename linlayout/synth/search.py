@@ -48,9 +48,9 @@ Both searches return a :class:`SearchOutcome`; the caller
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from itertools import count
 from operator import itemgetter
 from typing import NamedTuple
@@ -64,7 +64,7 @@ from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
 from .sides import Cost, Geometry, SwizzleProblem
-from .speed import new_record, pair_sides
+from .speed import new_record, pair_sides, tile_groups_of
 
 __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
@@ -198,21 +198,33 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
     memory serves), and
     goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
     the pair alone would raise it further, but costs about as much as the pair's search.)"""
-    line = list(pair_floors(p))  # sorted, hence a heap; the keys differ (the preference names the pair)
+    table = pair_floors(p)  # sorted by key, cheapest first; the keys differ (the preference names the pair)
+    line = list(table)  # sorted, hence a heap
+    waiting = None  # tile group -> its pairs' entries (in line order), listed when the first group comes up
     while line:
         entry = heappop(line)
         key, floor, wi, ri = entry[:4]
         if beaten(key):
             return
         if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
-            group = entry[5]  # its tile group is raised at once (one tile, one prefix), and goes back in line
-            same = [e for e in line if len(e) == 6 and e[5] == group]
-            if same:
-                line = [e for e in line if len(e) != 6 or e[5] != group]
-            line += tile_floors(p, [entry] + same)  # raised entries have 4 fields
-            heapify(line)
+            if waiting is None:  # a raised group's entries stay in line, and are passed over when they come up
+                waiting = dict(tile_groups_of(table, tile_groups))  # a copy: raised groups are taken out
+            group = waiting.pop(entry[5], None)  # its tile group is raised at once (one tile, one prefix)
+            if group is not None:  # (None: raised already, with an earlier pair of the group)
+                for raised in tile_floors(p, group):  # raised entries have 4 fields, and go back in line
+                    heappush(line, raised)
             continue
         yield floor, p._replace(write_options=(wi,), read_options=(ri,))
+
+
+def tile_groups(entries: Iterable[tuple]) -> dict[tuple, list[tuple]]:
+    """The :func:`~.bounds.pair_floors` entries of pairs with a matrix instruction by tile group, in the order
+    given (cheapest first)."""
+    groups: dict[tuple, list[tuple]] = {}
+    for e in entries:
+        if len(e) == 6 and e[5] is not None:
+            groups.setdefault(e[5], []).append(e)
+    return groups
 
 
 def outcome_key(p: SwizzleProblem, c: Candidate) -> tuple:

@@ -21,6 +21,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     field by field costs more than the lookup saves.  The entry keeps the
     objects themselves and is checked with ``is``, so a recycled ``id`` never
     returns a stale map.
+    :func:`tile_groups_of` lists a pair-floor table's entries by tile group once per table, found by the
+    table's identity: the table is the search floor's cached tuple (``bounds._pair_floors_from_counts``), the
+    same object for every problem with the same counts, and listing its two dozen entries again per synthesis
+    cost about a twentieth of one that ends with a matrix pair.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
@@ -46,13 +50,14 @@ Devices that stay beside the code they speed up (listed here so there is one ind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..core import f2
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "tile_groups_of", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -91,6 +96,19 @@ def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
             hit = _SHAPE_MAPS.put(key, (i, hw, {}))
         out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
     return out
+
+
+_TILE_GROUPS = Memo(256)
+
+
+def tile_groups_of(table: tuple, listing: Callable[[tuple], dict]) -> dict:
+    """``listing(table)`` (the tile groups of a :func:`~linlayout.synth.bounds.pair_floors` table), remembered
+    by the table's identity; the entry keeps the table and is checked with ``is`` (see :func:`pair_sides`).
+    The caller must not change the dict it gets."""
+    hit = _TILE_GROUPS.get(id(table))
+    if hit is None or hit[0] is not table:
+        hit = _TILE_GROUPS.put(id(table), (table, listing(table)))
+    return hit[1]
 
 
 _UNIT_VECTORS = Memo(4096)
