@@ -262,7 +262,10 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
             if name not in lb or bound < lb[name]:
                 lb[name] = bound
     ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    pairs = []  # (the pair's floor: the objective on both bases, enumeration order, write width, read width, joint)
+    # (the pair's floor: the objective on both bases, enumeration order, write width, read width, joint).  Whether
+    # a matrix instruction's tile allows a pair is asked only of the pairs visited: the visit usually stops after
+    # a few, and the order numbers count every pair, so the survivors keep their relative (tie) order.
+    pairs = []
     for wl in widths["write"]:
         for rl in widths["read"]:
             for ew in wl:
@@ -271,8 +274,6 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
                     # The common prefix of two ld/st vectors holds common registers only.
                     if both_plain and min(ew[3], er[3]) > ncommon:
                         continue
-                    if not both_plain and not tile_allows(ew, er, sw, sr, geo):
-                        continue
                     pairs.append((objective_key(objective, ew[0], er[0]), len(pairs), ew, er, both_plain))
     pairs.sort(key=_floor_and_order)
     best = None  # (key, pair order, bound order) of the best bound so far
@@ -280,6 +281,8 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     for floor, order, ew, er, joint in pairs:
         if best is not None and (floor, order) > best[:2]:
             break  # every bound of this pair and of the later ones is worse, or equal and later
+        if not joint and not tile_allows(ew, er, sw, sr, geo):
+            continue
         tw, tr = term("write", ew), term("read", er)
         if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
             tw = under_tile(tw, ew[3], er[5], geo)
