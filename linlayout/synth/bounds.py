@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from heapq import heappop, heappush
 from itertools import count
 from operator import itemgetter
 
@@ -25,7 +26,7 @@ from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits"]
+           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -262,25 +263,14 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
             if name not in lb or bound < lb[name]:
                 lb[name] = bound
     ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    # (the pair's floor: the objective on both bases, enumeration order, write width, read width, joint).  Whether
-    # a matrix instruction's tile allows a pair is asked only of the pairs visited: the visit usually stops after
-    # a few, and the order numbers count every pair, so the survivors keep their relative (tie) order.
-    pairs = []
-    for wl in widths["write"]:
-        for rl in widths["read"]:
-            for ew in wl:
-                for er in rl:
-                    both_plain = not ew[2].is_matrix and not er[2].is_matrix
-                    # The common prefix of two ld/st vectors holds common registers only.
-                    if both_plain and min(ew[3], er[3]) > ncommon:
-                        continue
-                    pairs.append((objective_key(objective, ew[0], er[0]), len(pairs), ew, er, both_plain))
-    pairs.sort(key=_floor_and_order)
     best = None  # (key, pair order, bound order) of the best bound so far
     best_pair = None
-    for floor, order, ew, er, joint in pairs:
+    for floor, order, ew, er in pairs_by_floor(widths["write"], widths["read"], objective):
         if best is not None and (floor, order) > best[:2]:
             break  # every bound of this pair and of the later ones is worse, or equal and later
+        joint = not ew[2].is_matrix and not er[2].is_matrix
+        if joint and min(ew[3], er[3]) > ncommon:
+            continue  # the common prefix of two ld/st vectors holds common registers only
         if not joint and not tile_allows(ew, er, sw, sr, geo):
             continue
         tw, tr = term("write", ew), term("read", er)
@@ -365,6 +355,43 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
 
 def _floor_and_order(pair: tuple) -> tuple:
     return pair[0], pair[1]
+
+
+def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective: str):
+    """The (write width, read width) pairs of the relaxation, cheapest floor first, made as they are asked for.
+
+    ``write`` and ``read`` hold, per instruction option, a side's width entries ``(base, ...)``; a pair's
+    floor is ``objective_key(objective, write base, read base)`` and its order the enumeration order (write
+    instruction, read instruction, write width, read width).  Yields ``(floor, order, write entry, read
+    entry)`` sorted by ``(floor, order)``, as sorting the whole product would, but lazily: the relaxation
+    usually stops after a few pairs of a product of dozens.  Each side is sorted by ``(base, its own
+    order)``; every objective's key grows strictly with either base, so a pair's predecessor on either
+    side comes first in ``(floor, order)``, and the usual frontier of a sorted product (from ``(i, j)``,
+    ``(i, j + 1)``, and ``(i + 1, 0)`` when ``j == 0``) meets every pair after its predecessor.
+    """
+    ws = sorted(((e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)),
+                key=_floor_and_order_of_width)
+    rs = sorted(((e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)),
+                key=_floor_and_order_of_width)
+    if not ws or not rs:
+        return
+
+    def item(i: int, j: int) -> tuple:
+        w, r = ws[i], rs[j]
+        return objective_key(objective, w[0], r[0]), (w[1], r[1], w[2], r[2]), i, j
+
+    line = [item(0, 0)]
+    while line:
+        floor, order, i, j = heappop(line)
+        yield floor, order, ws[i][3], rs[j][3]
+        if j + 1 < len(rs):
+            heappush(line, item(i, j + 1))
+        if j == 0 and i + 1 < len(ws):
+            heappush(line, item(i + 1, 0))
+
+
+def _floor_and_order_of_width(w: tuple) -> tuple:
+    return w[0], w[1], w[2]
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

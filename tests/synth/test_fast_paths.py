@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
-from linlayout.synth import candidates, speed
+from linlayout.synth import bounds, candidates, speed
 from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inverse, exact_cost, memory_inverse
 from linlayout.synth.sides import geometry, side_of
 
@@ -227,3 +227,16 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
             assert floor[:3] <= key
             stopped += floor[:3] == key
     assert stopped >= 10  # the floor is met often enough for the stop to matter
+
+
+@given(st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
+       st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
+       st.sampled_from(bounds.OBJECTIVES))
+def test_pairs_by_floor_is_the_sorted_product(write_bases, read_bases, objective):
+    """The relaxation's lazy pair order equals sorting the whole product by (floor, enumeration order)."""
+    write = [[(b, f"w{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(write_bases)]
+    read = [[(b, f"r{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(read_bases)]
+    product = [(bounds.objective_key(objective, ew[0], er[0]), (a, b, c, d), ew, er)
+               for a, wl in enumerate(write) for b, rl in enumerate(read)
+               for c, ew in enumerate(wl) for d, er in enumerate(rl)]
+    assert list(bounds.pairs_by_floor(write, read, objective)) == sorted(product, key=lambda p: p[:2])
