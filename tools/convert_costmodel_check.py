@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import convert_cuda_check  # noqa: E402
+from sass_opcodes import sass_counts  # noqa: E402
 
 from linlayout.convert.plan import plan_conversion  # noqa: E402
 from linlayout.core.layout import LinearLayout  # noqa: E402
 
-SASS_OPS = ("SHFL", "STS", "LDS", "STSM", "LDSM", "BAR", "WARPSYNC", "SEL", "PRMT", "STL", "LDL", "BRA")
 
 
 def forced_planner(specs: dict[int, dict]):
@@ -73,26 +73,6 @@ def adapt(source: str) -> str:
     source = source.replace("int main() {", "int main(int argc, char** argv) {\n  const bool once = argc > 1; (void)argv;")
     return re.sub(r"for \(unsigned p = 0; p < (\d+); \+\+p\) \{\n    cudaMemset",
                   r"for (unsigned p = 0; p < (once ? 1u : \1u); ++p) {\n    cudaMemset", source)
-
-
-def sass_counts(text: str) -> dict[str, dict[str, int]]:
-    """Static SASS opcode counts per check kernel (``k<i>``) of ``cuobjdump -sass`` output."""
-    out: dict[str, dict[str, int]] = {}
-    cur = None
-    for line in text.splitlines():
-        m = re.search(r"Function : _Z\d+k(\d+)jPj", line)
-        if m:
-            cur = f"k{m.group(1)}"
-            out[cur] = {k: 0 for k in SASS_OPS}
-            continue
-        if "Function :" in line:
-            cur = None
-        if cur is None:
-            continue
-        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(\.[A-Z0-9_.]*)?", line)
-        if m and m.group(1) in out[cur]:
-            out[cur][m.group(1)] += 1
-    return out
 
 
 def main() -> int:

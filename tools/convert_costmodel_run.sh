@@ -4,6 +4,7 @@
 # Inputs (built on the CPU, see tools/convert_costmodel_harness.py and convert_costmodel_check.py): DIR/timing, DIR/check.
 set -u
 DIR=${1:-build/costmodel}
+TOOLS=$(cd "$(dirname "$0")" && pwd)
 cd "$DIR"
 # everything goes to /tmp/costmodel_results and is packed into $OUT/results.tgz after each step (the device returns at most 8 files)
 FINAL_OUT=$OUT; OUT=/tmp/costmodel_results; mkdir -p $OUT
@@ -21,26 +22,7 @@ timeout 60 ./check > $OUT/run.txt 2>&1; echo "run rc $?" >> $OUT/gpu.txt
 awk '{e+=($2!=0)} END {print NR " runs, " e " with wrong elements"}' $OUT/run.txt >> $OUT/gpu.txt; pack
 date +%T >> $OUT/gpu.txt
 for B in check timing; do [ -x $B ] && cuobjdump -sass $B > sass_$B.txt 2>/dev/null; done
-python3 - <<'PY' > $OUT/sass.json
-# static SASS opcode counts per kernel (same rule as tools/convert_costmodel_check.py sass_counts)
-import json, os, re
-OPS = ("SHFL", "STS", "LDS", "STSM", "LDSM", "BAR", "WARPSYNC", "SEL", "PRMT", "STL", "LDL", "BRA")
-out = {}
-for path in ("sass_check.txt", "sass_timing.txt")[:1 + os.path.exists("sass_timing.txt")]:
-    cur = None
-    for line in open(path):
-        m = re.search(r"Function : _Z\d+(k\d+|k_\w+?)(?:jPj|Pjj)", line)
-        if m:
-            cur = m.group(1); out[cur] = {k: 0 for k in OPS}; continue
-        if "Function :" in line:
-            cur = None
-        if cur is None:
-            continue
-        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
-        if m and m.group(1) in out[cur]:
-            out[cur][m.group(1)] += 1
-print(json.dumps(out))
-PY
+python3 "$TOOLS/sass_opcodes.py" sass_check.txt $([ -f sass_timing.txt ] && echo sass_timing.txt) > $OUT/sass.json
 pack; echo "sass kernels: $(python3 -c "import json;print(len(json.load(open('$OUT/sass.json'))))")" >> $OUT/gpu.txt
 EXTRA=""
 timeout 60 ncu --csv --metrics sass__inst_executed_per_opcode --print-metric-instances values -c 1 ./check once > $OUT/probe.csv 2> $OUT/probe.err
