@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import triton
 import triton_peers
 from triton.experimental.gluon.language.amd import AMDMFMALayout
-from ttgir_attribute_cases import p2, split_bits  # the random attributes of both generators draw the same way
+from ttgir_attribute_cases import p2, split_bits, unit_vectors  # the random attributes of both generators draw the same way
 
 DEBUG = bool(__import__("os").environ.get("DEBUG"))
 OUT = ROOT / "tests" / "data" / "triton_encoding_cases.json"
@@ -111,12 +111,7 @@ def build(n: int, seed: int) -> dict:
     for _ in range(n):
         rank = rng.randint(1, 3)
         shape = [p2(rng, 0, 5) for _ in range(rank)]
-        units = []
-        for d, s in enumerate(shape):
-            for k in range(s.bit_length() - 1):
-                v = [0] * rank
-                v[d] = 1 << k
-                units.append(v)
+        units = unit_vectors(shape)
         nw = rng.randint(0, 2)
         extra = max(0, 5 + nw - len(units)) + rng.randint(0, 2)
         for _ in range(extra):  # zeros (broadcast): Triton requires a permutation otherwise

@@ -49,6 +49,17 @@ def bases_text(bases) -> str:
     return "[" + ", ".join(ints(b) for b in bases) + "]"
 
 
+def unit_vectors(shape: list[int]) -> list[list[int]]:
+    """Every unit vector of a power-of-two ``shape``, dimension by dimension, lowest bit first."""
+    out = []
+    for d, s in enumerate(shape):
+        for k in range(s.bit_length() - 1):
+            v = [0] * len(shape)
+            v[d] = 1 << k
+            out.append(v)
+    return out
+
+
 def split_bits(rng: random.Random, rank: int, bits: int) -> list[int]:
     """Powers of two, one per dimension, multiplying to ``2**bits``."""
     out = [0] * rank
@@ -104,12 +115,7 @@ def linear_text(rng: random.Random, shape: list[int], *, span: list[int] | None 
     """
     span = span or shape
     rank = len(shape)
-    units = []
-    for d, s in enumerate(span):
-        for k in range(s.bit_length() - 1):
-            v = [0] * rank
-            v[d] = 1 << k
-            units.append(v)
+    units = unit_vectors(span)
     mixed = list(units)
     warps = rng.randint(0, 2)
     blocks = rng.randint(0, 1) if rng.random() < 0.3 else 0
@@ -234,12 +240,7 @@ def shared_linear_case(rng: random.Random) -> tuple[str, int, list[int], int]:
     """An invertible offset layout: every unit vector, each XORed with some earlier bases."""
     rank = rng.randint(1, 3)
     shape = random_shape(rng, rank, 5)
-    units = []
-    for d, s in enumerate(shape):
-        for k in range(s.bit_length() - 1):
-            v = [0] * rank
-            v[d] = 1 << k
-            units.append(v)
+    units = unit_vectors(shape)
     rng.shuffle(units)
     mixed = []
     for v in units:
