@@ -20,7 +20,7 @@ from linlayout.errors import LinLayoutError
 from linlayout.io.ttgir.attributes import parse_attribute
 from linlayout.io.ttgir.encodings import layout_from_encoding, layout_from_ttgir
 from ..io.test_ttgir_encodings_triton import layout_bases as bases
-from ..io.test_ttgir_encodings_triton import gen, printed, read, read_or_none, refused_by_reader
+from ..io.test_ttgir_encodings_triton import ask_triton, gen, printed, read, refused_by_reader
 from .profile import LONG, mutate, seeds
 
 
@@ -53,24 +53,15 @@ def test_mutated_text_reads_or_is_refused(seed):
 def test_the_reader_and_printer_equal_triton():
     pytest.importorskip("triton")
     seed = random.randrange(2**32)
-    rng = random.Random(seed)
-    drawn = [c for c in (gen.random_case(rng) for _ in range(LONG)) if not refused_by_reader(c)]
-    read_all = [read_or_none(c) for c in drawn]
-    cases = [c for c, L in zip(drawn, read_all) if L is not None]
-    ours = [L for L in read_all if L is not None]
-    refused = [c for c, L in zip(drawn, read_all) if L is None]
-    reprinted = [{**c, "attribute": printed(c, L)} for c, L in zip(cases, ours)]
-    answers = gen.triton_layouts(cases + reprinted + refused)
-    theirs = answers[:len(cases)]
-    theirs_printed = answers[len(cases):2 * len(cases)]
-    wrongly_refused = [gen.type_text(c) for c, t in zip(refused, answers[2 * len(cases):]) if t is not None]
+    cases, ours, reprinted, refused, theirs, theirs_printed, theirs_refused = ask_triton(random.Random(seed), LONG)
+    wrongly_refused = [gen.type_text(c) for c, t in zip(refused, theirs_refused) if t is not None]
     wrong = [gen.type_text(c) for c, L, t in zip(cases, ours, theirs) if t is not None and
              bases(L) != {k: v for k, v in t.items() if v}]
     unread = [r["attribute"] for r, t, tp in zip(reprinted, theirs, theirs_printed) if t is not None and tp is None]
     misread = [r["attribute"] for r, L, t, tp in zip(reprinted, ours, theirs, theirs_printed)
                if t is not None and tp is not None and {k: v for k, v in tp.items() if v} != bases(L)]
     reader_only = sum(t is None for t in theirs)  # Triton's verifier checks more than the layout (e.g. warps)
-    summary = (f"reader vs Triton, seed {seed}: {len(drawn)} attributes, {sum(t is not None for t in theirs)} read by "
+    summary = (f"reader vs Triton, seed {seed}: {len(cases) + len(refused)} attributes, {sum(t is not None for t in theirs)} read by "
                f"both, {reader_only} read by the reader only, {len(wrong)} read differently, "
                f"{len(wrongly_refused)} refused by the reader only "
                f"({len(refused)} refused in all); printer: {len(unread)} refused, {len(misread)} misread by Triton\n")

@@ -15,6 +15,7 @@ import json
 import random
 import sys
 import time
+from typing import NamedTuple
 
 import pytest
 from hypothesis import settings
@@ -65,6 +66,32 @@ def printed(case: dict, layout) -> str:
     return to_ttgir_shared(layout, bits) if case["memdesc"] else to_ttgir_linear(layout)
 
 
+class TritonAnswers(NamedTuple):
+    """Fresh attributes read by linlayout and by Triton: what :func:`ask_triton` returns."""
+
+    cases: list[dict]  # read by the reader
+    ours: list  # the reader's layouts of ``cases``
+    reprinted: list[dict]  # ``cases`` with the printer's text of ``ours``
+    refused: list[dict]  # refused by the reader
+    theirs: list  # Triton's layouts (None: refused) of ``cases``, of ``reprinted`` and of ``refused``
+    theirs_printed: list
+    theirs_refused: list
+
+
+def ask_triton(rng: random.Random, n: int) -> TritonAnswers:
+    """Draw ``n`` attributes (leaving out the family the reader refuses by design), read and print them, and ask
+    Triton (one batch) for its layout of each case, each printed text and each refused case."""
+    drawn = [c for c in (gen.random_case(rng) for _ in range(n)) if not refused_by_reader(c)]
+    read_all = [read_or_none(c) for c in drawn]
+    cases = [c for c, L in zip(drawn, read_all) if L is not None]
+    ours = [L for L in read_all if L is not None]
+    refused = [c for c, L in zip(drawn, read_all) if L is None]
+    reprinted = [{**c, "attribute": printed(c, L)} for c, L in zip(cases, ours)]
+    answers = gen.triton_layouts(cases + reprinted + refused)
+    k = len(cases)
+    return TritonAnswers(cases, ours, reprinted, refused, answers[:k], answers[k:2 * k], answers[2 * k:])
+
+
 def test_the_recorded_cases_cover_every_encoding():
     cases = DATA["cases"]
     assert len(cases) >= 2000 and DATA["triton"] == "3.9.0"
@@ -102,18 +129,10 @@ def test_fresh_random_attributes_equal_triton():
     """20 new attributes: the reader equals Triton, and Triton reads the printer's text as the same layout."""
     pytest.importorskip("triton")
     seed = time.time_ns() % 2**32
-    rng = random.Random(seed)
-    drawn = [c for c in (gen.random_case(rng) for _ in range(20)) if not refused_by_reader(c)]
-    read_all = [read_or_none(c) for c in drawn]
-    cases = [c for c, L in zip(drawn, read_all) if L is not None]
-    ours = [L for L in read_all if L is not None]
-    refused = [c for c, L in zip(drawn, read_all) if L is None]
-    reprinted = [{**c, "attribute": printed(c, L)} for c, L in zip(cases, ours)]
-    answers = gen.triton_layouts(cases + reprinted + refused)
-    if all(a is None for a in answers):
+    cases, ours, reprinted, _, theirs, theirs_printed, theirs_refused = ask_triton(random.Random(seed), 20)
+    if all(a is None for a in theirs + theirs_printed + theirs_refused):
         pytest.skip("Triton's MLIR parser is unavailable here")
-    theirs, theirs_printed = answers[:len(cases)], answers[len(cases):2 * len(cases)]
-    assert all(a is None for a in answers[2 * len(cases):]), f"seed {seed}: the reader refuses what Triton reads"
+    assert all(a is None for a in theirs_refused), f"seed {seed}: the reader refuses what Triton reads"
     for case, L, t, tp, again in zip(cases, ours, theirs, theirs_printed, reprinted):
         if t is None:  # Triton refused a text the generator wrote: the generator's bug, not the reader's
             continue
