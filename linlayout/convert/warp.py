@@ -404,16 +404,6 @@ class ShuffleProgram:
         return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
-def _xor_table(cols):  # -> numpy.ndarray
-    """:func:`~linlayout.core.f2.subset_xors` as an int64 array, built by doubling in numpy."""
-    import numpy as np
-
-    table = np.zeros(1, dtype=np.int64)
-    for c in cols:
-        table = np.concatenate((table, table ^ c))
-    return table
-
-
 def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
@@ -427,44 +417,38 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     one lane only, at least ``ceil(n_l / per_word)`` from each source lane
     ``l``.  The bound is the largest over threads (64-bit elements: two
     shuffles each).
-    """
-    import numpy as np
 
+    Counted from ranks, not by listing every thread's elements.  Let ``Dr``
+    and ``Sr`` be the spans of the destination's and the source's register
+    columns.  Thread ``λ`` of warp ``ω`` needs the coset ``dst(λ, ω) ⊕ Dr``
+    (``|Dr|`` elements) and its own lane holds ``src(λ, ω) ⊕ Sr``: the two
+    meet in a coset of ``Dr ∩ Sr`` when ``dst(λ, ω) ⊕ src(λ, ω) ∈ Dr + Sr``
+    (the thread is *own*), else not at all.  Those differences are linear in
+    ``(λ, ω)``, so some thread is not own unless every lane and warp column's
+    difference lies in ``Dr + Sr`` (thread 0 always is).  An element is held
+    by one lane of its warp exactly when the source's lane columns are
+    independent modulo ``Sr``; then the lanes holding a thread's elements
+    split them into ``|Dr| / |Dr ∩ Sr|`` cosets of ``Dr ∩ Sr``, one per lane.
+    The worst thread is one that is not own when there is one.
+    """
     sh, dh = cm.src_bits, cm.dst_bits
     per_word = max(1, 32 // element_bits)
     wpe = max(1, element_bits // 32)
-    # Warps alike: warp ``om`` holds src elements ``s0 ^ a`` and needs dst elements ``d0 ^ b`` (``s0, d0``: warp
-    # 0's, ``a, b``: the images of ``om``'s bits), the same problem as ``(s0, d0 ^ a ^ b)`` up to renaming the
-    # elements by ``^ a``; so only warp 0's tables are built and one warp per value of ``a ^ b`` is scored
-    # (one in all when both sides place the warps alike).
-    s_low = _xor_table(cm.src_cols[:sh.reg + sh.lane])  # element of every (register, lane) of warp 0
-    d_low = _xor_table(cm.dst_cols[:dh.reg + dh.lane])
-    shifts = {a ^ b for a, b in zip(f2.subset_xors(list(cm.src_cols[sh.reg + sh.lane:])),
-                                    f2.subset_xors(list(cm.dst_cols[dh.reg + dh.lane:])))}
-    nl = 1 << sh.lane
-    worst = 0
-    lanes = np.arange(nl, dtype=np.int64)
-    size = 1 << max(1, max(int(s_low.max()), int(d_low.max()), max(shifts)).bit_length())  # above every element
-    holders = np.zeros(size, dtype=np.int64)  # bit l: lane l of warp 0 holds the element
-    np.bitwise_or.at(holders, s_low, np.repeat(np.int64(1) << lanes, 1 << sh.reg))
-    for shift in sorted(shifts):
-        dst = (d_low ^ shift).reshape(nl, 1 << dh.reg)
-        srt = np.sort(dst, axis=1)
-        first = np.ones_like(srt, dtype=bool)
-        first[:, 1:] = srt[:, 1:] != srt[:, :-1]  # each needed element once
-        m = holders[srt]
-        remote = first & (((m >> lanes[:, None]) & 1) == 0)
-        n_remote = remote.sum(axis=1)
-        bound = -(-n_remote // per_word)
-        single = (m & (m - 1)) == 0
-        all_single = np.all(single | ~remote, axis=1)
-        src_lane = np.where(remote & single, np.log2(np.maximum(m, 1)).astype(np.int64), 0)
-        idx = (lanes[:, None] * nl + src_lane)[remote & single]
-        counts = np.bincount(idx, minlength=nl * nl).reshape(nl, nl)
-        by_lane = (-(-counts // per_word)).sum(axis=1)
-        bound = np.where(all_single, np.maximum(bound, by_lane), bound)
-        worst = max(worst, int(bound.max()) if len(bound) else 0)
-    return worst * wpe
+    s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
+    s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
+    s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
+    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
+    both = f2.basis(d_reg + s_reg)
+    needed = 1 << rank_d
+    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
+    own = all(f2.in_span(v, both) for v in differences)  # every thread meets its own lane's elements
+    remote = needed - shared if own else needed
+    bound = -(-remote // per_word)
+    single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
+    if single and remote:
+        bound = max(bound, (needed // shared - own) * -(-shared // per_word))
+    return bound * wpe
 
 
 def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
