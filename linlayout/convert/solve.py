@@ -127,13 +127,14 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, list[int]] | None]:
-    """``target ->`` a solution ``z`` (supported on ``allowed``) of ``S z = target`` and the kernel basis there, or None.
+def _span_solver(cols: list[int], allowed: int) -> Callable[[int], int | None]:
+    """``target ->`` the solution ``z`` (supported on ``allowed``) of ``S z = target`` whose highest set bit is
+    lowest (then fewest high bits: the kernel there added so as to clear the highest bits it can), or None.
 
-    The echelon form is built once per ``allowed``: :func:`conversion_map`
-    solves every destination basis against the same four sets of source
-    bits, so it builds four solvers instead of one echelon form per basis
-    and level.
+    The echelon form and the kernel's pivots are built once per ``allowed``:
+    :func:`conversion_map` solves every destination basis against the same
+    four sets of source bits, so it builds four solvers instead of one
+    echelon form per basis and level.
     """
     pos = [i for i in range(len(cols)) if allowed >> i & 1]
     ech, _, nulls = f2.echelon([cols[i] for i in pos])
@@ -143,17 +144,17 @@ def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, li
             return mask
         return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
-    kernel = [lift(n) for n in nulls]
+    pivots = _kernel_pivots([lift(n) for n in nulls])
 
-    def solve(target: int) -> tuple[int, list[int]] | None:
+    def solve(target: int) -> int | None:
         r, m = ech.reduce(target)
-        return None if r else (lift(m), kernel)
+        return None if r else _reduce_by(lift(m), pivots)
 
     return solve
 
 
-def _lowest(z: int, kernel: list[int]) -> int:
-    """``z`` plus the kernel combination whose highest set bit is lowest (then fewest high bits)."""
+def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
+    """An echelon basis of the kernel as (leading bit, vector), highest leading bit first."""
     piv: dict[int, int] = {}
     for v in kernel:
         while v:
@@ -163,9 +164,14 @@ def _lowest(z: int, kernel: list[int]) -> int:
             else:
                 piv[h] = v
                 break
-    for h in sorted(piv, reverse=True):
+    return sorted(piv.items(), reverse=True)
+
+
+def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
+    """``z`` plus the kernel combination whose highest set bit is lowest: every pivot's leading bit cleared, highest first."""
+    for h, v in pivots:
         if z >> h & 1:
-            z ^= piv[h]
+            z ^= v
     return z
 
 
@@ -227,19 +233,18 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     for j, t in enumerate(dcols):
         dim, k = bases_of[j]
         own = (1 << (sh.start(dim) + k)) if (dim != "register" or k < sh.reg) else 0
+        held = f2.apply(scols, own)  # the element the destination's own slot holds in src (own: one bit or 0)
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
-            target = t ^ f2.apply(scols, fixed)
-            sol = solvers[level](target)
-            if sol is None:
+            z = solvers[level](t ^ (held if fixed else 0))
+            if z is None:
                 continue
-            z, kernel = sol
             if dim == "register" and t == 0:
                 x = 0  # a broadcast destination register copies another: no data to move
-            elif own and f2.apply(scols, own) == t and own & ~allowed == fixed:
+            elif own and held == t and own & ~allowed == fixed:
                 x = own
             else:
-                x = _lowest(z, kernel) | fixed
+                x = z | fixed
             columns.append(x)
             levels.append(level)
             break
