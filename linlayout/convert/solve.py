@@ -64,6 +64,8 @@ HW_DIMS = DISTRIBUTED_DIMS
 LEVEL_PATHS = ("registers", "shuffles", "shared_memory", "unsupported")
 """The path each level needs."""
 
+_DIM_INDEX = {d: i for i, d in enumerate(("register", "lane", "warp", "block"))}
+
 
 @dataclass(frozen=True)
 class IndexBits:
@@ -84,11 +86,11 @@ class IndexBits:
 
     def start(self, dim: str) -> int:
         """The flat position of the first bit of ``dim``."""
-        return {"register": 0, "lane": self.reg, "warp": self.reg + self.lane,
-                "block": self.reg + self.lane + self.warp}[dim]
+        i = _DIM_INDEX[dim]
+        return (0, self.reg, self.reg + self.lane, self.reg + self.lane + self.warp)[i]
 
     def count(self, dim: str) -> int:
-        return {"register": self.reg, "lane": self.lane, "warp": self.warp, "block": self.block}[dim]
+        return (self.reg, self.lane, self.warp, self.block)[_DIM_INDEX[dim]]
 
     def mask(self, dims: tuple[str, ...]) -> int:
         m = 0
@@ -229,10 +231,11 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     levels: list[int] = []
     masks = [sh.mask(dims) for dims in _ALLOWED]
     solvers = [_span_solver(scols, m) for m in masks]
-    bases_of = [(d, k) for d in HW_DIMS for k in range(dh.count(d))]  # destination basis j is basis k of dim d
+    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0
+    bases_of = [(d, k, (1 << (sh.start(d) + k)) if (d != "register" or k < sh.reg) else 0)
+                for d in HW_DIMS for k in range(dh.count(d))]
     for j, t in enumerate(dcols):
-        dim, k = bases_of[j]
-        own = (1 << (sh.start(dim) + k)) if (dim != "register" or k < sh.reg) else 0
+        dim, k, own = bases_of[j]
         held = f2.apply(scols, own)  # the element the destination's own slot holds in src (own: one bit or 0)
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
