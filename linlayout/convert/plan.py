@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.layout import LinearLayout
-from ..core.quotient import is_trivial_over, quotient
+from ..core.quotient import is_trivial_over
 from ..errors import InputError, InputTypeError, UnsupportedConversion
 from ..hw import SharedMemory
 from .cost import COST_WEIGHTS, cost_of, merge, opcode
@@ -178,7 +178,8 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
             stripped.append(d)
         else:
             break
-    return quotient(L, stripped)
+    # quotient(L, stripped) without its checks: L was just found trivial over all of them together
+    return L.sublayout([d for d in L.in_dims if d not in stripped], [d for d in L.out_dims if d not in stripped])
 
 
 def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | None = None,
