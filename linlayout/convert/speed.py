@@ -37,9 +37,10 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     shuffle search does not score programs whose shuffles alone reach it
     (:mod:`linlayout.convert.multistep`,
     :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a shuffle
-    program's used rounds, local rounds and layer counts, and a register
-    program's selects, come from ranks and bases of subspaces rather than
-    from listing rounds or threads (:mod:`linlayout.convert.warp`).
+    program's used rounds, local rounds and layer counts, a register
+    program's selects, and the shuffle lower bound (the elements each thread
+    needs from other lanes) come from ranks and bases of subspaces rather
+    than from listing rounds or threads (:mod:`linlayout.convert.warp`).
     ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`
     and on Triton's scratch layout of a pair (``smem._tritons_scratch``).
 """
