@@ -129,28 +129,38 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _span_solver(cols: list[int], allowed: int) -> Callable[[int], int | None]:
-    """``target ->`` the solution ``z`` (supported on ``allowed``) of ``S z = target`` whose highest set bit is
-    lowest (then fewest high bits: the kernel there added so as to clear the highest bits it can), or None.
+def _prefix_solvers(cols: list[int], ends: list[int]) -> list[Callable[[int], int | None]]:
+    """One solver per prefix ``cols[:end]``: ``target ->`` the solution ``z`` of ``S z = target`` on those
+    columns whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear
+    the highest bits it can), or None.
 
-    The echelon form and the kernel's pivots are built once per ``allowed``:
     :func:`conversion_map` solves every destination basis against the same
-    four sets of source bits, so it builds four solvers instead of one
-    echelon form per basis and level.
+    four sets of source bits, and each level's set is the lowest bits
+    (registers, then lanes, warps, blocks), so one elimination in column
+    order serves all four: its state after ``end`` columns is the
+    elimination of that prefix, copied at each ``end`` with the kernel found
+    so far, instead of one echelon form per basis and level.
     """
-    pos = [i for i in range(len(cols)) if allowed >> i & 1]
-    ech, _, nulls = f2.echelon([cols[i] for i in pos])
+    ech = f2.Echelon()
+    nulls: list[int] = []
+    solvers = []
+    start = 0
+    for end in ends:
+        for j in range(start, end):
+            null = ech.insert(cols[j], 1 << j)
+            if null:
+                nulls.append(null)
+        start = max(start, end)
+        prefix = f2.Echelon()
+        prefix.vec, prefix.combo = dict(ech.vec), dict(ech.combo)
+        solvers.append(_solver(prefix, _kernel_pivots(nulls)))
+    return solvers
 
-    def lift(mask: int) -> int:
-        if pos[-1:] == [len(pos) - 1]:  # the allowed bits are the lowest ones (every level's are): no renumbering
-            return mask
-        return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
-    pivots = _kernel_pivots([lift(n) for n in nulls])
-
+def _solver(ech: f2.Echelon, pivots: list[tuple[int, int]]) -> Callable[[int], int | None]:
     def solve(target: int) -> int | None:
         r, m = ech.reduce(target)
-        return None if r else _reduce_by(lift(m), pivots)
+        return None if r else _reduce_by(m, pivots)
 
     return solve
 
@@ -229,14 +239,15 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
     columns: list[int] = []
     levels: list[int] = []
-    masks = [sh.mask(dims) for dims in _ALLOWED]
-    solvers = [_span_solver(scols, m) for m in masks]
-    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0
-    bases_of = [(d, k, (1 << (sh.start(d) + k)) if (d != "register" or k < sh.reg) else 0)
-                for d in HW_DIMS for k in range(dh.count(d))]
+    ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
+    masks = [(1 << end) - 1 for end in ends]
+    solvers = _prefix_solvers(scols, ends)
+    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
+    # element that slot holds in src
+    bases_of = [(d, k, 1 << (sh.start(d) + k), scols[sh.start(d) + k]) if (d != "register" or k < sh.reg)
+                else (d, k, 0, 0) for d in HW_DIMS for k in range(dh.count(d))]
     for j, t in enumerate(dcols):
-        dim, k, own = bases_of[j]
-        held = f2.apply(scols, own)  # the element the destination's own slot holds in src (own: one bit or 0)
+        dim, k, own, held = bases_of[j]
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
             z = solvers[level](t ^ (held if fixed else 0))

@@ -475,7 +475,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     cmp_ = f2.complement(KerLs, nl)
     basis = cmp_ + Z + bad
     inv = _coords_inverse(basis)
-    coords = [f2.apply(inv, 1 << j) for j in range(nl)]
+    coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.basis([ls for ls in Ls])
     d = len(bad)
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
@@ -588,7 +588,7 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
         rest = f2.complement(img, nl)
         inv = _coords_inverse(img + rest)
         vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
-        H = [f2.apply(vals, f2.apply(inv, 1 << t)) for t in range(nl)]
+        H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
         A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
         Ho = [f2.apply(H, so[i]) ^ Oq[i] for i in range(len(so))]
         out.append(ShuffleProgram(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K),
