@@ -53,6 +53,19 @@ def _drop_bits(v: int, bits: tuple[int, ...]) -> int:
     return v
 
 
+def _bit_dropper(bits: tuple[int, ...]):
+    """``v -> _drop_bits(v, bits)`` with the bits sorted and the masks made once (a slicing drops them from every
+    column of two layouts)."""
+    steps = [((1 << b) - 1, b, b + 1) for b in sorted(bits, reverse=True)]
+
+    def drop(v: int) -> int:
+        for low, b, above in steps:
+            v = (v & low) | ((v >> above) << b)
+        return v
+
+    return drop
+
+
 @dataclass(frozen=True)
 class RoundTrip:
     """One shared-memory round trip plan (per-thread instruction counts, per-warp wavefronts); ``swizzle`` is its :class:`Staging`."""
@@ -268,21 +281,22 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
     by :func:`round_trip`'s callers) and builds the result unchecked: dropping whole tensor bits and the
     register bases that held them keeps a valid layout valid.
     """
-    sizes = layout.in_sizes
+    drop = _bit_dropper(bits)
     rep_columns = {1 << b for b in bits}
-    keep_regs = [c for c in (layout.flat_bases("register") if "register" in sizes else ()) if c not in rep_columns]
+    in_cols = {d: layout.flat_bases(d) for d in layout.in_dims}
+    keep_regs = [c for c in in_cols.get("register", ()) if c not in rep_columns]
     outs = []
     pos = 0
     for name, nb in layout.out_dim_bits:
         outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
         pos += nb
     ins = [("register", len(keep_regs))]
-    new_cols = [tuple(_drop_bits(c, bits) for c in keep_regs)]
+    new_cols = [tuple(map(drop, keep_regs))]
     for d in ("lane", "warp", "block"):
-        if d in sizes:
-            cols = layout.flat_bases(d)
+        if d in in_cols:
+            cols = in_cols[d]
             ins.append((d, len(cols)))
-            new_cols.append(tuple(_drop_bits(c, bits) for c in cols))
+            new_cols.append(tuple(map(drop, cols)))
     return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
 
 
