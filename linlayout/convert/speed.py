@@ -36,7 +36,10 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     multi-step search tells each step the cost it must beat, and the step's
     shuffle search does not score programs whose shuffles alone reach it
     (:mod:`linlayout.convert.multistep`,
-    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a shuffle
+    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a swap
+    matrix whose shuffles exceed the packed-shuffle bound (known from the
+    matrix alone when it has no local rounds) is dropped before its program
+    is built (about half of them on the corpus); a shuffle
     program's used rounds, local rounds and layer counts, a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather

@@ -61,8 +61,9 @@ divided by the elements per word.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..core import f2
 from .cost import COST_WEIGHTS, cost_of
@@ -529,7 +530,36 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
                 return
 
 
-def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[ShuffleProgram]:
+class _Candidate:
+    """One swap matrix of :func:`_candidates`, its program built only when asked (:meth:`program`, once).
+
+    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it, else None.  Without local rounds
+    (:attr:`ShuffleProgram.self_rounds`: some lane reads another lane, or the warps' columns move) both strategies
+    shuffle every round of ``span(kept rounds, M)`` (:attr:`ShuffleProgram.used_rounds`, the layers' last set):
+    ``2^(rounds + rank of M above them)`` rounds of ``words_per_element`` shuffles.  :func:`shuffle_program` skips a
+    candidate above the shuffle bound without building it, and :func:`packed_shuffle_bound` reads ``counts``.
+    """
+
+    __slots__ = ("shuffles", "_build", "_program")
+
+    def __init__(self, shuffles: int | None, build: Callable[[], ShuffleProgram]):
+        self.shuffles = shuffles
+        self._build = build
+        self._program: ShuffleProgram | None = None
+
+    def program(self) -> ShuffleProgram:
+        if self._program is None:
+            self._program = self._build()
+        return self._program
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The program's counts, or only its ``shfl.sync`` when that is known without building it."""
+        return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
+
+
+def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[_Candidate]:
+    """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built."""
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
@@ -570,6 +600,8 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
     nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
     kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
     out = []
+    wpe = max(1, element_bits // 32)
+    local = not any(so)  # the warps' columns keep their words: local rounds are possible
     for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
         qlx = [ql[j] ^ Dq[j] for j in range(nl)]
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
@@ -582,19 +614,48 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
         kerJ = f2.null_space(J)
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
-        # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
-        comp = f2.complement(kerJ, nl)
-        img = [f2.apply(J, b) for b in comp]
-        rest = f2.complement(img, nl)
-        inv = _coords_inverse(img + rest)
-        vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
-        H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
-        A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
-        Ho = [f2.apply(H, so[i]) ^ Oq[i] for i in range(len(so))]
-        out.append(ShuffleProgram(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K),
-                                  tuple(word_basis), tuple(M), tuple(Asx), tuple(J), tuple(so), tuple(A), tuple(H),
-                                  tuple(Ho), lower, len(X)))
+        if local and all(J[i] == 1 << i for i in range(nl)):
+            shuffles = None  # local rounds: counted on the built program
+        else:
+            shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))
+        frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
+                       tuple(so), tuple(Oq), lower)
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
     return out
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What every program of one pack width shares (:func:`_candidates`)."""
+
+    element_bits: int
+    lanes: int
+    src_reg_bits: int
+    dst_reg_bits: int
+    pack: tuple[int, ...]
+    rounds: tuple[int, ...]
+    copies: tuple[int, ...]
+    word_basis: tuple[int, ...]
+    Os: tuple[int, ...]
+    Oq: tuple[int, ...]
+    lower: int
+
+
+def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
+                   kerJ: list[int], extra: int) -> ShuffleProgram:
+    """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
+    the image; the send words follow (see the module doc)."""
+    nl = f.lanes
+    comp = f2.complement(kerJ, nl)
+    img = [f2.apply(J, b) for b in comp]
+    rest = f2.complement(img, nl)
+    inv = _coords_inverse(img + rest)
+    vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
+    H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
+    A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
+    Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
+    return ShuffleProgram(f.element_bits, nl, f.src_reg_bits, f.dst_reg_bits, f.pack, f.rounds, f.copies, f.word_basis,
+                          tuple(M), tuple(Asx), tuple(J), f.Os, tuple(A), tuple(H), tuple(Ho), f.lower, extra)
 
 
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
@@ -621,14 +682,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     lower = _lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
-    widest: dict[int, list[ShuffleProgram]] = {}
+    widest: dict[int, list[_Candidate]] = {}
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = list(_program(cm, element_bits, p, lower))
+        widest[p] = _candidates(cm, element_bits, p, lower)
         if widest[p]:
             break
     bound = packed_shuffle_bound(widest[min(widest)])
     for p in range(pmax, -1, -1):
-        for prog in widest[p] if p in widest else _program(cm, element_bits, p, lower):
+        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower):
+            if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
+                continue  # more shuffles than the bound (below), known before the program is built
+            prog = cand.program()
             limit = cost_of(best.counts) if best is not None else None
             if ceiling is not None and (limit is None or ceiling < limit):
                 limit = ceiling
@@ -642,9 +706,10 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     return best or first
 
 
-def packed_shuffle_bound(packed: list[ShuffleProgram]) -> int | None:
+def packed_shuffle_bound(packed: Sequence[ShuffleProgram | _Candidate]) -> int | None:
     """The most ``shfl.sync`` a shuffle program may take: the fewest of ``packed``, the planner's programs at the
-    widest pack width that has any (``None`` when there are none).
+    widest pack width that has any (``None`` when there are none; :func:`shuffle_program` passes them unbuilt,
+    each one's ``counts`` holding at least its ``shfl.sync``).
 
     Triton 3.9 packs narrow elements into 32-bit words before it shuffles
     (``getWarpLayoutConvertDecomposition``'s ``nPack`` pack bits; its PTX

@@ -193,3 +193,28 @@ def test_shuffle_lower_bound_from_ranks_equals_the_thread_by_thread_one(seed):
             plan = plan_conversion(src, dst, eb)
             if plan.conversion.level <= 1 and plan.path != "none":
                 assert plan.shuffle_lower_bound == _reference_shuffle_bound(src, dst, eb)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
+    """shuffle_program skips a swap matrix above the shuffle bound before building its program (warp.py's
+    _Candidate): the shuffles it reads off M equal the built program's, and local rounds are left to the program."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import _candidates
+
+    rng = random.Random(seed)
+    known = unknown = 0
+    while known < 20:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level > 1:
+            continue
+        for eb, p in ((8, 2), (16, 1), (32, 0), (64, 0)):
+            for cand in _candidates(cm, eb, p, 0):
+                prog = cand.program()
+                if cand.shuffles is None:
+                    unknown += 1
+                    assert prog.self_rounds
+                else:
+                    known += 1
+                    assert not prog.self_rounds and cand.shuffles == prog.counts.get("shfl.sync", 0)
