@@ -37,7 +37,7 @@ from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits
+from .solve import aligned, conversion_map, index_bits, register_rank
 from .triton_scratch import TritonScratch, count_renumbered, ldst_reps, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
@@ -116,12 +116,10 @@ class RoundTrip:
         c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
-            sh, scols = index_bits(self.src_layout, "src")
-            dh, dcols = index_bits(self.dst_layout, "dst")
             if self.swizzle.write_word_access:
-                c = merge(c, packing((1 << f2.rank(scols[:sh.reg])) // n, self.element_bits, "pack"))
+                c = merge(c, packing((1 << register_rank(self.src_layout, "src")) // n, self.element_bits, "pack"))
             if self.swizzle.read_word_access:
-                c = merge(c, packing((1 << f2.rank(dcols[:dh.reg])) // n, self.element_bits, "unpack"))
+                c = merge(c, packing((1 << register_rank(self.dst_layout, "dst")) // n, self.element_bits, "unpack"))
         return c
 
     @cached_property
@@ -255,8 +253,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
     floor = reps * 2 * COST_WEIGHTS[barrier]
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
-        ib, cols = index_bits(layout, side)
-        registers = 1 << f2.rank(cols[:ib.reg])
+        registers = 1 << register_rank(layout, side)
         thread_bytes = (registers >> rep_bits) * element_bits // 8
         accesses = -(-thread_bytes // widest)
         side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))

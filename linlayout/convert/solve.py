@@ -54,7 +54,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, per_layout, per_partner
+from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, REGISTER_RANK_KEY, per_layout, per_partner
 
 __all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
 
@@ -105,6 +105,15 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
         raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
     hw, cols = per_layout(layout, INDEX_BITS_KEY, lambda: _index_bits(layout, what))
     return hw, list(cols)
+
+
+def register_rank(layout: LinearLayout, what: str) -> int:
+    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements."""
+    def rank() -> int:
+        ib, cols = index_bits(layout, what)
+        return f2.rank(cols[:ib.reg])
+
+    return per_layout(layout, REGISTER_RANK_KEY, rank)
 
 
 def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, ...]]:
