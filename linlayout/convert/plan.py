@@ -197,7 +197,8 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
     hardware
         Bank model for the shared-memory path (default ``sm90``).
     scratch_bytes
-        Most shared memory the round trip may use (``None``: the whole tile).
+        Most shared memory the round trip may use (``None``: what Triton 3.9
+        allocates for the conversion, :func:`~linlayout.convert.smem.triton_scratch_bytes`).
     paths
         Restrict the choice to these paths (``"registers"``, ``"shuffles"``,
         ``"shared_memory"``); ``None`` allows all.  The alternatives still

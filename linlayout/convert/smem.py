@@ -38,7 +38,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
-from .triton_scratch import TritonScratch, count_renumbered, ldst_reps, renumber_registers, triton_scratch
+from .triton_scratch import TritonScratch, count_renumbered, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
@@ -348,18 +348,13 @@ def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) ->
 def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """The scratch Triton 3.9 allocates to convert ``src`` into ``dst`` through shared memory, in bytes.
 
-    Triton's rule (``lib/Analysis/Allocation.cpp``: ``getConvertLayoutScratchInBytes`` calls
-    ``getNumScratchElemsSwizzledCvt``): drop broadcast registers, take the
-    scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
-    picks, and allocate the tile's elements divided by that layout's ``reps``,
-    at the element's bytes.  The scratch layout is ported in
-    :func:`~linlayout.convert.triton_scratch.triton_scratch`; the port does
-    not always reproduce 3.9's pick (on the generated pairs of
-    ``tools/convert_triton39_check.py`` it names a matrix tile with more reps
-    where Triton stores vectors in fewer), so the budget is the larger of its
-    scratch and that of Triton's plain ``ld/st.shared`` layout
-    (``optimalSwizzlingLdSt``, :func:`~linlayout.convert.triton_scratch.ldst_reps`):
-    never less than Triton allocates where the port errs that way.
+    Triton's rule on NVIDIA GPUs (``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/Allocation.cpp``:
+    ``getNvidiaAllocationAnalysisScratchSizeFn`` calls ``getNumScratchElemsSwizzledCvt``): drop
+    broadcast registers, take the scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
+    picks with the tiles ``getSrcDstTiles`` offers, the same layout its lowering then uses, and allocate
+    that layout's elements (the whole tile) divided by its ``reps``, at the element's bytes.  The scratch
+    layout is ported in :func:`~linlayout.convert.triton_scratch.triton_scratch`.  This is the default
+    budget of :func:`round_trip` (``scratch_bytes`` overrides it).
 
     >>> from linlayout.catalog.triton_encodings import triton_blocked, triton_nvidia_mma
     >>> mma = triton_nvidia_mma([256, 256], 2, [4, 2], [16, 8])
@@ -368,8 +363,7 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     16384
     """
     total = (1 << src.out_bits) * element_bits // 8
-    dst = aligned(src, dst)
-    return total // min(_tritons_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
+    return total // _tritons_scratch(src, aligned(src, dst), element_bits).reps
 
 
 def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:
