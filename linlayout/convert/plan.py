@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.layout import LinearLayout
-from ..core.quotient import is_trivial_over, quotient
+from ..core.quotient import is_trivial_over
 from ..errors import InputError, InputTypeError, UnsupportedConversion
 from ..hw import SharedMemory
 from .cost import COST_WEIGHTS, cost_of, merge, opcode
@@ -178,7 +178,8 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
             stripped.append(d)
         else:
             break
-    return quotient(L, stripped)
+    # quotient(L, stripped) without its checks: L was just found trivial over all of them together
+    return L.sublayout([d for d in L.in_dims if d not in stripped], [d for d in L.out_dims if d not in stripped])
 
 
 def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | None = None,
@@ -196,7 +197,8 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
     hardware
         Bank model for the shared-memory path (default ``sm90``).
     scratch_bytes
-        Most shared memory the round trip may use (``None``: the whole tile).
+        Most shared memory the round trip may use (``None``: what Triton 3.9
+        allocates for the conversion, :func:`~linlayout.convert.smem.triton_scratch_bytes`).
     paths
         Restrict the choice to these paths (``"registers"``, ``"shuffles"``,
         ``"shared_memory"``); ``None`` allows all.  The alternatives still

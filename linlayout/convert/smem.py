@@ -37,8 +37,8 @@ from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits
-from .triton_scratch import TritonScratch, count_renumbered, ldst_reps, renumber_registers, triton_scratch
+from .solve import aligned, conversion_map, index_bits, register_rank
+from .triton_scratch import TritonScratch, count_renumbered, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
@@ -51,6 +51,19 @@ def _drop_bits(v: int, bits: tuple[int, ...]) -> int:
     for b in sorted(bits, reverse=True):
         v = (v & ((1 << b) - 1)) | ((v >> (b + 1)) << b)
     return v
+
+
+def _bit_dropper(bits: tuple[int, ...]):
+    """``v -> _drop_bits(v, bits)`` with the bits sorted and the masks made once (a slicing drops them from every
+    column of two layouts)."""
+    steps = [((1 << b) - 1, b, b + 1) for b in sorted(bits, reverse=True)]
+
+    def drop(v: int) -> int:
+        for low, b, above in steps:
+            v = (v & low) | ((v >> above) << b)
+        return v
+
+    return drop
 
 
 @dataclass(frozen=True)
@@ -103,12 +116,10 @@ class RoundTrip:
         c[self.barrier_instruction] = self.barriers
         n = 32 // self.element_bits if self.element_bits < 32 else 1
         if n > 1:
-            sh, scols = index_bits(self.src_layout, "src")
-            dh, dcols = index_bits(self.dst_layout, "dst")
             if self.swizzle.write_word_access:
-                c = merge(c, packing((1 << f2.rank(scols[:sh.reg])) // n, self.element_bits, "pack"))
+                c = merge(c, packing((1 << register_rank(self.src_layout, "src")) // n, self.element_bits, "pack"))
             if self.swizzle.read_word_access:
-                c = merge(c, packing((1 << f2.rank(dcols[:dh.reg])) // n, self.element_bits, "unpack"))
+                c = merge(c, packing((1 << register_rank(self.dst_layout, "dst")) // n, self.element_bits, "unpack"))
         return c
 
     @cached_property
@@ -242,8 +253,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
     floor = reps * 2 * COST_WEIGHTS[barrier]
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
-        ib, cols = index_bits(layout, side)
-        registers = 1 << f2.rank(cols[:ib.reg])
+        registers = 1 << register_rank(layout, side)
         thread_bytes = (registers >> rep_bits) * element_bits // 8
         accesses = -(-thread_bytes // widest)
         side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
@@ -268,21 +278,22 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
     by :func:`round_trip`'s callers) and builds the result unchecked: dropping whole tensor bits and the
     register bases that held them keeps a valid layout valid.
     """
-    sizes = layout.in_sizes
+    drop = _bit_dropper(bits)
     rep_columns = {1 << b for b in bits}
-    keep_regs = [c for c in (layout.flat_bases("register") if "register" in sizes else ()) if c not in rep_columns]
+    in_cols = {d: layout.flat_bases(d) for d in layout.in_dims}
+    keep_regs = [c for c in in_cols.get("register", ()) if c not in rep_columns]
     outs = []
     pos = 0
     for name, nb in layout.out_dim_bits:
         outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
         pos += nb
     ins = [("register", len(keep_regs))]
-    new_cols = [tuple(_drop_bits(c, bits) for c in keep_regs)]
+    new_cols = [tuple(map(drop, keep_regs))]
     for d in ("lane", "warp", "block"):
-        if d in sizes:
-            cols = layout.flat_bases(d)
+        if d in in_cols:
+            cols = in_cols[d]
             ins.append((d, len(cols)))
-            new_cols.append(tuple(_drop_bits(c, bits) for c in cols))
+            new_cols.append(tuple(map(drop, cols)))
     return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
 
 
@@ -337,18 +348,13 @@ def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) ->
 def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """The scratch Triton 3.9 allocates to convert ``src`` into ``dst`` through shared memory, in bytes.
 
-    Triton's rule (``lib/Analysis/Allocation.cpp``: ``getConvertLayoutScratchInBytes`` calls
-    ``getNumScratchElemsSwizzledCvt``): drop broadcast registers, take the
-    scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
-    picks, and allocate the tile's elements divided by that layout's ``reps``,
-    at the element's bytes.  The scratch layout is ported in
-    :func:`~linlayout.convert.triton_scratch.triton_scratch`; the port does
-    not always reproduce 3.9's pick (on the generated pairs of
-    ``tools/convert_triton39_check.py`` it names a matrix tile with more reps
-    where Triton stores vectors in fewer), so the budget is the larger of its
-    scratch and that of Triton's plain ``ld/st.shared`` layout
-    (``optimalSwizzlingLdSt``, :func:`~linlayout.convert.triton_scratch.ldst_reps`):
-    never less than Triton allocates where the port errs that way.
+    Triton's rule on NVIDIA GPUs (``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/Allocation.cpp``:
+    ``getNvidiaAllocationAnalysisScratchSizeFn`` calls ``getNumScratchElemsSwizzledCvt``): drop
+    broadcast registers, take the scratch layout ``optimalSwizzling`` (``lib/Tools/GenericSwizzling.cpp``)
+    picks with the tiles ``getSrcDstTiles`` offers, the same layout its lowering then uses, and allocate
+    that layout's elements (the whole tile) divided by its ``reps``, at the element's bytes.  The scratch
+    layout is ported in :func:`~linlayout.convert.triton_scratch.triton_scratch`.  This is the default
+    budget of :func:`round_trip` (``scratch_bytes`` overrides it).
 
     >>> from linlayout.catalog.triton_encodings import triton_blocked, triton_nvidia_mma
     >>> mma = triton_nvidia_mma([256, 256], 2, [4, 2], [16, 8])
@@ -357,8 +363,7 @@ def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int
     16384
     """
     total = (1 << src.out_bits) * element_bits // 8
-    dst = aligned(src, dst)
-    return total // min(_tritons_scratch(src, dst, element_bits).reps, ldst_reps(src, dst, element_bits))
+    return total // _tritons_scratch(src, aligned(src, dst), element_bits).reps
 
 
 def _scratch_sizes(total: int, scratch_bytes: int | None, budget: int, cands: list[int], hw) -> range:
@@ -518,7 +523,9 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if any(v & mask for v in keep) or (total >> k) > budget:
         return None
     s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
-    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(_drop_bits(v, bits) for v in keep),))
+    # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
+    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(_drop_bits(v, bits) for v in keep),),
+                                    check=False)
     try:
         w, w_order = count_renumbered(s, memory, element_bits, "store", ts.write)
         r, r_order = count_renumbered(d, memory, element_bits, "load", ts.read)

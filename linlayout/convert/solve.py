@@ -54,7 +54,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, per_layout, per_partner
+from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, REGISTER_RANK_KEY, per_layout, per_partner
 
 __all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
 
@@ -63,6 +63,8 @@ HW_DIMS = DISTRIBUTED_DIMS
 
 LEVEL_PATHS = ("registers", "shuffles", "shared_memory", "unsupported")
 """The path each level needs."""
+
+_DIM_INDEX = {d: i for i, d in enumerate(("register", "lane", "warp", "block"))}
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,11 @@ class IndexBits:
 
     def start(self, dim: str) -> int:
         """The flat position of the first bit of ``dim``."""
-        return {"register": 0, "lane": self.reg, "warp": self.reg + self.lane,
-                "block": self.reg + self.lane + self.warp}[dim]
+        i = _DIM_INDEX[dim]
+        return (0, self.reg, self.reg + self.lane, self.reg + self.lane + self.warp)[i]
 
     def count(self, dim: str) -> int:
-        return {"register": self.reg, "lane": self.lane, "warp": self.warp, "block": self.block}[dim]
+        return (self.reg, self.lane, self.warp, self.block)[_DIM_INDEX[dim]]
 
     def mask(self, dims: tuple[str, ...]) -> int:
         m = 0
@@ -103,6 +105,15 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
         raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
     hw, cols = per_layout(layout, INDEX_BITS_KEY, lambda: _index_bits(layout, what))
     return hw, list(cols)
+
+
+def register_rank(layout: LinearLayout, what: str) -> int:
+    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements."""
+    def rank() -> int:
+        ib, cols = index_bits(layout, what)
+        return f2.rank(cols[:ib.reg])
+
+    return per_layout(layout, REGISTER_RANK_KEY, rank)
 
 
 def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, ...]]:
@@ -127,33 +138,44 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _span_solver(cols: list[int], allowed: int) -> Callable[[int], tuple[int, list[int]] | None]:
-    """``target ->`` a solution ``z`` (supported on ``allowed``) of ``S z = target`` and the kernel basis there, or None.
+def _prefix_solvers(cols: list[int], ends: list[int]) -> list[Callable[[int], int | None]]:
+    """One solver per prefix ``cols[:end]``: ``target ->`` the solution ``z`` of ``S z = target`` on those
+    columns whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear
+    the highest bits it can), or None.
 
-    The echelon form is built once per ``allowed``: :func:`conversion_map`
-    solves every destination basis against the same four sets of source
-    bits, so it builds four solvers instead of one echelon form per basis
-    and level.
+    :func:`conversion_map` solves every destination basis against the same
+    four sets of source bits, and each level's set is the lowest bits
+    (registers, then lanes, warps, blocks), so one elimination in column
+    order serves all four: its state after ``end`` columns is the
+    elimination of that prefix, copied at each ``end`` with the kernel found
+    so far, instead of one echelon form per basis and level.
     """
-    pos = [i for i in range(len(cols)) if allowed >> i & 1]
-    ech, _, nulls = f2.echelon([cols[i] for i in pos])
+    ech = f2.Echelon()
+    nulls: list[int] = []
+    solvers = []
+    start = 0
+    for end in ends:
+        for j in range(start, end):
+            null = ech.insert(cols[j], 1 << j)
+            if null:
+                nulls.append(null)
+        start = max(start, end)
+        prefix = f2.Echelon()
+        prefix.vec, prefix.combo = dict(ech.vec), dict(ech.combo)
+        solvers.append(_solver(prefix, _kernel_pivots(nulls)))
+    return solvers
 
-    def lift(mask: int) -> int:
-        if pos[-1:] == [len(pos) - 1]:  # the allowed bits are the lowest ones (every level's are): no renumbering
-            return mask
-        return sum(1 << pos[i] for i in f2.bit_indices(mask))
 
-    kernel = [lift(n) for n in nulls]
-
-    def solve(target: int) -> tuple[int, list[int]] | None:
+def _solver(ech: f2.Echelon, pivots: list[tuple[int, int]]) -> Callable[[int], int | None]:
+    def solve(target: int) -> int | None:
         r, m = ech.reduce(target)
-        return None if r else (lift(m), kernel)
+        return None if r else _reduce_by(m, pivots)
 
     return solve
 
 
-def _lowest(z: int, kernel: list[int]) -> int:
-    """``z`` plus the kernel combination whose highest set bit is lowest (then fewest high bits)."""
+def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
+    """An echelon basis of the kernel as (leading bit, vector), highest leading bit first."""
     piv: dict[int, int] = {}
     for v in kernel:
         while v:
@@ -163,9 +185,14 @@ def _lowest(z: int, kernel: list[int]) -> int:
             else:
                 piv[h] = v
                 break
-    for h in sorted(piv, reverse=True):
+    return sorted(piv.items(), reverse=True)
+
+
+def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
+    """``z`` plus the kernel combination whose highest set bit is lowest: every pivot's leading bit cleared, highest first."""
+    for h, v in pivots:
         if z >> h & 1:
-            z ^= piv[h]
+            z ^= v
     return z
 
 
@@ -221,25 +248,26 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
     columns: list[int] = []
     levels: list[int] = []
-    masks = [sh.mask(dims) for dims in _ALLOWED]
-    solvers = [_span_solver(scols, m) for m in masks]
-    bases_of = [(d, k) for d in HW_DIMS for k in range(dh.count(d))]  # destination basis j is basis k of dim d
+    ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
+    masks = [(1 << end) - 1 for end in ends]
+    solvers = _prefix_solvers(scols, ends)
+    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
+    # element that slot holds in src
+    bases_of = [(d, k, 1 << (sh.start(d) + k), scols[sh.start(d) + k]) if (d != "register" or k < sh.reg)
+                else (d, k, 0, 0) for d in HW_DIMS for k in range(dh.count(d))]
     for j, t in enumerate(dcols):
-        dim, k = bases_of[j]
-        own = (1 << (sh.start(dim) + k)) if (dim != "register" or k < sh.reg) else 0
+        dim, k, own, held = bases_of[j]
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
-            target = t ^ f2.apply(scols, fixed)
-            sol = solvers[level](target)
-            if sol is None:
+            z = solvers[level](t ^ (held if fixed else 0))
+            if z is None:
                 continue
-            z, kernel = sol
             if dim == "register" and t == 0:
                 x = 0  # a broadcast destination register copies another: no data to move
-            elif own and f2.apply(scols, own) == t and own & ~allowed == fixed:
+            elif own and held == t and own & ~allowed == fixed:
                 x = own
             else:
-                x = _lowest(z, kernel) | fixed
+                x = z | fixed
             columns.append(x)
             levels.append(level)
             break

@@ -23,6 +23,10 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     trip's barrier kind (:func:`linlayout.convert.smem.warp_private`) needs
     its level again; a multi-step search plans from the same ``src`` many
     times, to other destinations (one entry, replaced).
+:data:`REGISTER_RANK_KEY`
+    :func:`linlayout.convert.solve.register_rank`: the rank of a layout's
+    register columns (a thread's distinct elements), which every round trip
+    candidate's packing count and every slicing's cost floor read.
 :data:`FLAT_KEY`
     Triton's view of a layout in :mod:`linlayout.convert.triton_scratch`
     (register, lane and warp bases as flat ints, and one elimination for its
@@ -36,10 +40,14 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     multi-step search tells each step the cost it must beat, and the step's
     shuffle search does not score programs whose shuffles alone reach it
     (:mod:`linlayout.convert.multistep`,
-    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a shuffle
-    program's used rounds, local rounds and layer counts, and a register
-    program's selects, come from ranks and bases of subspaces rather than
-    from listing rounds or threads (:mod:`linlayout.convert.warp`).
+    :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a swap
+    matrix whose shuffles exceed the packed-shuffle bound (known from the
+    matrix alone when it has no local rounds) is dropped before its program
+    is built (about half of them on the corpus); a shuffle
+    program's used rounds, local rounds and layer counts, a register
+    program's selects, and the shuffle lower bound (the elements each thread
+    needs from other lanes) come from ranks and bases of subspaces rather
+    than from listing rounds or threads (:mod:`linlayout.convert.warp`).
     ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`
     and on Triton's scratch layout of a pair (``smem._tritons_scratch``).
 """
@@ -51,12 +59,13 @@ from typing import Any, TypeVar
 
 from ..core.layout import LinearLayout
 
-__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "FLAT_KEY", "per_layout", "per_partner"]
+__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "per_layout", "per_partner"]
 
 T = TypeVar("T")
 
 INDEX_BITS_KEY = ("convert.solve", "index bits")
 CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
+REGISTER_RANK_KEY = ("convert.solve", "register rank")
 FLAT_KEY = ("convert.triton_scratch", "flat")
 
 

@@ -171,11 +171,14 @@ class _Flat:
 
 
 def _swizzling_tile(a: _Flat, b: _Flat, n_reg_a: int, n_reg_b: int, tile_a: Sequence[int],
-                    tile_b: Sequence[int]) -> list[int] | None:
-    """Triton's ``optimalSwizzlingTile``: the vector basis two instruction tiles share, or ``None``."""
+                    tile_b: Sequence[int], shared: tuple[list[int], list[int]]) -> list[int] | None:
+    """Triton's ``optimalSwizzlingTile``: the vector basis two instruction tiles share, or ``None``.
+
+    ``shared``: the registers both sides hold, in ``a``'s order and in ``b``'s
+    (``_intersection`` both ways, the same for every pair of tiles)."""
     if n_reg_a < n_reg_b:
-        return _swizzling_tile(b, a, n_reg_b, n_reg_a, tile_b, tile_a)
-    vb = _intersection(a.regs, b.regs)
+        return _swizzling_tile(b, a, n_reg_b, n_reg_a, tile_b, tile_a, shared[::-1])
+    vb = shared[0]
     if len(vb) < n_reg_b:
         return None
     vb = vb[:n_reg_b]
@@ -225,8 +228,16 @@ def _leave_reps(write: Tile, read: Tile) -> int:
     return min(len(t.lane_contig) + len(t.lane_addr) - 3 for t in (write, read))
 
 
+def _intersection_size(b1: Sequence[int], b2: Sequence[int]) -> int:
+    """``len(_intersection(b1, b2))``, with the dimension of the intersection from ranks when it is not listed."""
+    if all(b & (b - 1) == 0 for b in b1) and all(b & (b - 1) == 0 for b in b2):
+        s2 = set(b2)
+        return sum(1 for b in b1 if b and b in s2)
+    return f2.rank(b1) + f2.rank(b2) - f2.rank(list(b1) + list(b2))
+
+
 def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
-    return ((1 << len(_intersection(segment, tile_src))) - 1) + ((1 << len(_intersection(segment, tile_dst))) - 1)
+    return ((1 << _intersection_size(segment, tile_src)) - 1) + ((1 << _intersection_size(segment, tile_dst)) - 1)
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
@@ -300,10 +311,11 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
     src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
+    shared = (_intersection(a.regs, b.regs), _intersection(b.regs, a.regs)) if src_tiles else ([], [])
     for ts in src_tiles:
         for td in dst_tiles:
             vb = _swizzling_tile(a, b, total - len(ts.lane_contig), total - len(td.lane_contig), ts.lane_contig,
-                                 td.lane_contig)
+                                 td.lane_contig, shared)
             if vb is None:
                 continue
             tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
@@ -317,8 +329,9 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
         _, parts, write, read = best
-    offsets = [v for part in parts for v in part]
-    memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, [offsets])
+    offsets = tuple(v for part in parts for v in part)
+    # XORs of the checked layouts' columns: a valid layout's data, built unchecked
+    memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, (offsets,), check=False)
     return TritonScratch(memory, 1 << len(parts[3]), write, read)
 
 

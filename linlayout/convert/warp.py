@@ -61,8 +61,9 @@ divided by the elements per word.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..core import f2
 from .cost import COST_WEIGHTS, cost_of
@@ -404,16 +405,6 @@ class ShuffleProgram:
         return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
-def _xor_table(cols):  # -> numpy.ndarray
-    """:func:`~linlayout.core.f2.subset_xors` as an int64 array, built by doubling in numpy."""
-    import numpy as np
-
-    table = np.zeros(1, dtype=np.int64)
-    for c in cols:
-        table = np.concatenate((table, table ^ c))
-    return table
-
-
 def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
@@ -427,44 +418,38 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     one lane only, at least ``ceil(n_l / per_word)`` from each source lane
     ``l``.  The bound is the largest over threads (64-bit elements: two
     shuffles each).
-    """
-    import numpy as np
 
+    Counted from ranks, not by listing every thread's elements.  Let ``Dr``
+    and ``Sr`` be the spans of the destination's and the source's register
+    columns.  Thread ``λ`` of warp ``ω`` needs the coset ``dst(λ, ω) ⊕ Dr``
+    (``|Dr|`` elements) and its own lane holds ``src(λ, ω) ⊕ Sr``: the two
+    meet in a coset of ``Dr ∩ Sr`` when ``dst(λ, ω) ⊕ src(λ, ω) ∈ Dr + Sr``
+    (the thread is *own*), else not at all.  Those differences are linear in
+    ``(λ, ω)``, so some thread is not own unless every lane and warp column's
+    difference lies in ``Dr + Sr`` (thread 0 always is).  An element is held
+    by one lane of its warp exactly when the source's lane columns are
+    independent modulo ``Sr``; then the lanes holding a thread's elements
+    split them into ``|Dr| / |Dr ∩ Sr|`` cosets of ``Dr ∩ Sr``, one per lane.
+    The worst thread is one that is not own when there is one.
+    """
     sh, dh = cm.src_bits, cm.dst_bits
     per_word = max(1, 32 // element_bits)
     wpe = max(1, element_bits // 32)
-    # Warps alike: warp ``om`` holds src elements ``s0 ^ a`` and needs dst elements ``d0 ^ b`` (``s0, d0``: warp
-    # 0's, ``a, b``: the images of ``om``'s bits), the same problem as ``(s0, d0 ^ a ^ b)`` up to renaming the
-    # elements by ``^ a``; so only warp 0's tables are built and one warp per value of ``a ^ b`` is scored
-    # (one in all when both sides place the warps alike).
-    s_low = _xor_table(cm.src_cols[:sh.reg + sh.lane])  # element of every (register, lane) of warp 0
-    d_low = _xor_table(cm.dst_cols[:dh.reg + dh.lane])
-    shifts = {a ^ b for a, b in zip(f2.subset_xors(list(cm.src_cols[sh.reg + sh.lane:])),
-                                    f2.subset_xors(list(cm.dst_cols[dh.reg + dh.lane:])))}
-    nl = 1 << sh.lane
-    worst = 0
-    lanes = np.arange(nl, dtype=np.int64)
-    size = 1 << max(1, max(int(s_low.max()), int(d_low.max()), max(shifts)).bit_length())  # above every element
-    holders = np.zeros(size, dtype=np.int64)  # bit l: lane l of warp 0 holds the element
-    np.bitwise_or.at(holders, s_low, np.repeat(np.int64(1) << lanes, 1 << sh.reg))
-    for shift in sorted(shifts):
-        dst = (d_low ^ shift).reshape(nl, 1 << dh.reg)
-        srt = np.sort(dst, axis=1)
-        first = np.ones_like(srt, dtype=bool)
-        first[:, 1:] = srt[:, 1:] != srt[:, :-1]  # each needed element once
-        m = holders[srt]
-        remote = first & (((m >> lanes[:, None]) & 1) == 0)
-        n_remote = remote.sum(axis=1)
-        bound = -(-n_remote // per_word)
-        single = (m & (m - 1)) == 0
-        all_single = np.all(single | ~remote, axis=1)
-        src_lane = np.where(remote & single, np.log2(np.maximum(m, 1)).astype(np.int64), 0)
-        idx = (lanes[:, None] * nl + src_lane)[remote & single]
-        counts = np.bincount(idx, minlength=nl * nl).reshape(nl, nl)
-        by_lane = (-(-counts // per_word)).sum(axis=1)
-        bound = np.where(all_single, np.maximum(bound, by_lane), bound)
-        worst = max(worst, int(bound.max()) if len(bound) else 0)
-    return worst * wpe
+    s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
+    s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
+    s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
+    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
+    both = f2.basis(d_reg + s_reg)
+    needed = 1 << rank_d
+    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
+    own = all(f2.in_span(v, both) for v in differences)  # every thread meets its own lane's elements
+    remote = needed - shared if own else needed
+    bound = -(-remote // per_word)
+    single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
+    if single and remote:
+        bound = max(bound, (needed // shared - own) * -(-shared // per_word))
+    return bound * wpe
 
 
 def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
@@ -491,7 +476,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     cmp_ = f2.complement(KerLs, nl)
     basis = cmp_ + Z + bad
     inv = _coords_inverse(basis)
-    coords = [f2.apply(inv, 1 << j) for j in range(nl)]
+    coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.basis([ls for ls in Ls])
     d = len(bad)
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
@@ -545,7 +530,36 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
                 return
 
 
-def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[ShuffleProgram]:
+class _Candidate:
+    """One swap matrix of :func:`_candidates`, its program built only when asked (:meth:`program`, once).
+
+    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it, else None.  Without local rounds
+    (:attr:`ShuffleProgram.self_rounds`: some lane reads another lane, or the warps' columns move) both strategies
+    shuffle every round of ``span(kept rounds, M)`` (:attr:`ShuffleProgram.used_rounds`, the layers' last set):
+    ``2^(rounds + rank of M above them)`` rounds of ``words_per_element`` shuffles.  :func:`shuffle_program` skips a
+    candidate above the shuffle bound without building it, and :func:`packed_shuffle_bound` reads ``counts``.
+    """
+
+    __slots__ = ("shuffles", "_build", "_program")
+
+    def __init__(self, shuffles: int | None, build: Callable[[], ShuffleProgram]):
+        self.shuffles = shuffles
+        self._build = build
+        self._program: ShuffleProgram | None = None
+
+    def program(self) -> ShuffleProgram:
+        if self._program is None:
+            self._program = self._build()
+        return self._program
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The program's counts, or only its ``shfl.sync`` when that is known without building it."""
+        return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
+
+
+def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[_Candidate]:
+    """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built."""
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
@@ -586,6 +600,8 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
     nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
     kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
     out = []
+    wpe = max(1, element_bits // 32)
+    local = not any(so)  # the warps' columns keep their words: local rounds are possible
     for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
         qlx = [ql[j] ^ Dq[j] for j in range(nl)]
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
@@ -598,19 +614,48 @@ def _program(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[S
         kerJ = f2.null_space(J)
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
-        # H: defined on image(J) by H(J b) = K b; zero on a complement of the image.
-        comp = f2.complement(kerJ, nl)
-        img = [f2.apply(J, b) for b in comp]
-        rest = f2.complement(img, nl)
-        inv = _coords_inverse(img + rest)
-        vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
-        H = [f2.apply(vals, f2.apply(inv, 1 << t)) for t in range(nl)]
-        A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
-        Ho = [f2.apply(H, so[i]) ^ Oq[i] for i in range(len(so))]
-        out.append(ShuffleProgram(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K),
-                                  tuple(word_basis), tuple(M), tuple(Asx), tuple(J), tuple(so), tuple(A), tuple(H),
-                                  tuple(Ho), lower, len(X)))
+        if local and all(J[i] == 1 << i for i in range(nl)):
+            shuffles = None  # local rounds: counted on the built program
+        else:
+            shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))
+        frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
+                       tuple(so), tuple(Oq), lower)
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
     return out
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What every program of one pack width shares (:func:`_candidates`)."""
+
+    element_bits: int
+    lanes: int
+    src_reg_bits: int
+    dst_reg_bits: int
+    pack: tuple[int, ...]
+    rounds: tuple[int, ...]
+    copies: tuple[int, ...]
+    word_basis: tuple[int, ...]
+    Os: tuple[int, ...]
+    Oq: tuple[int, ...]
+    lower: int
+
+
+def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
+                   kerJ: list[int], extra: int) -> ShuffleProgram:
+    """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
+    the image; the send words follow (see the module doc)."""
+    nl = f.lanes
+    comp = f2.complement(kerJ, nl)
+    img = [f2.apply(J, b) for b in comp]
+    rest = f2.complement(img, nl)
+    inv = _coords_inverse(img + rest)
+    vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
+    H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
+    A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
+    Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
+    return ShuffleProgram(f.element_bits, nl, f.src_reg_bits, f.dst_reg_bits, f.pack, f.rounds, f.copies, f.word_basis,
+                          tuple(M), tuple(Asx), tuple(J), f.Os, tuple(A), tuple(H), tuple(Ho), f.lower, extra)
 
 
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
@@ -637,14 +682,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     lower = _lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
-    widest: dict[int, list[ShuffleProgram]] = {}
+    widest: dict[int, list[_Candidate]] = {}
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = list(_program(cm, element_bits, p, lower))
+        widest[p] = _candidates(cm, element_bits, p, lower)
         if widest[p]:
             break
     bound = packed_shuffle_bound(widest[min(widest)])
     for p in range(pmax, -1, -1):
-        for prog in widest[p] if p in widest else _program(cm, element_bits, p, lower):
+        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower):
+            if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
+                continue  # more shuffles than the bound (below), known before the program is built
+            prog = cand.program()
             limit = cost_of(best.counts) if best is not None else None
             if ceiling is not None and (limit is None or ceiling < limit):
                 limit = ceiling
@@ -658,9 +706,10 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     return best or first
 
 
-def packed_shuffle_bound(packed: list[ShuffleProgram]) -> int | None:
+def packed_shuffle_bound(packed: Sequence[ShuffleProgram | _Candidate]) -> int | None:
     """The most ``shfl.sync`` a shuffle program may take: the fewest of ``packed``, the planner's programs at the
-    widest pack width that has any (``None`` when there are none).
+    widest pack width that has any (``None`` when there are none; :func:`shuffle_program` passes them unbuilt,
+    each one's ``counts`` holding at least its ``shfl.sync``).
 
     Triton 3.9 packs narrow elements into 32-bit words before it shuffles
     (``getWarpLayoutConvertDecomposition``'s ``nPack`` pack bits; its PTX

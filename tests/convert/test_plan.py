@@ -175,6 +175,24 @@ def test_default_scratch_is_tritons_and_large_tiles_plan():
     assert big.instructions["bar.sync"] == 2 * big.reps - 1
 
 
+def test_default_budget_is_tritons_allocation_not_its_ld_st_layouts():
+    """Triton allocates the tile over the reps of its optimalSwizzling layout (matrix tiles included); its plain ld/st
+    layout would allow twice that here (t39_86 of the Triton 3.9 check: stmatrix/ldmatrix in 4 reps), and the
+    default budget does not: the plan fits Triton's 2 KB, while an explicit budget still overrides it."""
+    from linlayout.convert.solve import aligned
+    from linlayout.convert.triton_scratch import ldst_reps, triton_scratch
+    from tests.convert.test_triton_rule import PORT_CASES
+
+    src, dst, bits, _ = PORT_CASES["t39_86_leave_reps"]
+    total = (1 << src.out_bits) * bits // 8
+    assert triton_scratch_bytes(src, dst, bits) == total // triton_scratch(src, aligned(src, dst), bits).reps == 2048
+    assert total // ldst_reps(src, aligned(src, dst), bits) == 4096
+    p = plan_conversion(src, dst, bits)
+    assert p.path == "shared_memory" and p.scratch_bytes <= 2048 and p.instructions["bar.sync"] == 2 * p.reps - 1
+    _check(p, src, dst)
+    assert plan_conversion(src, dst, bits, scratch_bytes=total).scratch_bytes > 2048
+
+
 def test_crossing_blocks_is_refused():
     src = LinearLayout({"register": [[1]], "lane": [[2], [4], [8], [16], [32]], "block": [[64]]}, {"dim0": 128})
     dst = LinearLayout({"register": [[64]], "lane": [[2], [4], [8], [16], [32]], "block": [[1]]}, {"dim0": 128})

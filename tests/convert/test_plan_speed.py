@@ -175,3 +175,46 @@ def test_is_trivial_over_on_flat_columns_agrees_with_the_bases():
                 for n in C.in_dims for k, basis in enumerate(C.bases[n]))
             expect = expect and all(C.in_sizes.get(d, 1) == C.out_sizes.get(d, 1) for d in dims)
             assert is_trivial_over(C, dims) == expect
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_shuffle_lower_bound_from_ranks_equals_the_thread_by_thread_one(seed):
+    """The bound is computed from ranks (warp.py's ``_lower_bound``): every kind of warp-local pair, and a transpose
+    in which every thread already holds some of what it needs, give the thread-by-thread number."""
+    rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+    cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
+    pairs = [(rows, cols)]
+    rng = random.Random(seed)
+    while len(pairs) < 4:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        pairs.append((src, aligned(src, dst)))
+    for src, dst in pairs:
+        for eb in (8, 16, 32, 64):
+            plan = plan_conversion(src, dst, eb)
+            if plan.conversion.level <= 1 and plan.path != "none":
+                assert plan.shuffle_lower_bound == _reference_shuffle_bound(src, dst, eb)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
+    """shuffle_program skips a swap matrix above the shuffle bound before building its program (warp.py's
+    _Candidate): the shuffles it reads off M equal the built program's, and local rounds are left to the program."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import _candidates
+
+    rng = random.Random(seed)
+    known = unknown = 0
+    while known < 20:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level > 1:
+            continue
+        for eb, p in ((8, 2), (16, 1), (32, 0), (64, 0)):
+            for cand in _candidates(cm, eb, p, 0):
+                prog = cand.program()
+                if cand.shuffles is None:
+                    unknown += 1
+                    assert prog.self_rounds
+                else:
+                    known += 1
+                    assert not prog.self_rounds and cand.shuffles == prog.counts.get("shfl.sync", 0)
