@@ -34,8 +34,11 @@ conversion out at a time, with the fitted weights and with the integer
 weights written to ``cost.py`` (quarter SM cycles).  The 38 8-bit pairs of
 ``more_reps_than_triton/`` (the planner's plan against Triton's own staging,
 ``tools/convert_more_reps_timing.py``) are scored too, and a fit on both sets
-is reported beside the one ``cost.py`` takes.  Other feature sets and
-objectives are compared by ``tools/convert_costmodel_candidates.py``.
+is reported beside the one ``cost.py`` takes.  The re-timing in
+``retimed/`` (today's plans, the loop not unrolled,
+:func:`measured_retimed`) is scored with ``cost.py``'s weights and refitted
+(:func:`retimed_report`).  Other feature sets and objectives are compared by
+``tools/convert_costmodel_candidates.py``.
 
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel --check   # compare with cost.py
@@ -67,12 +70,18 @@ FOLDS = 5
 
 
 def parse_timing(path: Path) -> tuple[dict[tuple[int, str], dict], float]:
-    """Timing lines by (conversion index, variant) and the median SM clock in cycles per ns."""
-    rows, clocks = {}, []
+    """Timing lines by (conversion index, variant) and the median SM clock in cycles per ns.
+
+    A line ``ITERS n`` (harnesses made with ``--iters``) gives the short
+    run's iterations of the lines after it; without it they ran :data:`ITERS`.
+    """
+    rows, clocks, iters = {}, [], ITERS
     for line in path.read_text().splitlines():
         f = line.split()
-        if f and f[0] == "T" and f[-1] == "ok":
-            rows[(int(f[1]), f[2])] = {"t1": float(f[3]), "t4": float(f[4]), "per_sm": int(f[6])}
+        if f and f[0] == "ITERS":
+            iters = int(f[1])
+        elif f and f[0] == "T" and f[-1] == "ok":
+            rows[(int(f[1]), f[2])] = {"t1": float(f[3]), "t4": float(f[4]), "per_sm": int(f[6]), "iters": iters}
         elif f and f[0] == "CLOCK":
             clocks.append(int(f[1]) / int(f[2]))
     return rows, float(np.median(clocks))
@@ -81,7 +90,7 @@ def parse_timing(path: Path) -> tuple[dict[tuple[int, str], dict], float]:
 def cycles_per_conversion(row: dict, ghz: float, warps: int) -> float:
     """SM cycles per warp and conversion of one timing line: the 4x-minus-1x iteration time (launch overhead
     removed) over the warps in flight and the 3 * ITERS extra conversions each ran."""
-    return (row["t4"] - row["t1"]) * 1e6 * ghz / (row["per_sm"] * warps * 3 * ITERS)
+    return (row["t4"] - row["t1"]) * 1e6 * ghz / (row["per_sm"] * warps * 3 * row.get("iters", ITERS))
 
 
 def emitted_as_planned(d: Path) -> set[str]:
@@ -113,7 +122,7 @@ def measured(d: Path) -> list[dict]:
         if len(cyc) == 2 and min(cyc) > 0:
             p = ptxas.get(v["kernel"], {})
             v = {**v, "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4}
-            out.append({**v, "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
+            out.append({**v, "runs": cyc, "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
     return out
 
 
@@ -141,6 +150,49 @@ def measured_more_reps(d: Path) -> list[dict]:
         p = ptxas.get(v["kernel"], {})
         out.append({**v, "index": MORE_REPS_INDEX + v["index"],
                     "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4,
+                    "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
+    return out
+
+
+RETIMED = "retimed"
+"""Subdirectory of the re-timing with the iteration loop not unrolled (``convert_costmodel_harness.py --unroll 1``)."""
+
+
+def emitted_as_counted(v: dict, loop_sass: dict[str, int]) -> bool:
+    """Whether one iteration of a timing kernel's loop (its SASS) runs the plan's shuffles, shared-memory
+    instructions and barriers (the plan's plus the one the loop owes after a ``bar.sync`` plan)."""
+    ins = v["instructions"]
+    side = lambda *ops: sum(n for op, n in ins.items() if op.split(".")[0] in ops)  # noqa: E731
+    return (loop_sass.get("SHFL", 0) == ins.get("shfl.sync", 0)
+            and loop_sass.get("STS", 0) + loop_sass.get("STSM", 0) == side("st", "stmatrix")
+            and loop_sass.get("LDS", 0) + loop_sass.get("LDSM", 0) == side("ld", "ldmatrix")
+            and loop_sass.get("BAR", 0) == executed_barriers(ins).get("bar.sync", 0))
+
+
+def measured_retimed(d: Path, prefix: str = "") -> list[dict]:
+    """The re-timed variants (``d/retimed``) whose loop runs what the plan counts, like :func:`measured`.
+
+    ``prefix=""`` reads the harness whose loop is not unrolled
+    (``timing1.txt``, ``timing2.txt``, ``ptxas.json``); ``"unrolled_"`` the
+    same plans with the compiler's unrolling.  Every variant keeps its loop
+    body's SASS opcode counts (``loop_sass``, of the not-unrolled kernels:
+    one iteration) and both runs' cycles (``runs``).  Empty where the
+    directory is missing.
+    """
+    r = d / RETIMED
+    if not (r / "variants.json").exists():
+        return []
+    loop = json.loads((r / "loop_sass.json").read_text())
+    ptxas = json.loads((r / f"{prefix}ptxas.json").read_text())
+    runs = [parse_timing(r / f"{prefix}timing{k}.txt") for k in (1, 2)]
+    out = []
+    for v in json.loads((r / "variants.json").read_text()):
+        if not emitted_as_counted(v, loop[v["kernel"]]):
+            continue
+        cyc = [cycles_per_conversion(rows[(v["index"], v["variant"])], ghz, v["warps"]) for rows, ghz in runs]
+        p = ptxas.get(v["kernel"], {})
+        out.append({**v, "spilled_words": (p.get("spill_stores", 0) + p.get("spill_loads", 0)) // 4,
+                    "loop_sass": loop[v["kernel"]], "runs": cyc,
                     "cycles": sum(cyc) / 2, "spread": abs(cyc[0] - cyc[1]) / (sum(cyc) / 2)})
     return out
 
@@ -314,7 +366,33 @@ def report(d: Path, held_out: bool = True) -> dict:
         "new_weights_measured_over_predicted_median": new_ratio,
         "wrong_pairs_integer_weights": wrong,
     }
-    return {**rep, **held_out_report(rows, measured_more_reps(d), ints, wrong)} if held_out else rep
+    if not held_out:
+        return rep
+    return {**rep, **held_out_report(rows, measured_more_reps(d), ints, wrong), **retimed_report(d, ints)}
+
+
+def retimed_report(d: Path, ints: dict[str, int]) -> dict:
+    """The same model on the re-timing (``d/retimed``, the loop not unrolled): cost.py's weights as they are,
+    and the features refitted there (fitted, 5-fold, leave one conversion out, quarter-cycle weights); cost.py's
+    weights on the same plans timed with the compiler's unrolling."""
+    rows, unrolled = measured_retimed(d), measured_retimed(d, "unrolled_")
+    if not rows:
+        return {}
+    w = fit(rows)
+    return {"retimed": {
+        "variants": len(rows), "conversions": len({v["index"] for v in rows}),
+        "median_run_to_run_spread": round(float(np.median([v["spread"] for v in rows])), 4),
+        "ranking_cost_py_weights": list(ranking(rows, model_score(ints))[:2]),
+        "fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w)},
+        "weights_quarter_cycles": integer_weights(w),
+        "ranking_fit": list(ranking(rows, lambda v: predict(w, v))[:2]),
+        "ranking_fit_integer_weights": list(ranking(rows, model_score(integer_weights(w)))[:2]),
+        "ranking_cross_validated": list(cross_validated(rows)),
+        "ranking_leave_one_conversion_out": list(cross_validated(rows, None)),
+        "ranking_leave_one_conversion_out_integer_weights":
+            list(cross_validated(rows, None, score=lambda w: model_score(integer_weights(w)))),
+        "compiler_unrolling_ranking_cost_py_weights": list(ranking(unrolled, model_score(ints))[:2]),
+    }}
 
 
 def held_out_report(rows: list[dict], more: list[dict], ints: dict[str, int], wrong: list[dict]) -> dict:
@@ -346,7 +424,7 @@ def main() -> int:
         print("cost.py weights", "equal" if current == want else "DIFFER", want)
         return 0 if current == want else 1
     (d / "fit.json").write_text(json.dumps(rep, indent=1))
-    pct = lambda p: f"{p[0]} of {p[1]} ({100 * p[0] / max(1, p[1]):.1f}%)"  # noqa: E731
+    pct = lambda p: f"{p[0]} of {p[1]} ({100 * p[0] / max(1, p[1]):.2f}%)"  # noqa: E731
     md = [f"{rep['variants']} variants of {rep['conversions']} conversions; median run-to-run spread "
           f"{100 * rep['median_run_to_run_spread']:.1f}%",
           f"fitted SM cycles per unit: {rep['fitted_sm_cycles']}",
@@ -369,6 +447,17 @@ def main() -> int:
           f"{pct(rep['ranking_shuffles_vs_shared_memory_integer_weights'])}",
           f"measured over predicted SM cycles (median, the loop's own work taken off): old weights "
           f"{rep['old_weights_measured_over_predicted_median']}, new {rep['new_weights_measured_over_predicted_median']}"]
+    if "retimed" in rep:
+        r = rep["retimed"]
+        md += [f"re-timed ({RETIMED}/: {r['variants']} variants of {r['conversions']} conversions, the loop not "
+               f"unrolled, median run-to-run spread {100 * r['median_run_to_run_spread']:.1f}%): cost.py's weights "
+               f"{pct(r['ranking_cost_py_weights'])}; refitted there {r['fitted_sm_cycles']}: fit "
+               f"{pct(r['ranking_fit'])}, 5-fold {pct(r['ranking_cross_validated'])}, leave one conversion out "
+               f"{pct(r['ranking_leave_one_conversion_out'])}; quarter-cycle weights {r['weights_quarter_cycles']}: "
+               f"{pct(r['ranking_fit_integer_weights'])}, leave one conversion out "
+               f"{pct(r['ranking_leave_one_conversion_out_integer_weights'])}; the same plans with the compiler's "
+               f"unrolling, cost.py's weights: {pct(r['compiler_unrolling_ranking_cost_py_weights'])} "
+               f"(other models: candidates.md)"]
     (d / "fit.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
     return 0

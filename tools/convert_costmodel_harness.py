@@ -15,6 +15,13 @@ of three after a warm-up) at ``ITERS`` and ``4 ITERS`` iterations; the
 difference, free of launch overhead, gives SM cycles per warp and conversion
 with the clock it measures (``clock64`` against ``%globaltimer``).
 
+``--unroll 1`` keeps the compiler from unrolling the iteration loop: left to
+itself it unrolls small bodies more than large ones (1 to 16 iterations per
+loop body on the re-timed plans), so the loop's own counter and branch weigh
+differently on the paths of one conversion -- on the smallest conversions as
+much as their difference.  ``--iters`` and ``--best-of`` lengthen the runs
+(``benchmarks/results/convert_costmodel/retimed/``: 1024 iterations, best of 5).
+
     python tools/convert_costmodel_harness.py --out build/costmodel      # writes timing.cu, variants.json
     nvcc -arch=sm_90 -O3 -Xptxas -v -o build/costmodel/timing build/costmodel/timing.cu 2> build/costmodel/ptxas.txt
     ./build/costmodel/timing > timing.txt        # on the GPU
@@ -100,8 +107,9 @@ def select(count: int, seed: int, pool: int):
     return picked
 
 
-def kernel(fn: str, plan, src, dsta, eb: int) -> tuple[str, int]:
-    """The timing kernel of one variant and its threads per CTA."""
+def kernel(fn: str, plan, src, dsta, eb: int, unroll: int | None = None) -> tuple[str, int]:
+    """The timing kernel of one variant and its threads per CTA; ``unroll`` fixes the iteration loop's unrolling
+    (``#pragma unroll``; ``None`` leaves it to the compiler, which unrolls small bodies more than large ones)."""
     sh, _ = index_bits(src, "src")
     dh, _ = index_bits(dsta, "dst")
     T = CUDA_TYPES[eb]
@@ -110,13 +118,14 @@ def kernel(fn: str, plan, src, dsta, eb: int) -> tuple[str, int]:
     decl = f"  __shared__ __align__(16) {T} sm[{max(1, plan.scratch_bytes * 8 // eb)}];" if smem else ""
     fold = "(unsigned)(d[r] ^ (d[r] >> 32))" if eb == 64 else "(unsigned)d[r]"
     threads = 1 << (sh.lane + sh.warp)
+    pragma = f"#pragma unroll {unroll}\n" if unroll else ""
     code = f"""
 __global__ void __launch_bounds__({threads}) k_{fn}(unsigned* sink, unsigned iters) {{
 {decl}
   {T} s[{1 << sh.reg}], d[{1 << dh.reg}];
   for (unsigned q = 0; q < {1 << sh.reg}; ++q) s[q] = ({T})(threadIdx.x * 131u + blockIdx.x * 7u + q);
   unsigned acc = 0;
-  for (unsigned it = 0; it < iters; ++it) {{
+{pragma}  for (unsigned it = 0; it < iters; ++it) {{
     for (unsigned q = 0; q < {1 << sh.reg}; ++q) s[q] ^= ({T})it;
     {fn}(s, d{', sm' if smem else ''});
     {sync if smem else ''}
@@ -140,14 +149,14 @@ __global__ void clock_probe(unsigned long long* out) {
 template <class K> static float best_ms(K k, int grid, int threads, unsigned* sink, unsigned iters) {
   cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
   float best = 1e30f;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < BEST_OF; ++rep) {
     cudaEventRecord(a); k<<<grid, threads>>>(sink, iters); cudaEventRecord(b); cudaEventSynchronize(b);
     float ms = 0; cudaEventElapsedTime(&ms, a, b); if (ms < best) best = ms;
   }
   cudaEventDestroy(a); cudaEventDestroy(b);
   return best;
 }
-// Best of three at ITERS and at 4 ITERS iterations: their difference is 3 ITERS iterations without launch overhead.
+// Best of BEST_OF at ITERS and at 4 ITERS iterations: their difference is 3 ITERS iterations without launch overhead.
 template <class K> static void time_kernel(const char* label, K k, int threads, int sms, unsigned* sink) {
   int occ = 0; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, threads, 0);
   int cap = 1024 / threads; if (cap < 1) cap = 1;
@@ -161,15 +170,16 @@ template <class K> static void time_kernel(const char* label, K k, int threads, 
 """
 
 
-def write(picked, out: Path) -> None:
-    parts = ["#define ITERS %du" % ITERS, HOST]
+def write(picked, out: Path, iters: int = ITERS, best_of: int = 3, unroll: int | None = None) -> None:
+    """``timing.cu`` (``iters`` and ``4 iters`` iterations, best of ``best_of`` launches) and ``variants.json``."""
+    parts = ["#define ITERS %du" % iters, "#define BEST_OF %d" % best_of, HOST]
     calls, meta = [], []
     for i, (name, s, d, eb, vs) in enumerate(picked):
         dsta = aligned(s, d)
         for label, p in vs:
             fn = f"c{i}_{label}"
             parts.append(to_cuda(p, s, dsta, fn))
-            code, threads = kernel(fn, p, s, dsta, eb)
+            code, threads = kernel(fn, p, s, dsta, eb, unroll)
             parts.append(code)
             calls.append(f'  time_kernel("{i} {label}", k_{fn}, {threads}, sms, sink);')
             meta.append({"index": i, "name": name, "variant": label, "path": p.path, "element_bits": eb,
@@ -183,6 +193,7 @@ def write(picked, out: Path) -> None:
                  "  unsigned* sink; cudaMalloc(&sink, 64u << 20); unsigned long long* cl; cudaMalloc(&cl, 16);\n"
                  "  unsigned long long h[2]; for (int r = 0; r < 3; ++r) { clock_probe<<<1, 1>>>(cl); cudaMemcpy(h, cl, 16, cudaMemcpyDeviceToHost);\n"
                  '    printf("CLOCK %llu %llu\\n", h[0], h[1]); }\n  printf("SMS %d\\n", sms);\n'
+                 '  printf("ITERS %u\\n", ITERS);\n'
                  + "\n".join(calls) +
                  "\n  for (int r = 0; r < 3; ++r) { clock_probe<<<1, 1>>>(cl); cudaMemcpy(h, cl, 16, cudaMemcpyDeviceToHost);\n"
                  '    printf("CLOCK %llu %llu\\n", h[0], h[1]); }\n  return 0;\n}\n')
@@ -218,13 +229,16 @@ def main() -> int:
     ap.add_argument("--pool", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--out", default="build/costmodel")
+    ap.add_argument("--iters", type=int, default=ITERS, help="iterations of the short run (the long one runs 4x)")
+    ap.add_argument("--best-of", type=int, default=3, help="launches of each run, the fastest kept")
+    ap.add_argument("--unroll", type=int, default=None, help="#pragma unroll of the iteration loop (1: none)")
     ap.add_argument("--ptxas", nargs=2, metavar=("PTXAS_TXT", "JSON"), help="parse ptxas -v output into JSON")
     args = ap.parse_args()
     if args.ptxas:
         Path(args.ptxas[1]).write_text(json.dumps(ptxas_info(Path(args.ptxas[0]).read_text()), indent=0))
         return 0
     picked = select(args.count, args.seed, args.pool)
-    write(picked, Path(args.out))
+    write(picked, Path(args.out), args.iters, args.best_of, args.unroll)
     n = sum(len(p[4]) for p in picked)
     print(f"{len(picked)} conversions, {n} variants")
     return 0

@@ -37,7 +37,16 @@ weights); the weights before the fit (ALU 2,
 ``shfl.sync`` 4, shared instruction 2, wavefront 4, ``bar.sync`` 16)
 ordered 110 of 213 (51.6%).  That is short of the 95% issue 25 asks for;
 no other feature set a plan could supply did better than 91% cross-validated
-(``tools/convert_costmodel_candidates.py``, ``candidates.md``).
+on those timings (``tools/convert_costmodel_candidates.py``, ``candidates.md``).
+Part of that shortfall was the harness: the compiler unrolled its loop 1 to
+16 times depending on the kernel, so the loop's own overhead differed
+between the paths of one conversion.  Re-timed with the loop not unrolled
+(``retimed/``: today's plans, 238 pairs), these weights order 224 (94.1%)
+and the same features refitted 226 (94.96%, also left one conversion out);
+a constant per path (a plan with shuffles, one with shared memory) brings
+it to 230 (96.6%) left one conversion out, but only with weights in
+sixteenths of a cycle -- rounded to quarter cycles it falls to 223 (93.7%).
+The SASS actually executed orders 235 (98.7%).
 
 ``spill`` applies only where spilled words are known (``cost_of``'s
 ``spilled_words``, from ``ptxas -v``): a plan does not know how ptxas will

@@ -107,9 +107,57 @@ def test_candidate_fit_recovers_weights_of_a_linear_clock():
             x = {k: rng.randint(1, 20) for k in true}
             rows.append({"index": i, "variant": variant, "x": x, "cycles": sum(true[k] * x[k] for k in true)})
     for objective in ("relative", "pairs"):
-        w = cand.fit_candidate(rows, lambda v: v["x"], objective)
+        w = cand.fit_candidate(rows, cand.linear(lambda v: v["x"]), objective)
         assert all(abs(w[k] - true[k]) < 1e-6 for k in true), (objective, w)
     assert list(cand.floors(["shfl_narrow", "warps_x_bar", "wf", "alu"])) == [0.25, 0.0, 0.0, 0.25]
+
+
+def test_busiest_pipe_fit_recovers_a_max_clock():
+    cand = _candidates_module()
+    rng = random.Random(11)
+    rows = []
+    for i in range(16):
+        for variant in ("a", "b"):
+            x = {"alu": rng.randint(0, 30), "shfl": rng.randint(0, 20), "bar": rng.randint(1, 3)}
+            rows.append({"index": i, "variant": variant, "x": x,
+                         "cycles": 0.5 * x["bar"] + max(0.6 * x["alu"], 0.9 * x["shfl"])})
+    model = cand.Candidate(lambda v: v["x"], (("alu",), ("shfl",)))
+    w = cand.fit_candidate(rows, model, "relative")
+    assert abs(w["alu"] - 0.6) < 1e-6 and abs(w["shfl"] - 0.9) < 1e-6 and abs(w["bar"] - 0.5) < 1e-6, w
+    score = cand.scorer(model, w)
+    assert all(abs(score(v) - v["cycles"]) < 1e-6 for v in rows)
+
+
+def test_loop_body_is_the_widest_backward_branch():
+    spec = importlib.util.spec_from_file_location("convert_costmodel_loop_sass",
+                                                  ROOT / "tools" / "convert_costmodel_loop_sass.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sass = """\t\tFunction : _Z7k_c1_abPjj
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                 /* 0x0 */
+        /*0010*/                   SHFL.IDX PT, R3, R2, R0, 0x1f ;        /* 0x0 */
+        /*0020*/              @!P0 BRA 0x40 ;                             /* 0x0 */
+        /*0030*/                   LOP3.LUT R2, R3, R2, RZ, 0x3c, !PT ;   /* 0x0 */
+        /*0040*/                   ISETP.NE.AND P0, PT, R4, R5, PT ;      /* 0x0 */
+        /*0050*/               @P0 BRA 0x10 ;                             /* 0x0 */
+        /*0060*/                   EXIT ;                                 /* 0x0 */
+        /*0070*/                   BRA 0x70;                              /* 0x0 */
+"""
+    code = mod.instructions(sass)
+    assert list(code) == ["k_c1_ab"] and len(code["k_c1_ab"]) == 8
+    assert mod.loop_body(code["k_c1_ab"]) == {"BRA": 2, "ISETP": 1, "LOP3": 1, "SHFL": 1}
+    assert mod.loop_body(code["k_c1_ab"][:2]) == {}
+
+
+@pytest.mark.skipif(not (DATA / "retimed" / "variants.json").exists(), reason="no committed re-timing")
+def test_retimed_variants_are_those_whose_loop_runs_the_plans_counts():
+    fit = _fit_module()
+    rows = fit.measured_retimed(DATA)
+    assert len(rows) == 583 and all(v["cycles"] > 0 and len(v["runs"]) == 2 for v in rows)
+    v = {"instructions": {"st.shared": 2, "ld.shared": 1, "ldmatrix.x4": 1, "bar.sync": 1}}
+    assert fit.emitted_as_counted(v, {"STS": 2, "LDS": 1, "LDSM": 1, "BAR": 2, "LOP3": 9})
+    assert not fit.emitted_as_counted(v, {"STS": 2, "LDS": 1, "LDSM": 1, "BAR": 1})
+    assert not fit.emitted_as_counted({"instructions": {"shfl.sync": 2}}, {"SHFL": 1})
 
 
 @pytest.mark.skipif(not (DATA / "candidates.json").exists(), reason="no committed candidate table")
@@ -120,3 +168,6 @@ def test_candidate_table_agrees_with_the_fit():
     assert same["fitted"]["in_sample"] == fit["ranking_fit"]
     assert same["fitted"]["five_fold"] == fit["ranking_cross_validated"]
     assert same["fitted"]["leave_one_out"] == fit["ranking_leave_one_conversion_out"]
+    again = stored["retimed, loop not unrolled"]["cost.py's features"]["relative"]["fitted"]
+    assert [again["in_sample"], again["five_fold"], again["leave_one_out"]] == \
+        [fit["retimed"][k] for k in ("ranking_fit", "ranking_cross_validated", "ranking_leave_one_conversion_out")]
