@@ -24,6 +24,7 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
+from .speed import raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
@@ -487,6 +488,14 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
         prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
         if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing
             prefix = None
+    return raised_floors_of(entries, prefix, raised_floors)
+
+
+def raised_floors(entries: list[tuple], prefix: int | None) -> list[tuple]:
+    """:func:`tile_floors` of a tile group that a memory serves, given the ld/st side's widest vector under the
+    tile (``prefix``; None when the tile caps nothing): each pair's floor is that of its cheapest width pair
+    within the cap (None: no width fits, the pair is left out).  A function of the table's entries and the
+    cap only, so it is remembered per group (:func:`linlayout.synth.speed.raised_floors_of`)."""
     out = []
     for key, floor, wi, ri, widths, _ in entries:
         if prefix is not None:

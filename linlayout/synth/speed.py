@@ -25,6 +25,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     table's identity: the table is the search floor's cached tuple (``bounds._pair_floors_from_counts``), the
     same object for every problem with the same counts, and listing its two dozen entries again per synthesis
     cost about a twentieth of one that ends with a matrix pair.
+    :func:`raised_floors_of` remembers a tile group's raised floors by the group's entries (one of those lists,
+    by identity) and the ld/st side's vector cap under the tile: a synthesis raises up to three groups before
+    its first search when matrix pairs' floors from the counts undercut ld/st (32-bit transposes), and
+    re-reading each group's width pairs was a tenth of such a synthesis.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
@@ -57,7 +61,8 @@ from ..core import f2
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "tile_groups_of", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "tile_groups_of", "raised_floors_of", "unit_vectors",
+           "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -108,6 +113,21 @@ def tile_groups_of(table: tuple, listing: Callable[[tuple], dict]) -> dict:
     hit = _TILE_GROUPS.get(id(table))
     if hit is None or hit[0] is not table:
         hit = _TILE_GROUPS.put(id(table), (table, listing(table)))
+    return hit[1]
+
+
+_RAISED_FLOORS = Memo(1024)
+
+
+def raised_floors_of(entries: list, prefix: int | None, raising: Callable[[list, int | None], list]) -> list:
+    """``raising(entries, prefix)`` (a tile group's floors once its tile is known,
+    :func:`~linlayout.synth.bounds.raised_floors`), remembered by the identity of ``entries`` (a list of
+    :func:`tile_groups_of`'s, the same object for every problem with the same counts) and the cap ``prefix``;
+    the entry keeps the list and is checked with ``is``.  The caller must not change the list it gets."""
+    key = (id(entries), prefix)
+    hit = _RAISED_FLOORS.get(key)
+    if hit is None or hit[0] is not entries:
+        hit = _RAISED_FLOORS.put(key, (entries, raising(entries, prefix)))
     return hit[1]
 
 
