@@ -439,7 +439,7 @@ def plan_from_offsets(
         rest = [i for i in nz if i not in tile.vector_registers]
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
-        return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
+        return _new_plan(shape, offsets, tile.vector_registers, tuple(rest[nmat:]), tuple(rest[:nmat]))
     return _vector_plan(offsets, element_bits, ins, hw, vector_bits, nz, broadcast)
 
 
@@ -475,15 +475,15 @@ def _vector_shape(ins: Instruction, element_bits: int, hw: SharedMemory, shapes:
 
 
 def _new_plan(shape: AccessShape, offsets: Mapping[str, tuple[int, ...]], vec: tuple[int, ...],
-              issue: tuple[int, ...]) -> AccessPlan:
-    """An ``ld/st.shared`` :class:`AccessPlan`, its fields set as the dataclass' ``__init__`` would (dict stores
-    instead of frozen setattrs)."""
+              issue: tuple[int, ...], matrix: tuple[int, ...] = ()) -> AccessPlan:
+    """An :class:`AccessPlan`, its fields set as the dataclass' ``__init__`` would (dict stores instead of frozen
+    setattrs; ``matrix``: a matrix instruction's matrix registers, none for ``ld/st.shared``)."""
     plan = _new(AccessPlan)
     d = plan.__dict__
     d["shape"] = shape
     d["offsets"] = offsets
     d["vector_registers"] = vec
-    d["matrix_registers"] = ()
+    d["matrix_registers"] = matrix
     d["issue_registers"] = issue
     return plan
 

@@ -24,7 +24,7 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
-from .speed import raised_floors_of
+from .speed import counts_table, raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
@@ -417,10 +417,10 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    return _floor_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
-                  vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
-                  vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                  common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), tile_limits(problem))
+    return counts_table(_floor_from_counts, w_opts, r_opts, hw, (
+        geo.element_bits, fixed, objective, vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+        vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+        common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), tile_limits(problem)))
 
 
 def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
@@ -462,10 +462,10 @@ def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
     fits (a matrix instruction that cannot move these elements, say) is left out."""
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
-                                    vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
-                                    vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                                    common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+    return counts_table(_pair_floors_from_counts, w_opts, r_opts, hw, (
+        geo.element_bits, fixed, objective, vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+        vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+        common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)))
 
 
 def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
@@ -507,14 +507,14 @@ def raised_floors(entries: list[tuple], prefix: int | None) -> list[tuple]:
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
+def _floor_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
     floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
                              limits)[0]
     return min(floors.values(), default=None)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+def _pair_floors_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                              ncommon) -> tuple[tuple, ...]:
     floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                                        ncommon, ())

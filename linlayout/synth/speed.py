@@ -21,6 +21,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     field by field costs more than the lookup saves.  The entry keeps the
     objects themselves and is checked with ``is``, so a recycled ``id`` never
     returns a stale map.
+    :func:`counts_table` finds the search floor's tables (``bounds._floor_from_counts``,
+    ``bounds._pair_floors_from_counts``, each also an ``lru_cache`` by value) by the identities of the
+    instruction options and the model, then the sides' counts: the key by value hashes every instruction of
+    the default options (ten of them), once per synthesis.
     :func:`tile_groups_of` lists a pair-floor table's entries by tile group once per table, found by the
     table's identity: the table is the search floor's cached tuple (``bounds._pair_floors_from_counts``), the
     same object for every problem with the same counts, and listing its two dozen entries again per synthesis
@@ -61,7 +65,7 @@ from ..core import f2
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "tile_groups_of", "raised_floors_of", "unit_vectors",
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "tile_groups_of", "raised_floors_of", "unit_vectors",
            "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
@@ -101,6 +105,23 @@ def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
             hit = _SHAPE_MAPS.put(key, (i, hw, {}))
         out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
     return out
+
+
+_COUNT_TABLES = Memo(1024)
+
+
+def counts_table(table: Callable[..., Any], w_opts: tuple, r_opts: tuple, hw: Any, counts: tuple) -> Any:
+    """``table(w_opts, r_opts, hw, *counts)`` (one of the search floor's tables by the sides' counts,
+    :func:`~linlayout.synth.bounds.search_floor`), found by the identities of the two instruction option tuples
+    and the hardware model, then the counts (small ints, a string, a tuple).  The default options are one cached
+    tuple per element width, and hashing them by value costs a call per instruction; the entry keeps the objects
+    and is checked with ``is`` (see :func:`pair_sides`), and options built afresh fall through to ``table``'s
+    own cache by value."""
+    key = (table, id(w_opts), id(r_opts), id(hw)) + counts
+    hit = _COUNT_TABLES.get(key)
+    if hit is None or hit[0] is not w_opts or hit[1] is not r_opts or hit[2] is not hw:
+        hit = _COUNT_TABLES.put(key, (w_opts, r_opts, hw, table(w_opts, r_opts, hw, *counts)))
+    return hit[3]
 
 
 _TILE_GROUPS = Memo(256)
