@@ -332,7 +332,8 @@ class AccessPlan:
 
     def generator_bytes(self) -> list[tuple[Generator, int]]:
         """The within-pass generators with their byte offsets: the input of the conflict rule."""
-        return [(g, self.byte(self.offsets[g[0]][g[1]])) for g in self.shape.within_pass]
+        offsets, eb = self.offsets, self.shape.element_bits
+        return [(g, (offsets[g[0]][g[1]] * eb) >> 3) for g in self.shape.within_pass]  # self.byte of each
 
     def lane_inputs(self, limit: int | None = None) -> list[list[tuple[int, int]]]:
         """Per instruction, per lane: the (register, lane) input that lane addresses (warp 0, block 0).
