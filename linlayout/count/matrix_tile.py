@@ -102,40 +102,42 @@ def check_matrix_tile(ins: Instruction, tile: MatrixTile, offsets: Mapping[str, 
     ...
     linlayout.errors.LoweringError: ldmatrix.x1 cannot access this layout (paper Thm. 5.1: it is not left-divisible by the ldmatrix.x1 tile): lane bit 0 maps to offset 4, the tile needs 2 (byte 4)
     """
-    name = ins.name
+    problem = tile_problem(ins, tile, offsets)
+    if problem is not None:
+        raise LoweringError(f"{ins.name} cannot access this layout (paper Thm. 5.1: it is not left-divisible by the "
+                            f"{ins.name} tile): {problem}")
 
-    def need(cond: bool, msg: str) -> None:
-        if not cond:
-            raise LoweringError(
-                f"{name} cannot access this layout (paper Thm. 5.1: it is not left-divisible by the {name} tile): {msg}"
-            )
 
+def tile_problem(ins: Instruction, tile: MatrixTile, offsets: Mapping[str, Sequence[int]]) -> str | None:
+    """What :func:`check_matrix_tile` objects to: the first basis that does not fit the tile, in words, or None
+    when the offsets fit.  (The words are written only for a basis that fails: the check runs once per
+    candidate memory the synthesizer scores exactly, and nearly all of them fit.)"""
     nvec = len(tile.vector_registers)
     regs = offsets.get("register", ())
-    if ins.trans:
-        need(len(regs) >= nvec, f"it needs register bit{'s' if nvec > 1 else ''} "
-             f"{', '.join(map(str, tile.vector_registers))} ({1 << nvec} rows per lane register)"
-             if nvec != 1 else "it needs register bit 0 (two rows per 32-bit register)")
-    else:
-        need(len(regs) >= nvec, f"it needs {nvec} register bits for the {1 << nvec} elements of a 32-bit register")
+    if len(regs) < nvec:
+        if not ins.trans:
+            return f"it needs {nvec} register bits for the {1 << nvec} elements of a 32-bit register"
+        if nvec == 1:
+            return "it needs register bit 0 (two rows per 32-bit register)"
+        return f"it needs register bits {', '.join(map(str, tile.vector_registers))} ({1 << nvec} rows per lane register)"
     for (d, b), want in tile.required:
         vs = offsets.get(d, ())
         have = vs[b] if b < len(vs) else None
+        if have == want:
+            continue
         if ins.trans:
-            need(have == want, f"{d} bit {b} maps to offset {have}, the transposed tile needs {want}")
-        elif d == "register":
-            need(have == want, f"register bit {b} maps to offset {have}, the tile needs {want}")
-        else:
-            need(have == want, f"lane bit {b} maps to offset {have}, the tile needs {want} "
-                 f"(byte {want * tile.row_bytes // tile.row_elements})")
+            return f"{d} bit {b} maps to offset {have}, the transposed tile needs {want}"
+        if d == "register":
+            return f"register bit {b} maps to offset {have}, the tile needs {want}"
+        return f"lane bit {b} maps to offset {have}, the tile needs {want} (byte {want * tile.row_bytes // tile.row_elements})"
     tile_gens = {g for g, _ in tile.required}
     low = tile.row_elements - 1
     for d, vs in offsets.items():
         for i, v in enumerate(vs):
-            if (d, i) in tile_gens:
-                continue
-            need(v & low == 0, f"{d} bit {i} maps to offset {v}, which is not a multiple of a "
-                 f"{tile.row_bytes}-byte row ({tile.row_elements} elements)")
+            if v & low and (d, i) not in tile_gens:
+                return (f"{d} bit {i} maps to offset {v}, which is not a multiple of a {tile.row_bytes}-byte row "
+                        f"({tile.row_elements} elements)")
+    return None
 
 
 def matrix_tile_ok_batch(tile: MatrixTile, offsets: Mapping[str, Any]):

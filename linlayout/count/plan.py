@@ -332,7 +332,8 @@ class AccessPlan:
 
     def generator_bytes(self) -> list[tuple[Generator, int]]:
         """The within-pass generators with their byte offsets: the input of the conflict rule."""
-        return [(g, self.byte(self.offsets[g[0]][g[1]])) for g in self.shape.within_pass]
+        offsets, eb = self.offsets, self.shape.element_bits
+        return [(g, (offsets[g[0]][g[1]] * eb) >> 3) for g in self.shape.within_pass]  # self.byte of each
 
     def lane_inputs(self, limit: int | None = None) -> list[list[tuple[int, int]]]:
         """Per instruction, per lane: the (register, lane) input that lane addresses (warp 0, block 0).
@@ -439,7 +440,7 @@ def plan_from_offsets(
         rest = [i for i in nz if i not in tile.vector_registers]
         shape = access_shape(ins, element_bits, hw, 0, len(rest) + len(tile.vector_registers), broadcast)
         nmat = shape.matrix_registers
-        return AccessPlan(shape, offsets, tile.vector_registers, tuple(rest[:nmat]), tuple(rest[nmat:]))
+        return _new_plan(shape, offsets, tile.vector_registers, tuple(rest[nmat:]), tuple(rest[:nmat]))
     return _vector_plan(offsets, element_bits, ins, hw, vector_bits, nz, broadcast)
 
 
@@ -475,15 +476,15 @@ def _vector_shape(ins: Instruction, element_bits: int, hw: SharedMemory, shapes:
 
 
 def _new_plan(shape: AccessShape, offsets: Mapping[str, tuple[int, ...]], vec: tuple[int, ...],
-              issue: tuple[int, ...]) -> AccessPlan:
-    """An ``ld/st.shared`` :class:`AccessPlan`, its fields set as the dataclass' ``__init__`` would (dict stores
-    instead of frozen setattrs)."""
+              issue: tuple[int, ...], matrix: tuple[int, ...] = ()) -> AccessPlan:
+    """An :class:`AccessPlan`, its fields set as the dataclass' ``__init__`` would (dict stores instead of frozen
+    setattrs; ``matrix``: a matrix instruction's matrix registers, none for ``ld/st.shared``)."""
     plan = _new(AccessPlan)
     d = plan.__dict__
     d["shape"] = shape
     d["offsets"] = offsets
     d["vector_registers"] = vec
-    d["matrix_registers"] = ()
+    d["matrix_registers"] = matrix
     d["issue_registers"] = issue
     return plan
 

@@ -24,6 +24,7 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
+from .speed import counts_table, raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
@@ -416,10 +417,10 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    return _floor_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
-                  vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
-                  vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                  common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), tile_limits(problem))
+    return counts_table(_floor_from_counts, w_opts, r_opts, hw, (
+        geo.element_bits, fixed, objective, vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+        vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+        common_limit(sw, sr, common, geo.offset_bits, geo.max_vector), tile_limits(problem)))
 
 
 def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
@@ -461,10 +462,10 @@ def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
     fits (a matrix instruction that cannot move these elements, say) is left out."""
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    return _pair_floors_from_counts(w_opts, r_opts, geo.element_bits, hw, fixed, objective,
-                                    vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
-                                    vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
-                                    common_limit(sw, sr, common, geo.offset_bits, geo.max_vector))
+    return counts_table(_pair_floors_from_counts, w_opts, r_opts, hw, (
+        geo.element_bits, fixed, objective, vector_limit(sw, geo.offset_bits, geo.max_vector), sw.nregs, sw.broadcast,
+        vector_limit(sr, geo.offset_bits, geo.max_vector), sr.nregs, sr.broadcast,
+        common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)))
 
 
 def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
@@ -487,6 +488,14 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
         prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
         if prefix == len(tile):  # the tile is all registers of the ld/st side: it caps nothing
             prefix = None
+    return raised_floors_of(entries, prefix, raised_floors)
+
+
+def raised_floors(entries: list[tuple], prefix: int | None) -> list[tuple]:
+    """:func:`tile_floors` of a tile group that a memory serves, given the ld/st side's widest vector under the
+    tile (``prefix``; None when the tile caps nothing): each pair's floor is that of its cheapest width pair
+    within the cap (None: no width fits, the pair is left out).  A function of the table's entries and the
+    cap only, so it is remembered per group (:func:`linlayout.synth.speed.raised_floors_of`)."""
     out = []
     for key, floor, wi, ri, widths, _ in entries:
         if prefix is not None:
@@ -498,14 +507,14 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _floor_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
+def _floor_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
     floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
                              limits)[0]
     return min(floors.values(), default=None)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
-def _pair_floors_from_counts(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
+def _pair_floors_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                              ncommon) -> tuple[tuple, ...]:
     floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                                        ncommon, ())

@@ -307,8 +307,20 @@ def _segment_columns(s: int, fill_mask: int, free: int, only_write: int, only_re
 # ---------------------------------------------------------------------------
 
 
-def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> list[int] | None:
-    """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible."""
+def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
+    """The low offset columns a matrix instruction forces (the plan's tile, paper §5.3), or None if impossible.
+
+    Kept in the side's memo: the search floor's tile groups and the search's low block both ask for it.  A
+    tile depends on the instruction only through ``trans`` (:func:`linlayout.count.plan.matrix_tile`: ``.x1``,
+    ``.x2`` and ``.x4`` loads and stores share one row), so the memo is keyed by that."""
+    key = ("tile-columns", ins.trans, eb, hw)
+    memo = side.memo
+    if key not in memo:
+        memo[key] = _tile_columns(side, ins, eb, hw)
+    return memo[key]
+
+
+def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
     try:
         tile = matrix_tile(ins, eb, hw)
     except LoweringError:
@@ -323,7 +335,7 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> lis
         return None
     if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
         return None
-    return cols
+    return tuple(cols)
 
 
 def low_blocks(sides: dict[str, Side], ins: dict[str, Instruction], common: Sequence[int], geo: Geometry,

@@ -197,23 +197,34 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
     line, with the pairs of its tile group (:func:`~.bounds.tile_floors`, which also rules out the pairs no
     memory serves), and
     goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
-    the pair alone would raise it further, but costs about as much as the pair's search.)"""
-    table = pair_floors(p)  # sorted by key, cheapest first; the keys differ (the preference names the pair)
-    line = list(table)  # sorted, hence a heap
-    waiting = None  # tile group -> its pairs' entries (in line order), listed when the first group comes up
-    while line:
-        entry = heappop(line)
+    the pair alone would raise it further, but costs about as much as the pair's search.)
+
+    The line is the table itself, read in order (it is sorted), merged with a small heap of the raised
+    entries: a raised floor is never below the pair's floor from the counts, so the merge meets every pair in
+    the order of its final key.  Keys differ between pairs (the preference names the pair)."""
+    table = pair_floors(p)  # sorted by key, cheapest first
+    groups = None  # tile group -> its pairs' entries (in line order), listed when the first group comes up
+    raised_groups = set()
+    raised: list[tuple] = []  # raised entries (4 fields), a heap
+    i, n = 0, len(table)
+    while i < n or raised:
+        if raised and (i == n or raised[0][0] < table[i][0]):
+            entry = heappop(raised)
+        else:
+            entry = table[i]
+            i += 1
         key, floor, wi, ri = entry[:4]
         if beaten(key):
             return
         if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
-            if waiting is None:  # a raised group's entries stay in line, and are passed over when they come up
-                waiting = dict(tile_groups_of(table, tile_groups))  # a copy: raised groups are taken out
-            group = waiting.pop(entry[5], None)  # its tile group is raised at once (one tile, one prefix)
-            if group is not None:  # (None: raised already, with an earlier pair of the group)
-                for raised in tile_floors(p, group):  # raised entries have 4 fields, and go back in line
-                    heappush(line, raised)
-            continue
+            group = entry[5]
+            if group not in raised_groups:  # the whole tile group is raised at once (one tile, one prefix)
+                raised_groups.add(group)
+                if groups is None:
+                    groups = tile_groups_of(table, tile_groups)
+                for e in tile_floors(p, groups[group]):  # raised entries have 4 fields
+                    heappush(raised, e)
+            continue  # (a group raised already, with an earlier pair of it: its entry is in the heap)
         yield floor, p._replace(write_options=(wi,), read_options=(ri,))
 
 

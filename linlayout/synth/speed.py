@@ -21,10 +21,18 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     field by field costs more than the lookup saves.  The entry keeps the
     objects themselves and is checked with ``is``, so a recycled ``id`` never
     returns a stale map.
+    :func:`counts_table` finds the search floor's tables (``bounds._floor_from_counts``,
+    ``bounds._pair_floors_from_counts``, each also an ``lru_cache`` by value) by the identities of the
+    instruction options and the model, then the sides' counts: the key by value hashes every instruction of
+    the default options (ten of them), once per synthesis.
     :func:`tile_groups_of` lists a pair-floor table's entries by tile group once per table, found by the
     table's identity: the table is the search floor's cached tuple (``bounds._pair_floors_from_counts``), the
     same object for every problem with the same counts, and listing its two dozen entries again per synthesis
     cost about a twentieth of one that ends with a matrix pair.
+    :func:`raised_floors_of` remembers a tile group's raised floors by the group's entries (one of those lists,
+    by identity) and the ld/st side's vector cap under the tile: a synthesis raises up to three groups before
+    its first search when matrix pairs' floors from the counts undercut ld/st (32-bit transposes), and
+    re-reading each group's width pairs was a tenth of such a synthesis.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
@@ -57,7 +65,8 @@ from ..core import f2
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "tile_groups_of", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "tile_groups_of", "raised_floors_of", "unit_vectors",
+           "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -98,6 +107,23 @@ def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
     return out
 
 
+_COUNT_TABLES = Memo(1024)
+
+
+def counts_table(table: Callable[..., Any], w_opts: tuple, r_opts: tuple, hw: Any, counts: tuple) -> Any:
+    """``table(w_opts, r_opts, hw, *counts)`` (one of the search floor's tables by the sides' counts,
+    :func:`~linlayout.synth.bounds.search_floor`), found by the identities of the two instruction option tuples
+    and the hardware model, then the counts (small ints, a string, a tuple).  The default options are one cached
+    tuple per element width, and hashing them by value costs a call per instruction; the entry keeps the objects
+    and is checked with ``is`` (see :func:`pair_sides`), and options built afresh fall through to ``table``'s
+    own cache by value."""
+    key = (table, id(w_opts), id(r_opts), id(hw)) + counts
+    hit = _COUNT_TABLES.get(key)
+    if hit is None or hit[0] is not w_opts or hit[1] is not r_opts or hit[2] is not hw:
+        hit = _COUNT_TABLES.put(key, (w_opts, r_opts, hw, table(w_opts, r_opts, hw, *counts)))
+    return hit[3]
+
+
 _TILE_GROUPS = Memo(256)
 
 
@@ -108,6 +134,21 @@ def tile_groups_of(table: tuple, listing: Callable[[tuple], dict]) -> dict:
     hit = _TILE_GROUPS.get(id(table))
     if hit is None or hit[0] is not table:
         hit = _TILE_GROUPS.put(id(table), (table, listing(table)))
+    return hit[1]
+
+
+_RAISED_FLOORS = Memo(1024)
+
+
+def raised_floors_of(entries: list, prefix: int | None, raising: Callable[[list, int | None], list]) -> list:
+    """``raising(entries, prefix)`` (a tile group's floors once its tile is known,
+    :func:`~linlayout.synth.bounds.raised_floors`), remembered by the identity of ``entries`` (a list of
+    :func:`tile_groups_of`'s, the same object for every problem with the same counts) and the cap ``prefix``;
+    the entry keeps the list and is checked with ``is``.  The caller must not change the list it gets."""
+    key = (id(entries), prefix)
+    hit = _RAISED_FLOORS.get(key)
+    if hit is None or hit[0] is not entries:
+        hit = _RAISED_FLOORS.put(key, (entries, raising(entries, prefix)))
     return hit[1]
 
 

@@ -240,3 +240,27 @@ def test_pairs_by_floor_is_the_sorted_product(write_bases, read_bases, objective
                for a, wl in enumerate(write) for b, rl in enumerate(read)
                for c, ew in enumerate(wl) for d, er in enumerate(rl)]
     assert list(bounds.pairs_by_floor(write, read, objective)) == sorted(product, key=lambda p: p[:2])
+
+
+def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
+    """search.pairs_by_floor raises a tile group only when its first pair comes up, merging the raised floors
+    into the sorted table: the pairs it yields are those of every group raised at once, sorted by final key."""
+    from linlayout.synth import search
+    from linlayout.synth.synthesis import swizzle_problem
+
+    rng = random.Random(27)
+    for _ in range(25):
+        d = rng.randint(6, 11)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+        eb = rng.choice([8, 16, 32])
+        p = swizzle_problem(W, R, eb, "sm90", rng.choice(["balanced", "sum", "read", "write"]), None, None)
+        table = bounds.pair_floors(p)
+        final = [e[:4] for e in table if e[5] is None]
+        for group in search.tile_groups(table).values():
+            final += bounds.tile_floors(p, group)
+        lazy = [(floor, sub.write_options[0], sub.read_options[0])
+                for floor, sub in search.pairs_by_floor(p, lambda key: False)]
+        assert lazy == [(floor, wi, ri) for _, floor, wi, ri in sorted(final, key=lambda e: e[0])]
+        cut = sorted(final, key=lambda e: e[0])[len(final) // 2][0] if final else None  # a caller's best key
+        stopped = [floor for floor, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
+        assert stopped == [e[1] for e in sorted(final, key=lambda e: e[0]) if not cut < e[0]]
