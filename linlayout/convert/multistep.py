@@ -1,47 +1,71 @@
-"""Multi-step conversions: a weighted graph of intermediate layouts, searched with networkx.
+"""Multi-step conversions: the cheapest path through one intermediate layout, pruned by floors.
 
 A conversion ``src → dst`` can also go through an intermediate layout ``mid``
-(``src → mid → dst``), each step a planned one-step conversion.  The graph's
-nodes are ``src``, ``dst`` and the layouts one elementary step away from either:
-one register basis exchanged with one lane basis (a single mixed
-register/lane swap), or two lane bases exchanged (a lane permutation).  Edges
-``src → mid``, ``mid → dst`` and ``src → dst`` are weighted by the cost of the
-planned step (:func:`~linlayout.convert.cost.cost_of`), and networkx's
-Dijkstra gives the cheapest path.  The one-step plan is kept unless a path
-through an intermediate layout is strictly cheaper.
+(``src → mid → dst``), each step a planned one-step conversion.  The
+intermediate layouts are those one elementary step away from ``src`` or
+``dst`` (:func:`neighbours`): one register basis exchanged with one lane basis
+(a single mixed register/lane swap), or two lane bases exchanged (a lane
+permutation).  A path's cost is the sum of its steps' costs
+(:func:`~linlayout.convert.cost.cost_of`); the one-step plan is kept unless a
+path through an intermediate layout is strictly cheaper.  Among paths of
+equal cost the one whose first step is cheaper wins, then the earlier
+intermediate layout.
 
 Why it can win: one shuffle program that does several mixed swaps at once may
 need more selects than doing them one at a time (measured on random pairs:
 ``paper_notes/convert.md`` §8).
 
-networkx is imported only when a multi-step search is asked for
-(``plan_conversion(..., multistep=True)``).
+**Budget.**  The search is bounded by :data:`MAX_STEP_PLANS` step plans (a
+deterministic bound, not a clock: the same query always gets the same plan),
+counted as if every step were planned in order: intermediate layouts next to
+``src`` first, then those next to ``dst``, each side in :func:`neighbours`
+order; each one reached costs one plan, two when its first step is cheaper
+than the direct plan (only then is its second step worth planning).  The
+planner searches only warp-local conversions (a register/lane swap keeps the
+warps, so both steps stay inside the warp and are planned with the registers
+and shuffle paths only, no shared-memory synthesis); a conversion across warps
+keeps its one-step plan.
 
-**Budget.**  The search plans at most :data:`MAX_STEP_PLANS` steps (a
-deterministic bound, not a clock: the same query always gets the same
-plan).  Intermediate layouts next to ``src`` come first, then those next to
-``dst``, each side in :func:`neighbours` order.  The planner searches only
-warp-local conversions (a register/lane swap keeps the warps, so both steps
-stay inside the warp and are planned with the registers and shuffle paths
-only, no shared-memory synthesis); a conversion across warps keeps its
-one-step plan.  On the realistic
-corpus of ``benchmarks/convert_plan_speed.py`` this bounds the search to
-a few times one plan's time (``benchmarks/results/convert_plan_speed.txt``);
-a 2x2048 pair is timed there too.
+**Floors, so that most steps are never planned.**  Planning a step (its shuffle
+programs) is the whole cost of the search, so each step gets a floor first,
+from ranks of its layouts' columns (:func:`step_floor`): the exact cost of a
+register step, and for a step that moves data between lanes the cost of the
+fewest shuffles that can bring the elements a thread lacks, with the packing
+instructions that a shuffled word of packed narrow elements needs
+(:func:`shuffle_floor`).  Then, with the same answer as planning everything
+in order:
+
+- an intermediate layout whose two floors add up to the direct cost cannot
+  win; its first step is planned only when the budget's count depends on it
+  (whether it used one plan or two decides whether a later layout that could
+  win is reached), and one whose first floor alone reaches the direct cost
+  used one plan without being planned;
+- the second steps are planned best floor first, each with the ceiling of
+  the best path so far (a step may stop looking once it cannot beat it: see
+  :func:`~linlayout.convert.warp.shuffle_program`), and a path whose floor
+  cannot beat the best is skipped.
+
+A floor's soundness is what keeps the answer unchanged; ``tests/convert/
+test_multistep.py`` checks floors against planned steps and the search
+against planning every step in order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
+from .cost import COST_WEIGHTS, cost_of
+from .solve import ConversionMap, conversion_map
+from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "MAX_STEP_PLANS"]
+__all__ = ["neighbours", "cheapest_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
-"""At most this many one-step plans per multi-step search (see the module doc)."""
+"""At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -67,51 +91,206 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
     return out
 
 
-def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
-                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
-    """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
+class Demand(NamedTuple):
+    """What every shuffle program of a warp-local conversion map must move (:func:`demand`)."""
 
-    ``plan(a, b, warp_local, ceiling)`` plans one step (a
-    :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
-    the registers and shuffle paths; it may raise
-    :class:`~linlayout.errors.InputError` when no step exists); only a step
-    cheaper than ``ceiling`` can make a cheaper path (the direct cost, less
-    the first step's), so the planner need not look for the cheapest step
-    beyond it (any step costing at least ``ceiling`` serves).  At most
-    :data:`MAX_STEP_PLANS` steps are planned.  Returns ``(cost, [(mid, plan
-    src→mid), (dst, plan mid→dst)])``.
+    remote: int      # the most distinct elements one thread needs that its own lane does not hold
+    sent: int        # the most elements one lane must send to other lanes (0 when a lane's share is not fixed)
+    selects: bool    # every program selects by thread (a sender's word or a receiver's place depends on the lane)
+    src_registers: int  # registers per thread of the source
+
+
+def demand(cm: ConversionMap) -> Demand:
+    """The data a warp-local conversion map moves, from ranks of its columns (not by listing threads).
+
+    With ``Dr`` and ``Sr`` the spans of the destination's and the source's
+    register columns, thread ``t`` needs the coset ``dst(t) ⊕ Dr`` and its lane
+    holds ``src(t) ⊕ Sr``; they meet, in a coset of ``Dr ∩ Sr``, exactly when
+    ``dst(t) ⊕ src(t) ∈ Dr + Sr``.  That difference is linear in the thread,
+    so either every thread meets its own elements or some thread meets none.
+
+    When the source holds each element of a warp once (its register and lane
+    columns independent), the map is forced and: every element a lane holds
+    that it does not need itself goes to another lane when the destination
+    holds all of the warp's elements (``sent``); and when some destination lane
+    or warp basis reads another source register (``Ql`` or ``Qω`` not zero),
+    no program can send the same word from every lane and keep it in the same
+    place (``selects``): a program with ``H = Hω = 0`` and ``M = 0`` has
+    ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).
+
+    >>> from linlayout.convert.solve import conversion_map
+    >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
+    >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
+    >>> demand(conversion_map(rows, cols))
+    Demand(remote=1, sent=1, selects=True, src_registers=2)
     """
-    import networkx as nx
+    sh, dh = cm.src_bits, cm.dst_bits
+    s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
+    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
+    both = f2.basis(d_reg + s_reg)
+    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    differences = [a ^ b for a, b in zip(cm.src_cols[sh.reg:], cm.dst_cols[dh.reg:])]  # lane, warp, block columns
+    own = all(f2.in_span(v, both) for v in differences)
+    remote = (1 << rank_d) - (shared if own else 0)
+    in_warp = sh.reg + sh.lane
+    single = 0 not in cm.src_cols[:in_warp] and f2.rank(cm.src_cols[:in_warp]) == in_warp
+    sent = selects = 0
+    if single:
+        if f2.rank(cm.dst_cols[:dh.reg + dh.lane]) == in_warp:
+            sent = (1 << rank_s) - (shared if own else 0)
+        selects = any(c & ((1 << sh.reg) - 1) for c in cm.columns[dh.reg:])
+    return Demand(remote, sent, bool(selects), 1 << sh.reg)
 
-    mids: list[tuple[LinearLayout, bool]] = []  # (mid, next to src)
+
+def shuffle_floor(need: Demand, element_bits: int) -> int:
+    """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
+
+    The planner's programs (:mod:`linlayout.convert.warp`) move one word of
+    ``n`` packed elements per thread and round (``n`` = 1, 2, ... up to
+    ``32 / element_bits``); a destination word is filled by one round, so a
+    thread lacking ``remote`` elements receives at least ``w = ceil(remote /
+    n)`` words, each a round (a ``shfl.sync`` per 32 bits of an element) and
+    unpacked once (``n - 1`` ``prmt``, or one ``mov`` for two 16-bit halves);
+    a lane sending ``sent`` elements packs at least ``ceil(sent / n)`` words
+    (``n - 1`` ``prmt`` each); and when every program selects, each of the
+    ``w`` words is a select's (a sender's choice in its round or a
+    receiver's among its rounds), or, with conditional-swap layers, at least
+    one layer over the source words.  The floor is the cheapest ``n``.
+
+    >>> shuffle_floor(Demand(8, 8, True, 16), 32), shuffle_floor(Demand(8, 0, False, 16), 16)
+    (48, 24)
+    """
+    if need.remote <= 0:
+        return 0
+    wpe = max(1, element_bits // 32)
+    floors = []
+    n = 1
+    while n <= max(1, 32 // element_bits):
+        words = -(-need.remote // n)
+        unpack = 0 if n == 1 else COST_WEIGHTS["mov"] if (n == 2 and element_bits == 16) else (n - 1) * COST_WEIGHTS["prmt"]
+        pack = (n - 1) * COST_WEIGHTS["prmt"] * -(-need.sent // n)
+        selects = min(words, max(1, need.src_registers // n)) if need.selects else 0
+        floors.append(words * (COST_WEIGHTS["shfl.sync"] * wpe + unpack) + pack + selects * COST_WEIGHTS["selp"])
+        n *= 2
+    return min(floors)
+
+
+def step_floor(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+    """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
+
+    A register step (level 0): its exact cost
+    (:func:`~linlayout.convert.warp.register_program`).  A shuffle step (level
+    1): :func:`shuffle_floor` of its :func:`demand`; a warp-local map always
+    has a shuffle program (at one element per word the planner's swap
+    candidates always include one), so the step is one.
+    """
+    cm = conversion_map(src, dst)
+    if cm.level == 0:
+        return cost_of(register_program(cm, element_bits).counts)
+    return shuffle_floor(demand(cm), element_bits) if cm.level == 1 else 0
+
+
+class Candidate(NamedTuple):
+    """An intermediate layout whose path could win: its place in the order, its first step planned, its second's floor."""
+
+    index: int
+    mid: LinearLayout
+    near_src: bool
+    first: Any
+    second_floor: int
+
+
+def intermediates(src: LinearLayout, dst: LinearLayout) -> list[tuple[LinearLayout, bool]]:
+    """The intermediate layouts in the search's order, with whether each is next to ``src``."""
+    mids: list[tuple[LinearLayout, bool]] = []
     seen = {src, dst}
     for side, near_src in ((src, True), (dst, False)):
         for m in neighbours(side):
             if m not in seen:
                 seen.add(m)
                 mids.append((m, near_src))
-    G = nx.DiGraph()
-    G.add_edge("src", "dst", weight=direct_cost)
-    plans: dict[tuple[Any, Any], Any] = {}
-    budget = MAX_STEP_PLANS
-    for i, (m, near_src) in enumerate(mids):
-        if budget <= 0:
-            break
+    return mids
+
+
+def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+                  element_bits: int | None = None) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
+
+    ``plan(a, b, warp_local, ceiling)`` plans one step (a
+    :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
+    the registers and shuffle paths; it may raise
+    :class:`~linlayout.errors.InputError` when no step exists); only a step
+    cheaper than ``ceiling`` matters, so the planner need not look for the
+    cheapest step beyond it (any step costing at least ``ceiling`` serves).
+    With ``element_bits`` the steps' floors prune (module doc); without, every
+    step the budget reaches is planned.  The answer is the same either way:
+    the cheapest path among the intermediate layouts the budget reaches (ties:
+    the cheaper first step, then the earlier layout).  Returns ``(cost,
+    [(mid, plan src→mid), (dst, plan mid→dst)])``.
+    """
+    def floor(a: LinearLayout, b: LinearLayout) -> int:
+        return step_floor(a, b, element_bits) if element_bits is not None else 0
+
+    candidates = reachable_candidates(src, dst, direct_cost, plan, floor)
+    best_key, best = (direct_cost, -1, -1), None
+    for c in sorted(candidates, key=lambda c: (c.first.cost + c.second_floor, c.first.cost, c.index)):
+        first = c.first.cost
+        if (first + c.second_floor, first, c.index) >= best_key:
+            continue  # no second step can make this path beat the best one
+        ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
         try:
-            budget -= 1
-            p1 = plan(src, m, near_src, direct_cost)
-            if p1.cost >= direct_cost:
-                continue  # the second step costs at least 0: this path cannot win
-            budget -= 1
-            p2 = plan(m, dst, not near_src, direct_cost - p1.cost)
+            second = plan(c.mid, dst, not c.near_src, ceiling)
         except InputError:
             continue
-        G.add_edge("src", i, weight=p1.cost)
-        G.add_edge(i, "dst", weight=p2.cost)
-        plans[("src", i)] = p1
-        plans[(i, "dst")] = p2
-    cost, path = nx.single_source_dijkstra(G, "src", "dst", weight="weight")
-    if len(path) == 2 or cost >= direct_cost:
-        return None
-    mid = path[1]
-    return int(cost), [(mids[mid][0], plans[("src", mid)]), (dst, plans[(mid, "dst")])]
+        key = (first + second.cost, first, c.index)
+        if key < best_key:
+            best_key, best = key, [(c.mid, c.first), (dst, second)]
+    return None if best is None else (int(best_key[0]), best)
+
+
+def reachable_candidates(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+                         floor: Callable[[LinearLayout, LinearLayout], int]) -> list[Candidate]:
+    """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps planned.
+
+    The budget counts each layout reached as one plan, two when its first step
+    costs less than ``direct_cost``.  A layout that cannot win (its floors add up
+    to ``direct_cost``) is *pending* until the count needs to know which: only
+    when a later layout that could win would be reached with one count and
+    not with the other is its first step planned.
+    """
+    known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
+    out = []
+
+    def counted(index: int) -> int:  # plan a pending layout's first step: two plans if it costs less than direct
+        try:
+            return 2 if plan(src, mids[index][0], mids[index][1], direct_cost).cost < direct_cost else 1
+        except InputError:
+            return 1
+
+    mids = intermediates(src, dst)
+    for i, (mid, near_src) in enumerate(mids):
+        if known + len(pending) >= MAX_STEP_PLANS:
+            break  # the budget is spent before this layout whatever the pending ones count
+        first_floor = floor(src, mid)
+        if first_floor >= direct_cost:
+            known += 1  # its first step is planned and found too costly: one plan
+            continue
+        second_floor = floor(mid, dst)
+        if first_floor + second_floor >= direct_cost:
+            pending.append(i)
+            continue
+        while pending and known + len(pending) < MAX_STEP_PLANS <= known + 2 * len(pending):
+            known += counted(pending.pop(0))  # reached or not depends on the pending counts: learn the oldest
+        if known + len(pending) >= MAX_STEP_PLANS:
+            break
+        try:
+            first = plan(src, mid, near_src, direct_cost)
+        except InputError:
+            known += 1
+            continue
+        if first.cost >= direct_cost:
+            known += 1
+            continue
+        known += 2
+        out.append(Candidate(i, mid, near_src, first, second_floor))
+    return out
