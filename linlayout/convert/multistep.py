@@ -59,7 +59,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from .cost import COST_WEIGHTS, cost_of
-from .solve import ConversionMap, conversion_map
+from .solve import conversion_map, index_bits
 from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
@@ -100,46 +100,49 @@ class Demand(NamedTuple):
     src_registers: int  # registers per thread of the source
 
 
-def demand(cm: ConversionMap) -> Demand:
-    """The data a warp-local conversion map moves, from ranks of its columns (not by listing threads).
+def demand(src: LinearLayout, dst: LinearLayout) -> Demand:
+    """The data a warp-local conversion ``src → dst`` moves, from ranks of the layouts' columns.
 
-    With ``Dr`` and ``Sr`` the spans of the destination's and the source's
-    register columns, thread ``t`` needs the coset ``dst(t) ⊕ Dr`` and its lane
-    holds ``src(t) ⊕ Sr``; they meet, in a coset of ``Dr ∩ Sr``, exactly when
-    ``dst(t) ⊕ src(t) ∈ Dr + Sr``.  That difference is linear in the thread,
-    so either every thread meets its own elements or some thread meets none.
+    No conversion map is solved and no thread is listed.  With ``Dr`` and
+    ``Sr`` the spans of the destination's and the source's register columns,
+    thread ``t`` needs the coset ``dst(t) ⊕ Dr`` and its lane holds ``src(t)
+    ⊕ Sr``; they meet, in a coset of ``Dr ∩ Sr``, exactly when ``dst(t) ⊕
+    src(t) ∈ Dr + Sr``.  That difference is linear in the thread, so either
+    every thread meets its own elements or some thread meets none.
 
     When the source holds each element of a warp once (its register and lane
-    columns independent), the map is forced and: every element a lane holds
-    that it does not need itself goes to another lane when the destination
-    holds all of the warp's elements (``sent``); and when some destination lane
-    or warp basis reads another source register (``Ql`` or ``Qω`` not zero),
-    no program can send the same word from every lane and keep it in the same
-    place (``selects``): a program with ``H = Hω = 0`` and ``M = 0`` has
-    ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).
+    columns independent), every source slot is forced and: every element a
+    lane holds that it does not need itself goes to another lane when the
+    destination holds all of the warp's elements (``sent``); and when the
+    element of some destination lane or warp basis is not a lane combination
+    of the source (its source slot has a register part: ``Ql`` or ``Qω`` is
+    not zero), no program can send the same word from every lane and keep it
+    in the same place (``selects``): a program with ``H = Hω = 0`` and ``M = 0``
+    has ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).  ``dst`` must be
+    aligned to ``src`` and reachable inside each warp.
 
-    >>> from linlayout.convert.solve import conversion_map
     >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
     >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
-    >>> demand(conversion_map(rows, cols))
+    >>> demand(rows, cols)
     Demand(remote=1, sent=1, selects=True, src_registers=2)
     """
-    sh, dh = cm.src_bits, cm.dst_bits
-    s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
+    sh, s_cols = index_bits(src, "src")
+    dh, d_cols = index_bits(dst, "dst")
+    s_reg, d_reg = s_cols[:sh.reg], d_cols[:dh.reg]
     rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
-    both = f2.basis(d_reg + s_reg)
+    both = f2.Span(d_reg + s_reg)
     shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
-    differences = [a ^ b for a, b in zip(cm.src_cols[sh.reg:], cm.dst_cols[dh.reg:])]  # lane, warp, block columns
-    own = all(f2.in_span(v, both) for v in differences)
+    moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
+    own = all(v in both for v in moved)
     remote = (1 << rank_d) - (shared if own else 0)
     in_warp = sh.reg + sh.lane
-    single = 0 not in cm.src_cols[:in_warp] and f2.rank(cm.src_cols[:in_warp]) == in_warp
-    sent = selects = 0
-    if single:
-        if f2.rank(cm.dst_cols[:dh.reg + dh.lane]) == in_warp:
+    sent, selects = 0, False
+    if 0 not in s_cols[:in_warp] and f2.rank(s_cols[:in_warp]) == in_warp:
+        if f2.rank(d_cols[:dh.reg + dh.lane]) == in_warp:
             sent = (1 << rank_s) - (shared if own else 0)
-        selects = any(c & ((1 << sh.reg) - 1) for c in cm.columns[dh.reg:])
-    return Demand(remote, sent, bool(selects), 1 << sh.reg)
+        lanes = f2.Span(s_cols[sh.reg:in_warp])  # a lane or warp basis's element, less the source's own warp part
+        selects = any(v not in lanes for v in d_cols[dh.reg:dh.reg + dh.lane] + moved[sh.lane:])
+    return Demand(remote, sent, selects, 1 << sh.reg)
 
 
 def shuffle_floor(need: Demand, element_bits: int) -> int:
@@ -178,16 +181,17 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
 def step_floor(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
 
-    A register step (level 0): its exact cost
-    (:func:`~linlayout.convert.warp.register_program`).  A shuffle step (level
-    1): :func:`shuffle_floor` of its :func:`demand`; a warp-local map always
-    has a shuffle program (at one element per word the planner's swap
-    candidates always include one), so the step is one.
+    A step in which some thread lacks an element is a shuffle step (level 1;
+    a warp-local map always has a shuffle program: at one element per word
+    the planner's swap candidates always include one): :func:`shuffle_floor`
+    of its :func:`demand`.  Otherwise a register step (level 0): its exact
+    cost (:func:`~linlayout.convert.warp.register_program`).
     """
+    need = demand(src, dst)
+    if need.remote:
+        return shuffle_floor(need, element_bits)
     cm = conversion_map(src, dst)
-    if cm.level == 0:
-        return cost_of(register_program(cm, element_bits).counts)
-    return shuffle_floor(demand(cm), element_bits) if cm.level == 1 else 0
+    return cost_of(register_program(cm, element_bits).counts) if cm.level == 0 else 0
 
 
 class Candidate(NamedTuple):
