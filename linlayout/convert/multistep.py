@@ -59,13 +59,37 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from .cost import COST_WEIGHTS, cost_of
-from .solve import conversion_map, index_bits
+from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
 """At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
+
+
+def swaps(regs: int, lanes: int) -> list[tuple[int, int]]:
+    """The elementary steps in the search's order, as pairs of flat index positions (registers first, then lanes).
+
+    Every register basis with every lane basis (a mixed swap), then every two
+    lane bases (a lane transposition).
+
+    >>> swaps(1, 2)
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    mixed = [(i, regs + j) for i in range(regs) for j in range(lanes)]
+    return mixed + [(regs + i, regs + j) for i in range(lanes) for j in range(i + 1, lanes)]
+
+
+def swapped(layout: LinearLayout, positions: tuple[int, int]) -> LinearLayout:
+    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged."""
+    b = layout.bases
+    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
+    both = regs + lanes
+    i, j = positions
+    both[i], both[j] = both[j], both[i]
+    changed = {"register": both[:len(regs)], "lane": both[len(regs):]} if i < len(regs) else {"lane": both[len(regs):]}
+    return LinearLayout({**b, **changed}, layout.out_sizes)
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -76,19 +100,34 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
     [[(2,), (1,), (4,)], [(4,), (2,), (1,)], [(1,), (4,), (2,)]]
     """
     b = layout.bases
-    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
-    out = []
-    for i in range(len(regs)):
-        for j in range(len(lanes)):
-            r2, l2 = regs[:], lanes[:]
-            r2[i], l2[j] = lanes[j], regs[i]
-            out.append(LinearLayout({**b, "register": r2, "lane": l2}, layout.out_sizes))
-    for i in range(len(lanes)):
-        for j in range(i + 1, len(lanes)):
-            l2 = lanes[:]
-            l2[i], l2[j] = l2[j], l2[i]
-            out.append(LinearLayout({**b, "lane": l2}, layout.out_sizes))
-    return out
+    return [swapped(layout, s) for s in swaps(len(b.get("register", [])), len(b.get("lane", [])))]
+
+
+class Endpoint:
+    """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
+
+    The floors read only the columns; the :class:`LinearLayout` is built the
+    first time a step from or to it is planned, once (the planner's memos
+    live on that object).
+    """
+
+    __slots__ = ("bits", "cols", "build", "built")
+
+    def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout]) -> None:
+        self.bits, self.cols, self.build, self.built = bits, cols, build, None
+
+    @classmethod
+    def of(cls, layout: LinearLayout) -> Endpoint:
+        bits, cols = index_bits(layout, "layout")
+        point = cls(bits, tuple(cols), lambda: layout)
+        point.built = layout
+        return point
+
+    @property
+    def layout(self) -> LinearLayout:
+        if self.built is None:
+            self.built = self.build()
+        return self.built
 
 
 class Demand(NamedTuple):
@@ -100,7 +139,7 @@ class Demand(NamedTuple):
     src_registers: int  # registers per thread of the source
 
 
-def demand(src: LinearLayout, dst: LinearLayout) -> Demand:
+def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand:
     """The data a warp-local conversion ``src → dst`` moves, from ranks of the layouts' columns.
 
     No conversion map is solved and no thread is listed.  With ``Dr`` and
@@ -126,8 +165,9 @@ def demand(src: LinearLayout, dst: LinearLayout) -> Demand:
     >>> demand(rows, cols)
     Demand(remote=1, sent=1, selects=True, src_registers=2)
     """
-    sh, s_cols = index_bits(src, "src")
-    dh, d_cols = index_bits(dst, "dst")
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
     s_reg, d_reg = s_cols[:sh.reg], d_cols[:dh.reg]
     rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
     both = f2.Span(d_reg + s_reg)
@@ -141,7 +181,7 @@ def demand(src: LinearLayout, dst: LinearLayout) -> Demand:
         if f2.rank(d_cols[:dh.reg + dh.lane]) == in_warp:
             sent = (1 << rank_s) - (shared if own else 0)
         lanes = f2.Span(s_cols[sh.reg:in_warp])  # a lane or warp basis's element, less the source's own warp part
-        selects = any(v not in lanes for v in d_cols[dh.reg:dh.reg + dh.lane] + moved[sh.lane:])
+        selects = any(v not in lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
@@ -178,7 +218,7 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     return min(floors)
 
 
-def step_floor(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
+def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> int:
     """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
 
     A step in which some thread lacks an element is a shuffle step (level 1;
@@ -187,10 +227,12 @@ def step_floor(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:
     of its :func:`demand`.  Otherwise a register step (level 0): its exact
     cost (:func:`~linlayout.convert.warp.register_program`).
     """
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     need = demand(src, dst)
     if need.remote:
         return shuffle_floor(need, element_bits)
-    cm = conversion_map(src, dst)
+    cm = conversion_map(src.layout, dst.layout)
     return cost_of(register_program(cm, element_bits).counts) if cm.level == 0 else 0
 
 
@@ -198,21 +240,26 @@ class Candidate(NamedTuple):
     """An intermediate layout whose path could win: its place in the order, its first step planned, its second's floor."""
 
     index: int
-    mid: LinearLayout
+    mid: Endpoint
     near_src: bool
     first: Any
     second_floor: int
 
 
-def intermediates(src: LinearLayout, dst: LinearLayout) -> list[tuple[LinearLayout, bool]]:
-    """The intermediate layouts in the search's order, with whether each is next to ``src``."""
-    mids: list[tuple[LinearLayout, bool]] = []
-    seen = {src, dst}
+def intermediates(src: Endpoint, dst: Endpoint) -> list[tuple[Endpoint, bool]]:
+    """The intermediate layouts in the search's order (:func:`neighbours` of ``src``, then of ``dst``, each once),
+    with whether each is next to ``src``; built from columns, their layouts only when needed."""
+    mids: list[tuple[Endpoint, bool]] = []
+    seen = {src.cols, dst.cols}
     for side, near_src in ((src, True), (dst, False)):
-        for m in neighbours(side):
-            if m not in seen:
-                seen.add(m)
-                mids.append((m, near_src))
+        for pos in swaps(side.bits.reg, side.bits.lane):
+            i, j = pos
+            cols = list(side.cols)
+            cols[i], cols[j] = cols[j], cols[i]
+            key = tuple(cols)
+            if key not in seen:
+                seen.add(key)
+                mids.append((Endpoint(side.bits, key, lambda side=side, pos=pos: swapped(side.layout, pos)), near_src))
     return mids
 
 
@@ -226,16 +273,22 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     :class:`~linlayout.errors.InputError` when no step exists); only a step
     cheaper than ``ceiling`` matters, so the planner need not look for the
     cheapest step beyond it (any step costing at least ``ceiling`` serves).
-    With ``element_bits`` the steps' floors prune (module doc); without, every
-    step the budget reaches is planned.  The answer is the same either way:
-    the cheapest path among the intermediate layouts the budget reaches (ties:
-    the cheaper first step, then the earlier layout).  Returns ``(cost,
-    [(mid, plan src→mid), (dst, plan mid→dst)])``.
+    With ``element_bits`` the steps' floors (:func:`step_floor`) prune (module
+    doc); without, every step the budget reaches is planned.  The answer is
+    the same either way: the cheapest path among the intermediate layouts the
+    budget reaches (ties: the cheaper first step, then the earlier layout).
+    Returns ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.
     """
-    def floor(a: LinearLayout, b: LinearLayout) -> int:
-        return step_floor(a, b, element_bits) if element_bits is not None else 0
+    if element_bits is None:
+        return search(src, dst, direct_cost, plan, lambda a, b: 0)
+    return search(src, dst, direct_cost, plan, lambda a, b: step_floor(a, b, element_bits))
 
-    candidates = reachable_candidates(src, dst, direct_cost, plan, floor)
+
+def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+           floor: Callable[[Endpoint, Endpoint], int]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """:func:`cheapest_path` with any ``floor(a, b)``: a lower bound on the cost of the step ``a → b`` (Endpoints)."""
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    candidates = reachable_candidates(source, target, direct_cost, plan, floor)
     best_key, best = (direct_cost, -1, -1), None
     for c in sorted(candidates, key=lambda c: (c.first.cost + c.second_floor, c.first.cost, c.index)):
         first = c.first.cost
@@ -243,17 +296,17 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
             continue  # no second step can make this path beat the best one
         ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
         try:
-            second = plan(c.mid, dst, not c.near_src, ceiling)
+            second = plan(c.mid.layout, dst, not c.near_src, ceiling)
         except InputError:
             continue
         key = (first + second.cost, first, c.index)
         if key < best_key:
-            best_key, best = key, [(c.mid, c.first), (dst, second)]
+            best_key, best = key, [(c.mid.layout, c.first), (dst, second)]
     return None if best is None else (int(best_key[0]), best)
 
 
-def reachable_candidates(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
-                         floor: Callable[[LinearLayout, LinearLayout], int]) -> list[Candidate]:
+def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any],
+                         floor: Callable[[Endpoint, Endpoint], int]) -> list[Candidate]:
     """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps planned.
 
     The budget counts each layout reached as one plan, two when its first step
@@ -264,14 +317,15 @@ def reachable_candidates(src: LinearLayout, dst: LinearLayout, direct_cost: int,
     """
     known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
     out = []
+    mids = intermediates(src, dst)
 
     def counted(index: int) -> int:  # plan a pending layout's first step: two plans if it costs less than direct
+        mid, near_src = mids[index]
         try:
-            return 2 if plan(src, mids[index][0], mids[index][1], direct_cost).cost < direct_cost else 1
+            return 2 if plan(src.layout, mid.layout, near_src, direct_cost).cost < direct_cost else 1
         except InputError:
             return 1
 
-    mids = intermediates(src, dst)
     for i, (mid, near_src) in enumerate(mids):
         if known + len(pending) >= MAX_STEP_PLANS:
             break  # the budget is spent before this layout whatever the pending ones count
@@ -288,7 +342,7 @@ def reachable_candidates(src: LinearLayout, dst: LinearLayout, direct_cost: int,
         if known + len(pending) >= MAX_STEP_PLANS:
             break
         try:
-            first = plan(src, mid, near_src, direct_cost)
+            first = plan(src.layout, mid.layout, near_src, direct_cost)
         except InputError:
             known += 1
             continue
