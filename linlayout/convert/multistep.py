@@ -62,7 +62,7 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
+__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
 """At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
@@ -352,3 +352,28 @@ def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: C
         known += 2
         out.append(Candidate(i, mid, near_src, first, second_floor))
     return out
+
+
+def in_order_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
+                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """The search without floors, the reference :func:`cheapest_path` must agree with: every step the budget
+    reaches planned in order, the second with the ceiling ``direct_cost`` less the first (the search before the
+    floors; slower, same answer)."""
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    budget, best_key, best = MAX_STEP_PLANS, (direct_cost, -1, -1), None
+    for i, (mid, near_src) in enumerate(intermediates(source, target)):
+        if budget <= 0:
+            break
+        budget -= 1
+        try:
+            first = plan(src, mid.layout, near_src, direct_cost)
+            if first.cost >= direct_cost:
+                continue  # the second step costs at least 0: this path cannot win
+            budget -= 1
+            second = plan(mid.layout, dst, not near_src, direct_cost - first.cost)
+        except InputError:
+            continue
+        key = (first.cost + second.cost, first.cost, i)
+        if key < best_key:
+            best_key, best = key, [(mid.layout, first), (dst, second)]
+    return None if best is None else (int(best_key[0]), best)
