@@ -149,16 +149,20 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     src(t) ∈ Dr + Sr``.  That difference is linear in the thread, so either
     every thread meets its own elements or some thread meets none.
 
-    When the source holds each element of a warp once (its register and lane
-    columns independent), every source slot is forced and: every element a
-    lane holds that it does not need itself goes to another lane when the
-    destination holds all of the warp's elements (``sent``); and when the
-    element of some destination lane or warp basis is not a lane combination
-    of the source (its source slot has a register part: ``Ql`` or ``Qω`` is
-    not zero), no program can send the same word from every lane and keep it
-    in the same place (``selects``): a program with ``H = Hω = 0`` and ``M = 0``
-    has ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).  ``dst`` must be
-    aligned to ``src`` and reachable inside each warp.
+    When each element of a warp is in one lane of the source (its lane columns
+    independent modulo its register span; a register may repeat another),
+    every element a lane holds that it does not need itself goes to another
+    lane when the destination holds all of the warp's elements (``sent``).
+    When no element is both a register and a lane combination of the source
+    (``Sr ∩ Sl = 0``; lanes may repeat each other), a free variable the
+    shuffle programs add to a source slot changes its register only by one
+    holding the same element; so when the element of some destination lane or
+    warp basis is not a lane combination of the source (its source register
+    is not zero in any program: ``Ql`` or ``Qω`` is not zero), no program can
+    send the same word from every lane and keep it in the same place
+    (``selects``): a program with ``H = Hω = 0`` and ``M = 0`` has ``K = Ql =
+    0`` (:mod:`linlayout.convert.warp`).  ``dst`` must be aligned to ``src``
+    and reachable inside each warp.
 
     >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
     >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
@@ -177,10 +181,11 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     remote = (1 << rank_d) - (shared if own else 0)
     in_warp = sh.reg + sh.lane
     sent, selects = 0, False
-    if 0 not in s_cols[:in_warp] and f2.rank(s_cols[:in_warp]) == in_warp:
-        if f2.rank(d_cols[:dh.reg + dh.lane]) == in_warp:
-            sent = (1 << rank_s) - (shared if own else 0)
-        lanes = f2.Span(s_cols[sh.reg:in_warp])  # a lane or warp basis's element, less the source's own warp part
+    held, lanes = f2.rank(s_cols[:in_warp]), f2.Span(s_cols[sh.reg:in_warp])
+    if held == rank_s + sh.lane and f2.rank(d_cols[:dh.reg + dh.lane]) == held:  # one holder per element
+        sent = (1 << rank_s) - (shared if own else 0)
+    if held == rank_s + len(lanes):  # Sr ∩ Sl = 0: a free variable changes a source register by a repeat only
+        # a lane or warp basis's element (less the source's own warp part) outside the lanes' span
         selects = any(v not in lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)
 
