@@ -103,18 +103,28 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
     return [swapped(layout, s) for s in swaps(len(b.get("register", [])), len(b.get("lane", [])))]
 
 
+class Spans(NamedTuple):
+    """What the floors read of one layout alone: its register span and rank, its lane span, its warp's rank."""
+
+    registers: f2.Span
+    register_rank: int
+    lanes: f2.Span
+    warp_rank: int  # rank of the register and lane columns together: the distinct elements of one warp
+
+
 class Endpoint:
     """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
 
-    The floors read only the columns; the :class:`LinearLayout` is built the
-    first time a step from or to it is planned, once (the planner's memos
-    live on that object).
+    The floors read only the columns (and :meth:`spans`, computed once per
+    endpoint: every step from ``src`` reads ``src``'s); the
+    :class:`LinearLayout` is built the first time a step from or to it is
+    planned, once (the planner's memos live on that object).
     """
 
-    __slots__ = ("bits", "cols", "build", "built")
+    __slots__ = ("bits", "cols", "build", "built", "known")
 
     def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout]) -> None:
-        self.bits, self.cols, self.build, self.built = bits, cols, build, None
+        self.bits, self.cols, self.build, self.built, self.known = bits, cols, build, None, None
 
     @classmethod
     def of(cls, layout: LinearLayout) -> Endpoint:
@@ -128,6 +138,13 @@ class Endpoint:
         if self.built is None:
             self.built = self.build()
         return self.built
+
+    def spans(self) -> Spans:
+        if self.known is None:
+            reg, in_warp = self.bits.reg, self.bits.reg + self.bits.lane
+            registers = f2.Span(self.cols[:reg])
+            self.known = Spans(registers, len(registers), f2.Span(self.cols[reg:in_warp]), f2.rank(self.cols[:in_warp]))
+        return self.known
 
 
 class Demand(NamedTuple):
@@ -172,21 +189,22 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
-    s_reg, d_reg = s_cols[:sh.reg], d_cols[:dh.reg]
-    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
-    both = f2.Span(d_reg + s_reg)
+    ss, ds = src.spans(), dst.spans()
+    rank_d, rank_s = ds.register_rank, ss.register_rank
+    both = f2.Span()
+    both.lead.update(ss.registers.lead)
+    for v in d_cols[:dh.reg]:
+        both.add(v)
     shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
     moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
     own = all(v in both for v in moved)
     remote = (1 << rank_d) - (shared if own else 0)
-    in_warp = sh.reg + sh.lane
     sent, selects = 0, False
-    held, lanes = f2.rank(s_cols[:in_warp]), f2.Span(s_cols[sh.reg:in_warp])
-    if held == rank_s + sh.lane and f2.rank(d_cols[:dh.reg + dh.lane]) == held:  # one holder per element
+    if ss.warp_rank == rank_s + sh.lane and ds.warp_rank == ss.warp_rank:  # one holder per element
         sent = (1 << rank_s) - (shared if own else 0)
-    if held == rank_s + len(lanes):  # Sr ∩ Sl = 0: a free variable changes a source register by a repeat only
+    if ss.warp_rank == rank_s + len(ss.lanes):  # Sr ∩ Sl = 0: a free variable changes a source register by a repeat
         # a lane or warp basis's element (less the source's own warp part) outside the lanes' span
-        selects = any(v not in lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
+        selects = any(v not in ss.lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
