@@ -166,20 +166,25 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     src(t) ∈ Dr + Sr``.  That difference is linear in the thread, so either
     every thread meets its own elements or some thread meets none.
 
-    When each element of a warp is in one lane of the source (its lane columns
-    independent modulo its register span; a register may repeat another),
-    every element a lane holds that it does not need itself goes to another
-    lane when the destination holds all of the warp's elements (``sent``).
     When no element is both a register and a lane combination of the source
-    (``Sr ∩ Sl = 0``; lanes may repeat each other), a free variable the
-    shuffle programs add to a source slot changes its register only by one
-    holding the same element; so when the element of some destination lane or
-    warp basis is not a lane combination of the source (its source register
-    is not zero in any program: ``Ql`` or ``Qω`` is not zero), no program can
-    send the same word from every lane and keep it in the same place
-    (``selects``): a program with ``H = Hω = 0`` and ``M = 0`` has ``K = Ql =
-    0`` (:mod:`linlayout.convert.warp`).  ``dst`` must be aligned to ``src``
-    and reachable inside each warp.
+    (``Sr ∩ Sl = 0``; registers and lanes may repeat others), the lanes fall
+    into groups of ``2^z`` (``z`` the lane columns' kernel) that hold the same
+    elements in the same registers, and the groups' sets are disjoint.  Then:
+
+    - when the destination holds every element of the warp, the elements of a
+      group that its own lanes do not need go to other lanes in words the
+      group's lanes name alike: at least ``|Sr| - 2^z |Dr ∩ Sr|`` (every
+      thread meeting its own elements) or ``|Sr| - 2^(z-1) |Dr ∩ Sr|`` (half
+      the threads or fewer: the threads that do form a subspace) (``sent``);
+    - a free variable the shuffle programs add to a source slot changes its
+      register only by one holding the same element, so when the element of
+      some destination lane or warp basis is not a lane combination of the
+      source (its source register is not zero in any program: ``Ql`` or ``Qω``
+      is not zero), no program can send the same word from every lane and
+      keep it in the same place (``selects``): a program with ``H = Hω = 0``
+      and ``M = 0`` has ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).
+
+    ``dst`` must be aligned to ``src`` and reachable inside each warp.
 
     >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
     >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
@@ -200,9 +205,11 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     own = all(v in both for v in moved)
     remote = (1 << rank_d) - (shared if own else 0)
     sent, selects = 0, False
-    if ss.warp_rank == rank_s + sh.lane and ds.warp_rank == ss.warp_rank:  # one holder per element
-        sent = (1 << rank_s) - (shared if own else 0)
-    if ss.warp_rank == rank_s + len(ss.lanes):  # Sr ∩ Sl = 0: a free variable changes a source register by a repeat
+    if ss.warp_rank == rank_s + len(ss.lanes):  # Sr ∩ Sl = 0
+        if ds.warp_rank == ss.warp_rank:  # the destination holds every element of the warp
+            repeats = 1 << (sh.lane - len(ss.lanes))  # lanes holding the same elements, in the same registers
+            mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
+            sent = max(0, (1 << rank_s) - mine)
         # a lane or warp basis's element (less the source's own warp part) outside the lanes' span
         selects = any(v not in ss.lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)

@@ -90,7 +90,8 @@ def at(layout, register, lane, warp):
 
 
 def test_demand_counts_what_a_thread_lacks_and_a_lane_sends():
-    for src, dst, _ in warp_local_pairs(3, 6):
+    checked = 0
+    for src, dst, _ in warp_local_pairs(3, 10):
         need = demand(src, dst)
         regs, lanes = src.in_sizes.get("register", 1), src.in_sizes["lane"]
         warps = src.in_sizes.get("warp", 1)
@@ -98,12 +99,17 @@ def test_demand_counts_what_a_thread_lacks_and_a_lane_sends():
         wanted = {(l, w): {at(dst, r, l, w) for r in range(dst.in_sizes.get("register", 1))}
                   for l in range(lanes) for w in range(warps)}
         assert need.remote == max(len(wanted[t] - held[t]) for t in held)
-        if need.sent:
-            others = {t: set().union(*(wanted[u] for u in wanted if u != t and u[1] == t[1])) for t in held}
-            assert need.sent == max(len((held[t] - wanted[t]) & others[t]) for t in held)
+        if need.sent:  # lanes holding the same set form a group; what no lane of it needs goes to other groups
+            group = {t: [u for u in held if u[1] == t[1] and held[u] == held[t]] for t in held}
+            sends = [len(held[t] - set().union(*(wanted[u] for u in group[t]))) for t in held]
+            assert need.sent <= max(sends)
+            if all(len(g) == 1 for g in group.values()):
+                assert need.sent == max(sends)  # one lane per group: exact
+        checked += need.sent > 0
+    assert checked
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(80))
 @given(st.integers(0, 2**32 - 1))
 def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
     """Random step costs and floors at most the costs: the same path as the reference, never more plans."""
