@@ -278,7 +278,10 @@ def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     need = demand(src, dst)
     if need.remote:
         return shuffle_floor(need, element_bits)
-    cm = conversion_map(src.layout, dst.layout)
+    try:
+        cm = conversion_map(src.layout, dst.layout)
+    except InputError:
+        return 0  # no step exists: the plan will say so (0 is a floor of anything)
     return cost_of(register_program(cm, element_bits).counts) if cm.level == 0 else 0
 
 
