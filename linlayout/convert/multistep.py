@@ -53,8 +53,9 @@ The graph is two layers deep, so its shortest path is this minimum over the
 intermediate layouts; no graph library is needed.  On the 189 warp-local
 conversions of the 520 Triton pairs and the speed corpus
 (``tools/convert_multistep.py --compare``) the floors settle 160 searches
-without planning a step, and the step plans drop from 4,549 to 537, with the
-same answers.  A floor's soundness is what keeps the answer unchanged;
+without planning a step, and the step plans drop from 4,549 to 386 (a
+register step's floor is its exact cost: it is planned only if its path
+wins), with the same answers.  A floor's soundness is what keeps the answer unchanged;
 ``tests/convert/test_multistep.py`` checks floors against planned steps and
 the search against :func:`in_order_path`.
 
@@ -62,8 +63,8 @@ the search against :func:`in_order_path`.
 two-step plan could pay (some reachable intermediate layout's floors add up
 to less than the direct cost).  It fails on most warp-local conversions
 (about a millisecond of floors), but where it passes the search still plans
-about :data:`MAX_STEP_PLANS` steps (tens of milliseconds), and it found a
-cheaper plan on 2 of those 29 conversions (none of the speed corpus's).
+most of its :data:`MAX_STEP_PLANS` steps (tens of milliseconds), and it found
+a cheaper plan on 2 of those 29 conversions (none of the speed corpus's).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "shuffle_floor", "step_floor", "MAX_STEP_PLANS"]
+__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "shuffle_floor", "step_floor", "Floor",
+           "step_bound", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
 """At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
@@ -264,6 +266,13 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     return min(floors)
 
 
+class Floor(NamedTuple):
+    """A floor on a step's cost; ``exact``: the step's plan costs exactly ``value`` and planning it cannot fail."""
+
+    value: int
+    exact: bool = False
+
+
 def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> int:
     """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
 
@@ -273,26 +282,35 @@ def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     of its :func:`demand`.  Otherwise a register step (level 0): its exact
     cost (:func:`~linlayout.convert.warp.register_program`).
     """
+    return step_bound(src, dst, element_bits).value
+
+
+def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> Floor:
+    """:func:`step_floor`, marked exact for a register step (the search then needs no plan to know its cost)."""
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     need = demand(src, dst)
     if need.remote:
-        return shuffle_floor(need, element_bits)
+        return Floor(shuffle_floor(need, element_bits))
     try:
         cm = conversion_map(src.layout, dst.layout)
     except InputError:
-        return 0  # no step exists: the plan will say so (0 is a floor of anything)
-    return cost_of(register_program(cm, element_bits).counts) if cm.level == 0 else 0
+        return Floor(0)  # no step exists: the plan will say so (0 is a floor of anything)
+    if cm.level != 0:
+        return Floor(0)
+    return Floor(cost_of(register_program(cm, element_bits).counts), exact=True)
 
 
 class Candidate(NamedTuple):
-    """An intermediate layout whose path could win: its place in the order, its first step planned, its second's floor."""
+    """An intermediate layout whose path could win: its place in the order, its first step's cost (and plan, None
+    while its exact floor stands for it) and its second step's floor."""
 
     index: int
     mid: Endpoint
     near_src: bool
+    first_cost: int
     first: Any
-    second_floor: int
+    second: Floor
 
 
 def intermediates(src: Endpoint, dst: Endpoint) -> list[tuple[Endpoint, bool]]:
@@ -329,40 +347,56 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     Returns ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.
     """
     if element_bits is None:
-        return search(src, dst, direct_cost, plan, lambda a, b: 0)
-    return search(src, dst, direct_cost, plan, lambda a, b: step_floor(a, b, element_bits))
+        return search(src, dst, direct_cost, plan, lambda a, b: Floor(0))
+    return search(src, dst, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
 
 
 def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
-           floor: Callable[[Endpoint, Endpoint], int]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
-    """:func:`cheapest_path` with any ``floor(a, b)``: a lower bound on the cost of the step ``a → b`` (Endpoints)."""
+           floor: Callable[[Endpoint, Endpoint], Floor]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
+
+    A step whose floor is exact is planned only if its path wins (a register
+    step's plan does not depend on the ceiling).
+    """
     source, target = Endpoint.of(src), Endpoint.of(dst)
     candidates = reachable_candidates(source, target, direct_cost, plan, floor)
     best_key, best = (direct_cost, -1, -1), None
-    for c in sorted(candidates, key=lambda c: (c.first.cost + c.second_floor, c.first.cost, c.index)):
-        first = c.first.cost
-        if (first + c.second_floor, first, c.index) >= best_key:
+    for c in sorted(candidates, key=lambda c: (c.first_cost + c.second.value, c.first_cost, c.index)):
+        first = c.first_cost
+        if (first + c.second.value, first, c.index) >= best_key:
             continue  # no second step can make this path beat the best one
-        ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
-        try:
-            second = plan(c.mid.layout, dst, not c.near_src, ceiling)
-        except InputError:
-            continue
-        key = (first + second.cost, first, c.index)
+        second = None
+        if c.second.exact:
+            second_cost = c.second.value
+        else:
+            ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
+            try:
+                second = plan(c.mid.layout, dst, not c.near_src, ceiling)
+            except InputError:
+                continue
+            second_cost = second.cost
+        key = (first + second_cost, first, c.index)
         if key < best_key:
-            best_key, best = key, [(c.mid.layout, c.first), (dst, second)]
-    return None if best is None else (int(best_key[0]), best)
+            best_key, best = key, (c, second)
+    if best is None:
+        return None
+    c, second = best
+    first_plan = c.first if c.first is not None else plan(src, c.mid.layout, c.near_src, direct_cost)
+    if second is None:
+        second = plan(c.mid.layout, dst, not c.near_src, direct_cost - c.first_cost)
+    return int(best_key[0]), [(c.mid.layout, first_plan), (dst, second)]
 
 
 def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any],
-                         floor: Callable[[Endpoint, Endpoint], int]) -> list[Candidate]:
-    """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps planned.
+                         floor: Callable[[Endpoint, Endpoint], Floor]) -> list[Candidate]:
+    """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps known.
 
     The budget counts each layout reached as one plan, two when its first step
     costs less than ``direct_cost``.  A layout that cannot win (its floors add up
     to ``direct_cost``) is *pending* until the count needs to know which: only
     when a later layout that could win would be reached with one count and
-    not with the other is its first step planned.
+    not with the other is its first step planned.  A first step whose floor is
+    exact is not planned here.
     """
     known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
     out = []
@@ -379,27 +413,35 @@ def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: C
         if known + len(pending) >= MAX_STEP_PLANS:
             break  # the budget is spent before this layout whatever the pending ones count
         first_floor = floor(src, mid)
-        if first_floor >= direct_cost:
+        if first_floor.value >= direct_cost:
             known += 1  # its first step is planned and found too costly: one plan
             continue
         second_floor = floor(mid, dst)
-        if first_floor + second_floor >= direct_cost:
-            pending.append(i)
+        if first_floor.value + second_floor.value >= direct_cost:
+            if first_floor.exact:
+                known += 2  # its first step costs less than direct: both steps are planned
+            else:
+                pending.append(i)
             continue
         while pending and known + len(pending) < MAX_STEP_PLANS <= known + 2 * len(pending):
             known += counted(pending.pop(0))  # reached or not depends on the pending counts: learn the oldest
         if known + len(pending) >= MAX_STEP_PLANS:
             break
-        try:
-            first = plan(src.layout, mid.layout, near_src, direct_cost)
-        except InputError:
-            known += 1
-            continue
-        if first.cost >= direct_cost:
-            known += 1
-            continue
+        first = None
+        if first_floor.exact:
+            first_cost = first_floor.value
+        else:
+            try:
+                first = plan(src.layout, mid.layout, near_src, direct_cost)
+            except InputError:
+                known += 1
+                continue
+            first_cost = first.cost
+            if first_cost >= direct_cost:
+                known += 1
+                continue
         known += 2
-        out.append(Candidate(i, mid, near_src, first, second_floor))
+        out.append(Candidate(i, mid, near_src, first_cost, first, second_floor))
     return out
 
 

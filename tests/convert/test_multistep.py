@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import linlayout.convert.plan as planner
-from linlayout.convert.multistep import (MAX_STEP_PLANS, Endpoint, cheapest_path, demand, in_order_path, intermediates,
-                                         neighbours, search, shuffle_floor, step_floor)
+from linlayout.convert.multistep import (MAX_STEP_PLANS, Endpoint, Floor, cheapest_path, demand, in_order_path,
+                                         intermediates, neighbours, search, shuffle_floor, step_bound, step_floor)
 from linlayout.convert.plan import plan_conversion
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.core.layout import LinearLayout
@@ -70,6 +70,7 @@ def test_floors_never_exceed_a_planned_step(monkeypatch):
                 p = step(a, b, True, None)
                 assert p.path in ("registers", "shuffles", "none")
                 assert step_floor(a, b, bits) <= p.cost
+                assert not step_bound(a, b, bits).exact or step_floor(a, b, bits) == p.cost
                 tight += step_floor(a, b, bits) == p.cost > 0
     assert tight  # some shuffle step costs exactly its floor
 
@@ -126,7 +127,9 @@ def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
         k = repr(key(a, b))
         if k not in costs:
             costs[k] = rng.choice([None, *range(0, 2 * direct)])  # None: no step exists
-            floors[k] = 0 if costs[k] is None else rng.randint(0, costs[k])
+            exact = costs[k] is not None and rng.random() < 0.3  # a register step: the floor is its cost
+            floors[k] = Floor(0) if costs[k] is None else Floor(costs[k], True) if exact else \
+                Floor(rng.randint(0, costs[k]))
         return costs[k]
 
     def plan(calls):
@@ -149,6 +152,7 @@ def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
     assert (want is None) == (got is None)
     if want is not None:
         assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
+        assert [p.cost for _, p in got[1]] == [p.cost for _, p in want[1]]
     assert len(fast) <= len(slow) <= MAX_STEP_PLANS + 1
 
 
