@@ -1,11 +1,19 @@
 """How often does a two-step conversion beat the best one-step plan?  ``plan_conversion(..., multistep=True)``.
 
-The search itself is :mod:`linlayout.convert.multistep` (a networkx weighted graph of intermediate
-layouts one mixed register/lane swap or one lane transposition from src or dst).  For each pair this
-plans with and without it, runs every multi-step plan on the CPU executor, and reports the wins, the
-gains in cost units and the planning time.
+The search itself is :mod:`linlayout.convert.multistep` (intermediate layouts one mixed register/lane
+swap or one lane transposition from src or dst, pruned by floors on each step's cost).  For each pair
+this plans with and without it, runs every multi-step plan on the CPU executor, and reports the wins,
+the gains in cost units and the planning time.
+
+``--compare`` checks the floors change no answer: on the 520 stored Triton pairs
+(``benchmarks/results/convert_vs_triton39.json``) and the speed corpus
+(``benchmarks/convert_plan_speed.py``), every warp-local pair's search with floors
+(:func:`~linlayout.convert.multistep.cheapest_path`) against the same search planning every
+reachable step in order (:func:`~linlayout.convert.multistep.in_order_path`): the same path, cost
+and steps, with the step plans and CPU milliseconds of each.
 
     python tools/convert_multistep.py --pairs 80 --seed 3
+    python tools/convert_multistep.py --compare
 """
 
 from __future__ import annotations
@@ -16,7 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from linlayout.convert.execute import execute  # noqa: E402
 from linlayout.convert.plan import plan_conversion  # noqa: E402
@@ -24,11 +33,65 @@ from tests.convert.samples import catalog_pairs, random_pair  # noqa: E402
 from linlayout.errors import InputError  # noqa: E402
 
 
+def stored_pairs():
+    """The 520 Triton pairs and the 120-pair speed corpus: (name, src, dst, element bits)."""
+    import json
+
+    from linlayout.core.layout import LinearLayout
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from convert_plan_speed import corpus
+    rows = json.loads((ROOT / "benchmarks/results/convert_vs_triton39.json").read_text())
+    out = [(r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"]) for r in rows]
+    return out + [("corpus " + n, s, d, b) for n, _, s, d, b, _ in corpus(120, 5)]
+
+
+def compare() -> int:
+    """``--compare``: the floored search against planning every reachable step in order (module doc)."""
+    import statistics
+
+    import linlayout.convert.plan as planner
+    from linlayout.convert.multistep import cheapest_path, in_order_path
+    searches = []
+
+    def spy(src, dst, direct, plan, element_bits=None):  # what the planner hands the search; both searches run on it
+        runs = []
+        for search in (lambda p: in_order_path(src, dst, direct, p), lambda p: cheapest_path(src, dst, direct, p,
+                                                                                              element_bits)):
+            calls = []
+            t0 = time.process_time()
+            found = search(lambda *a: calls.append(a) or plan(*a))
+            runs.append((found, len(calls), 1000 * (time.process_time() - t0)))
+        (want, n_want, t_want), (got, n_got, t_got) = runs
+        same = (want is None and got is None) or (want is not None and got is not None and want[0] == got[0] and
+                                                 all(a[0] == b[0] and a[1].to_dict() == b[1].to_dict()
+                                                     for a, b in zip(want[1], got[1])))
+        searches.append((same, want is not None, n_want, n_got, t_want, t_got))
+        return got
+
+    planner.cheapest_path = spy
+    for name, src, dst, bits in stored_pairs():
+        try:
+            plan_conversion(src, dst, bits, multistep=True)
+        except InputError:
+            continue
+    n = len(searches)
+    print(f"{n} warp-local searches: same answer on {sum(s[0] for s in searches)}, a two-step plan on "
+          f"{sum(s[1] for s in searches)}; step plans {sum(s[2] for s in searches)} in order -> "
+          f"{sum(s[3] for s in searches)} with floors (none on {sum(s[3] == 0 for s in searches)} searches); "
+          f"search CPU ms median {statistics.median(s[4] for s in searches):.1f} -> "
+          f"{statistics.median(s[5] for s in searches):.1f}, max {max(s[4] for s in searches):.0f} -> "
+          f"{max(s[5] for s in searches):.0f}")
+    return 0 if all(s[0] for s in searches) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=80)
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--compare", action="store_true", help="the floored search against planning every step in order")
     args = ap.parse_args()
+    if args.compare:
+        return compare()
     rng = random.Random(args.seed)
     cases = [(n, s, d, eb) for n, s, d in catalog_pairs()[:24:3] for eb in (16, 32)]
     while len(cases) < args.pairs:

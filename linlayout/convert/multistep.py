@@ -1,47 +1,113 @@
-"""Multi-step conversions: a weighted graph of intermediate layouts, searched with networkx.
+"""Multi-step conversions: the cheapest path through one intermediate layout, pruned by floors.
 
 A conversion ``src → dst`` can also go through an intermediate layout ``mid``
-(``src → mid → dst``), each step a planned one-step conversion.  The graph's
-nodes are ``src``, ``dst`` and the layouts one elementary step away from either:
-one register basis exchanged with one lane basis (a single mixed
-register/lane swap), or two lane bases exchanged (a lane permutation).  Edges
-``src → mid``, ``mid → dst`` and ``src → dst`` are weighted by the cost of the
-planned step (:func:`~linlayout.convert.cost.cost_of`), and networkx's
-Dijkstra gives the cheapest path.  The one-step plan is kept unless a path
-through an intermediate layout is strictly cheaper.
+(``src → mid → dst``), each step a planned one-step conversion.  The
+intermediate layouts are those one elementary step away from ``src`` or
+``dst`` (:func:`neighbours`): one register basis exchanged with one lane basis
+(a single mixed register/lane swap), or two lane bases exchanged (a lane
+permutation).  A path's cost is the sum of its steps' costs
+(:func:`~linlayout.convert.cost.cost_of`); the one-step plan is kept unless a
+path through an intermediate layout is strictly cheaper.  Among paths of
+equal cost the one whose first step is cheaper wins, then the earlier
+intermediate layout.
 
 Why it can win: one shuffle program that does several mixed swaps at once may
 need more selects than doing them one at a time (measured on random pairs:
 ``paper_notes/convert.md`` §8).
 
-networkx is imported only when a multi-step search is asked for
-(``plan_conversion(..., multistep=True)``).
+**Budget.**  The search is bounded by :data:`MAX_STEP_PLANS` step plans (a
+deterministic bound, not a clock: the same query always gets the same plan),
+counted as if every step were planned in order: intermediate layouts next to
+``src`` first, then those next to ``dst``, each side in :func:`neighbours`
+order; each one reached costs one plan, two when its first step is cheaper
+than the direct plan (only then is its second step worth planning).  The
+planner searches only warp-local conversions (a register/lane swap keeps the
+warps, so both steps stay inside the warp and are planned with the registers
+and shuffle paths only, no shared-memory synthesis); a conversion across warps
+keeps its one-step plan.
 
-**Budget.**  The search plans at most :data:`MAX_STEP_PLANS` steps (a
-deterministic bound, not a clock: the same query always gets the same
-plan).  Intermediate layouts next to ``src`` come first, then those next to
-``dst``, each side in :func:`neighbours` order.  The planner searches only
-warp-local conversions (a register/lane swap keeps the warps, so both steps
-stay inside the warp and are planned with the registers and shuffle paths
-only, no shared-memory synthesis); a conversion across warps keeps its
-one-step plan.  On the realistic
-corpus of ``benchmarks/convert_plan_speed.py`` this bounds the search to
-a few times one plan's time (``benchmarks/results/convert_plan_speed.txt``);
-a 2x2048 pair is timed there too.
+**Floors, so that most steps are never planned.**  Planning a step (its shuffle
+programs) is the whole cost of the search, so each step first gets a floor
+from ranks of its layouts' flat columns (:func:`step_floor`; an intermediate
+layout is a column swap, :class:`Endpoint`, built as a layout only when a step
+to or from it is planned): the exact cost of a register step; for a step that
+moves data between lanes, what every shuffle program of the planner must pay
+(:func:`demand`, :func:`shuffle_floor`): a round and an unpack per word a
+thread receives, the packing of the words a lane must send, and a select per
+word when no program can send one word from every lane and keep it in place.
+Then, with the same answer as planning everything in order
+(:func:`in_order_path`, the reference):
+
+- an intermediate layout whose two floors add up to the direct cost cannot
+  win; its first step is planned only when the budget's count depends on it
+  (whether it used one plan or two decides whether a later layout that could
+  win is reached), and one whose first floor alone reaches the direct cost
+  used one plan without being planned;
+- the second steps are planned best floor first, each with the ceiling of
+  the best path so far (a step may stop looking once it cannot beat it: see
+  :func:`~linlayout.convert.warp.shuffle_program`; the cheapest step below a
+  ceiling does not depend on the ceiling), and a path whose floor cannot beat
+  the best is skipped.
+
+The graph is two layers deep, so its shortest path is this minimum over the
+intermediate layouts; no graph library is needed.  On the 189 warp-local
+conversions of the 520 Triton pairs and the speed corpus
+(``tools/convert_multistep.py --compare``) the floors settle 160 searches
+without planning a step, and the step plans drop from 4,549 to 386 (a
+register step's floor is its exact cost: it is planned only if its path
+wins), with the same answers.  A floor's soundness is what keeps the answer unchanged;
+``tests/convert/test_multistep.py`` checks floors against planned steps and
+the search against :func:`in_order_path`.
+
+**Why it stays opt-in.**  The floors are also a sound test of whether a
+two-step plan could pay (some reachable intermediate layout's floors add up
+to less than the direct cost).  It fails on most warp-local conversions
+(about a millisecond of floors), but where it passes the search still plans
+most of its :data:`MAX_STEP_PLANS` steps (tens of milliseconds), and it found
+a cheaper plan on 2 of those 29 conversions (none of the speed corpus's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
+from .cost import COST_WEIGHTS, cost_of
+from .solve import IndexBits, conversion_map, index_bits
+from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "MAX_STEP_PLANS"]
+__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "shuffle_floor", "step_floor", "Floor",
+           "step_bound", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
-"""At most this many one-step plans per multi-step search (see the module doc)."""
+"""At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
+
+
+def swaps(regs: int, lanes: int) -> list[tuple[int, int]]:
+    """The elementary steps in the search's order, as pairs of flat index positions (registers first, then lanes).
+
+    Every register basis with every lane basis (a mixed swap), then every two
+    lane bases (a lane transposition).
+
+    >>> swaps(1, 2)
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    mixed = [(i, regs + j) for i in range(regs) for j in range(lanes)]
+    return mixed + [(regs + i, regs + j) for i in range(lanes) for j in range(i + 1, lanes)]
+
+
+def swapped(layout: LinearLayout, positions: tuple[int, int]) -> LinearLayout:
+    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged."""
+    b = layout.bases
+    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
+    both = regs + lanes
+    i, j = positions
+    both[i], both[j] = both[j], both[i]
+    changed = {"register": both[:len(regs)], "lane": both[len(regs):]} if i < len(regs) else {"lane": both[len(regs):]}
+    return LinearLayout({**b, **changed}, layout.out_sizes)
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -52,66 +118,353 @@ def neighbours(layout: LinearLayout) -> list[LinearLayout]:
     [[(2,), (1,), (4,)], [(4,), (2,), (1,)], [(1,), (4,), (2,)]]
     """
     b = layout.bases
-    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
-    out = []
-    for i in range(len(regs)):
-        for j in range(len(lanes)):
-            r2, l2 = regs[:], lanes[:]
-            r2[i], l2[j] = lanes[j], regs[i]
-            out.append(LinearLayout({**b, "register": r2, "lane": l2}, layout.out_sizes))
-    for i in range(len(lanes)):
-        for j in range(i + 1, len(lanes)):
-            l2 = lanes[:]
-            l2[i], l2[j] = l2[j], l2[i]
-            out.append(LinearLayout({**b, "lane": l2}, layout.out_sizes))
-    return out
+    return [swapped(layout, s) for s in swaps(len(b.get("register", [])), len(b.get("lane", [])))]
 
 
-def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
-                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+class Spans(NamedTuple):
+    """What the floors read of one layout alone: its register span and rank, its lane span, its warp's rank."""
+
+    registers: f2.Span
+    register_rank: int
+    lanes: f2.Span
+    warp_rank: int  # rank of the register and lane columns together: the distinct elements of one warp
+
+
+class Endpoint:
+    """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
+
+    The floors read only the columns (and :meth:`spans`, computed once per
+    endpoint: every step from ``src`` reads ``src``'s); the
+    :class:`LinearLayout` is built the first time a step from or to it is
+    planned, once (the planner's memos live on that object).
+    """
+
+    __slots__ = ("bits", "cols", "build", "built", "known")
+
+    def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout]) -> None:
+        self.bits, self.cols, self.build, self.built, self.known = bits, cols, build, None, None
+
+    @classmethod
+    def of(cls, layout: LinearLayout) -> Endpoint:
+        bits, cols = index_bits(layout, "layout")
+        point = cls(bits, tuple(cols), lambda: layout)
+        point.built = layout
+        return point
+
+    @property
+    def layout(self) -> LinearLayout:
+        if self.built is None:
+            self.built = self.build()
+        return self.built
+
+    def spans(self) -> Spans:
+        if self.known is None:
+            reg, in_warp = self.bits.reg, self.bits.reg + self.bits.lane
+            registers = f2.Span(self.cols[:reg])
+            self.known = Spans(registers, len(registers), f2.Span(self.cols[reg:in_warp]), f2.rank(self.cols[:in_warp]))
+        return self.known
+
+
+class Demand(NamedTuple):
+    """What every shuffle program of a warp-local conversion map must move (:func:`demand`)."""
+
+    remote: int      # the most distinct elements one thread needs that its own lane does not hold
+    sent: int        # the most elements one lane must send to other lanes (0 when a lane's share is not fixed)
+    selects: bool    # every program selects by thread (a sender's word or a receiver's place depends on the lane)
+    src_registers: int  # registers per thread of the source
+
+
+def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand:
+    """The data a warp-local conversion ``src → dst`` moves, from ranks of the layouts' columns.
+
+    No conversion map is solved and no thread is listed.  With ``Dr`` and
+    ``Sr`` the spans of the destination's and the source's register columns,
+    thread ``t`` needs the coset ``dst(t) ⊕ Dr`` and its lane holds ``src(t)
+    ⊕ Sr``; they meet, in a coset of ``Dr ∩ Sr``, exactly when ``dst(t) ⊕
+    src(t) ∈ Dr + Sr``.  That difference is linear in the thread, so either
+    every thread meets its own elements or some thread meets none.
+
+    When no element is both a register and a lane combination of the source
+    (``Sr ∩ Sl = 0``; registers and lanes may repeat others), the lanes fall
+    into groups of ``2^z`` (``z`` the lane columns' kernel) that hold the same
+    elements in the same registers, and the groups' sets are disjoint.  Then:
+
+    - when the destination holds every element of the warp, the elements of a
+      group that its own lanes do not need go to other lanes in words the
+      group's lanes name alike: at least ``|Sr| - 2^z |Dr ∩ Sr|`` (every
+      thread meeting its own elements) or ``|Sr| - 2^(z-1) |Dr ∩ Sr|`` (half
+      the threads or fewer: the threads that do form a subspace) (``sent``);
+    - a free variable the shuffle programs add to a source slot changes its
+      register only by one holding the same element, so when the element of
+      some destination lane or warp basis is not a lane combination of the
+      source (its source register is not zero in any program: ``Ql`` or ``Qω``
+      is not zero), no program can send the same word from every lane and
+      keep it in the same place (``selects``): a program with ``H = Hω = 0``
+      and ``M = 0`` has ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).
+
+    ``dst`` must be aligned to ``src`` and reachable inside each warp.
+
+    >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
+    >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
+    >>> demand(rows, cols)
+    Demand(remote=1, sent=1, selects=True, src_registers=2)
+    """
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
+    ss, ds = src.spans(), dst.spans()
+    rank_d, rank_s = ds.register_rank, ss.register_rank
+    both = f2.Span()
+    both.lead.update(ss.registers.lead)
+    for v in d_cols[:dh.reg]:
+        both.add(v)
+    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
+    own = all(v in both for v in moved)
+    remote = (1 << rank_d) - (shared if own else 0)
+    sent, selects = 0, False
+    if ss.warp_rank == rank_s + len(ss.lanes):  # Sr ∩ Sl = 0
+        if ds.warp_rank == ss.warp_rank:  # the destination holds every element of the warp
+            repeats = 1 << (sh.lane - len(ss.lanes))  # lanes holding the same elements, in the same registers
+            mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
+            sent = max(0, (1 << rank_s) - mine)
+        # a lane or warp basis's element (less the source's own warp part) outside the lanes' span
+        selects = any(v not in ss.lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
+    return Demand(remote, sent, selects, 1 << sh.reg)
+
+
+def shuffle_floor(need: Demand, element_bits: int) -> int:
+    """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
+
+    The planner's programs (:mod:`linlayout.convert.warp`) move one word of
+    ``n`` packed elements per thread and round (``n`` = 1, 2, ... up to
+    ``32 / element_bits``); a destination word is filled by one round, so a
+    thread lacking ``remote`` elements receives at least ``w = ceil(remote /
+    n)`` words, each a round (a ``shfl.sync`` per 32 bits of an element) and
+    unpacked once (``n - 1`` ``prmt``, or one ``mov`` for two 16-bit halves);
+    a lane sending ``sent`` elements packs at least ``ceil(sent / n)`` words
+    (``n - 1`` ``prmt`` each); and when every program selects, each of the
+    ``w`` words is a select's (a sender's choice in its round or a
+    receiver's among its rounds), or, with conditional-swap layers, at least
+    one layer over the source words.  The floor is the cheapest ``n``.
+
+    >>> shuffle_floor(Demand(8, 8, True, 16), 32), shuffle_floor(Demand(8, 0, False, 16), 16)
+    (48, 24)
+    """
+    if need.remote <= 0:
+        return 0
+    wpe = max(1, element_bits // 32)
+    floors = []
+    n = 1
+    while n <= max(1, 32 // element_bits):
+        words = -(-need.remote // n)
+        unpack = 0 if n == 1 else COST_WEIGHTS["mov"] if (n == 2 and element_bits == 16) else (n - 1) * COST_WEIGHTS["prmt"]
+        pack = (n - 1) * COST_WEIGHTS["prmt"] * -(-need.sent // n)
+        selects = min(words, max(1, need.src_registers // n)) if need.selects else 0
+        floors.append(words * (COST_WEIGHTS["shfl.sync"] * wpe + unpack) + pack + selects * COST_WEIGHTS["selp"])
+        n *= 2
+    return min(floors)
+
+
+class Floor(NamedTuple):
+    """A floor on a step's cost; ``exact``: the step's plan costs exactly ``value`` and planning it cannot fail."""
+
+    value: int
+    exact: bool = False
+
+
+def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> int:
+    """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
+
+    A step in which some thread lacks an element is a shuffle step (level 1;
+    a warp-local map always has a shuffle program: at one element per word
+    the planner's swap candidates always include one): :func:`shuffle_floor`
+    of its :func:`demand`.  Otherwise a register step (level 0): its exact
+    cost (:func:`~linlayout.convert.warp.register_program`).
+    """
+    return step_bound(src, dst, element_bits).value
+
+
+def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> Floor:
+    """:func:`step_floor`, marked exact for a register step (the search then needs no plan to know its cost)."""
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    need = demand(src, dst)
+    if need.remote:
+        return Floor(shuffle_floor(need, element_bits))
+    try:
+        cm = conversion_map(src.layout, dst.layout)
+    except InputError:
+        return Floor(0)  # no step exists: the plan will say so (0 is a floor of anything)
+    if cm.level != 0:
+        return Floor(0)
+    return Floor(cost_of(register_program(cm, element_bits).counts), exact=True)
+
+
+class Candidate(NamedTuple):
+    """An intermediate layout whose path could win: its place in the order, its first step's cost (and plan, None
+    while its exact floor stands for it) and its second step's floor."""
+
+    index: int
+    mid: Endpoint
+    near_src: bool
+    first_cost: int
+    first: Any
+    second: Floor
+
+
+def intermediates(src: Endpoint, dst: Endpoint) -> list[tuple[Endpoint, bool]]:
+    """The intermediate layouts in the search's order (:func:`neighbours` of ``src``, then of ``dst``, each once),
+    with whether each is next to ``src``; built from columns, their layouts only when needed."""
+    mids: list[tuple[Endpoint, bool]] = []
+    seen = {src.cols, dst.cols}
+    for side, near_src in ((src, True), (dst, False)):
+        for pos in swaps(side.bits.reg, side.bits.lane):
+            i, j = pos
+            cols = list(side.cols)
+            cols[i], cols[j] = cols[j], cols[i]
+            key = tuple(cols)
+            if key not in seen:
+                seen.add(key)
+                mids.append((Endpoint(side.bits, key, lambda side=side, pos=pos: swapped(side.layout, pos)), near_src))
+    return mids
+
+
+def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+                  element_bits: int | None = None) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
     ``plan(a, b, warp_local, ceiling)`` plans one step (a
     :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
     the registers and shuffle paths; it may raise
     :class:`~linlayout.errors.InputError` when no step exists); only a step
-    cheaper than ``ceiling`` can make a cheaper path (the direct cost, less
-    the first step's), so the planner need not look for the cheapest step
-    beyond it (any step costing at least ``ceiling`` serves).  At most
-    :data:`MAX_STEP_PLANS` steps are planned.  Returns ``(cost, [(mid, plan
-    src→mid), (dst, plan mid→dst)])``.
+    cheaper than ``ceiling`` matters, so the planner need not look for the
+    cheapest step beyond it (any step costing at least ``ceiling`` serves).
+    With ``element_bits`` the steps' floors (:func:`step_floor`) prune (module
+    doc); without, every step the budget reaches is planned.  The answer is
+    the same either way: the cheapest path among the intermediate layouts the
+    budget reaches (ties: the cheaper first step, then the earlier layout).
+    Returns ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.
     """
-    import networkx as nx
+    if element_bits is None:
+        return search(src, dst, direct_cost, plan, lambda a, b: Floor(0))
+    return search(src, dst, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
 
-    mids: list[tuple[LinearLayout, bool]] = []  # (mid, next to src)
-    seen = {src, dst}
-    for side, near_src in ((src, True), (dst, False)):
-        for m in neighbours(side):
-            if m not in seen:
-                seen.add(m)
-                mids.append((m, near_src))
-    G = nx.DiGraph()
-    G.add_edge("src", "dst", weight=direct_cost)
-    plans: dict[tuple[Any, Any], Any] = {}
-    budget = MAX_STEP_PLANS
-    for i, (m, near_src) in enumerate(mids):
+
+def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+           floor: Callable[[Endpoint, Endpoint], Floor]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
+
+    A step whose floor is exact is planned only if its path wins (a register
+    step's plan does not depend on the ceiling).
+    """
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    candidates = reachable_candidates(source, target, direct_cost, plan, floor)
+    best_key, best = (direct_cost, -1, -1), None
+    for c in sorted(candidates, key=lambda c: (c.first_cost + c.second.value, c.first_cost, c.index)):
+        first = c.first_cost
+        if (first + c.second.value, first, c.index) >= best_key:
+            continue  # no second step can make this path beat the best one
+        second = None
+        if c.second.exact:
+            second_cost = c.second.value
+        else:
+            ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
+            try:
+                second = plan(c.mid.layout, dst, not c.near_src, ceiling)
+            except InputError:
+                continue
+            second_cost = second.cost
+        key = (first + second_cost, first, c.index)
+        if key < best_key:
+            best_key, best = key, (c, second)
+    if best is None:
+        return None
+    c, second = best
+    first_plan = c.first if c.first is not None else plan(src, c.mid.layout, c.near_src, direct_cost)
+    if second is None:
+        second = plan(c.mid.layout, dst, not c.near_src, direct_cost - c.first_cost)
+    return int(best_key[0]), [(c.mid.layout, first_plan), (dst, second)]
+
+
+def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any],
+                         floor: Callable[[Endpoint, Endpoint], Floor]) -> list[Candidate]:
+    """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps known.
+
+    The budget counts each layout reached as one plan, two when its first step
+    costs less than ``direct_cost``.  A layout that cannot win (its floors add up
+    to ``direct_cost``) is *pending* until the count needs to know which: only
+    when a later layout that could win would be reached with one count and
+    not with the other is its first step planned.  A first step whose floor is
+    exact is not planned here.
+    """
+    known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
+    out = []
+    mids = intermediates(src, dst)
+
+    def counted(index: int) -> int:  # plan a pending layout's first step: two plans if it costs less than direct
+        mid, near_src = mids[index]
+        try:
+            return 2 if plan(src.layout, mid.layout, near_src, direct_cost).cost < direct_cost else 1
+        except InputError:
+            return 1
+
+    for i, (mid, near_src) in enumerate(mids):
+        if known + len(pending) >= MAX_STEP_PLANS:
+            break  # the budget is spent before this layout whatever the pending ones count
+        first_floor = floor(src, mid)
+        if first_floor.value >= direct_cost:
+            known += 1  # its first step is planned and found too costly: one plan
+            continue
+        second_floor = floor(mid, dst)
+        if first_floor.value + second_floor.value >= direct_cost:
+            if first_floor.exact:
+                known += 2  # its first step costs less than direct: both steps are planned
+            else:
+                pending.append(i)
+            continue
+        while pending and known + len(pending) < MAX_STEP_PLANS <= known + 2 * len(pending):
+            known += counted(pending.pop(0))  # reached or not depends on the pending counts: learn the oldest
+        if known + len(pending) >= MAX_STEP_PLANS:
+            break
+        first = None
+        if first_floor.exact:
+            first_cost = first_floor.value
+        else:
+            try:
+                first = plan(src.layout, mid.layout, near_src, direct_cost)
+            except InputError:
+                known += 1
+                continue
+            first_cost = first.cost
+            if first_cost >= direct_cost:
+                known += 1
+                continue
+        known += 2
+        out.append(Candidate(i, mid, near_src, first_cost, first, second_floor))
+    return out
+
+
+def in_order_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
+                  plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+    """The search without floors, the reference :func:`cheapest_path` must agree with: every step the budget
+    reaches planned in order, the second with the ceiling ``direct_cost`` less the first (the search before the
+    floors; slower, same answer)."""
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    budget, best_key, best = MAX_STEP_PLANS, (direct_cost, -1, -1), None
+    for i, (mid, near_src) in enumerate(intermediates(source, target)):
         if budget <= 0:
             break
+        budget -= 1
         try:
-            budget -= 1
-            p1 = plan(src, m, near_src, direct_cost)
-            if p1.cost >= direct_cost:
+            first = plan(src, mid.layout, near_src, direct_cost)
+            if first.cost >= direct_cost:
                 continue  # the second step costs at least 0: this path cannot win
             budget -= 1
-            p2 = plan(m, dst, not near_src, direct_cost - p1.cost)
+            second = plan(mid.layout, dst, not near_src, direct_cost - first.cost)
         except InputError:
             continue
-        G.add_edge("src", i, weight=p1.cost)
-        G.add_edge(i, "dst", weight=p2.cost)
-        plans[("src", i)] = p1
-        plans[(i, "dst")] = p2
-    cost, path = nx.single_source_dijkstra(G, "src", "dst", weight="weight")
-    if len(path) == 2 or cost >= direct_cost:
-        return None
-    mid = path[1]
-    return int(cost), [(mids[mid][0], plans[("src", mid)]), (dst, plans[(mid, "dst")])]
+        key = (first.cost + second.cost, first.cost, i)
+        if key < best_key:
+            best_key, best = key, [(mid.layout, first), (dst, second)]
+    return None if best is None else (int(best_key[0]), best)

@@ -308,7 +308,7 @@ def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: 
 
     if cm.level > 1:  # the search's steps are register/lane swaps: it only pays inside a warp (see multistep)
         return None
-    found = cheapest_path(query.src, dst, bound, step)
+    found = cheapest_path(query.src, dst, bound, step, eb)
     if found is None:
         return None
     cost, steps = found

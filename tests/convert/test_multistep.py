@@ -1,0 +1,187 @@
+"""The two-step search's floors are lower bounds, and pruning by them changes no answer.
+
+The reference is :func:`~linlayout.convert.multistep.in_order_path`, the search as it was before the
+floors: every step the budget reaches planned in order (an intermediate layout costs one plan, two
+when its first step beats the direct cost), the cheapest path kept (ties:
+the cheaper first step, then the earlier layout).  ``tools/convert_multistep.py
+--compare`` checks the same on the 520 Triton pairs and the speed corpus.
+"""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import linlayout.convert.plan as planner
+from linlayout.convert.multistep import (MAX_STEP_PLANS, Endpoint, Floor, cheapest_path, demand, in_order_path,
+                                         intermediates, neighbours, search, shuffle_floor, step_bound, step_floor)
+from linlayout.convert.plan import plan_conversion
+from linlayout.convert.solve import aligned, conversion_map
+from linlayout.core.layout import LinearLayout
+from linlayout.errors import InputError
+
+from ..conftest import examples
+from .samples import random_pair
+
+
+def warp_local_pairs(seed: int, n: int):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        src, dst = random_pair(rng, rng.choice([1, 2]), "warp", mixed=False, max_regs_bits=2)
+        dst = aligned(src, dst)
+        if src != dst and conversion_map(src, dst).level <= 1:
+            out.append((src, dst, rng.choice([8, 16, 32, 64])))
+    return out
+
+
+def planner_search(monkeypatch, src, dst, bits) -> dict:
+    """What plan_conversion hands the search: its step planner, the aligned dst and the direct cost."""
+    seen: dict = {}
+
+    def spy(s, d, direct, plan, element_bits=None):
+        seen.update(plan=plan, dst=d, direct=direct)
+        return None
+
+    monkeypatch.setattr(planner, "cheapest_path", spy)
+    plan_conversion(src, dst, bits, multistep=True)
+    monkeypatch.undo()
+    return seen
+
+
+def test_the_intermediate_layouts_are_the_neighbours_in_order():
+    src, dst, _ = warp_local_pairs(1, 1)[0]
+    mids = intermediates(Endpoint.of(src), Endpoint.of(dst))
+    expected = []
+    for side, near in ((src, True), (dst, False)):
+        expected += [(m, near) for m in neighbours(side) if m not in {src, dst} | {e for e, _ in expected}]
+    assert [(m.layout, near) for m, near in mids] == expected
+
+
+def test_floors_never_exceed_a_planned_step(monkeypatch):
+    tight = 0
+    for src, dst, bits in warp_local_pairs(2, 3):
+        step = planner_search(monkeypatch, src, dst, bits)["plan"]
+        for mid, _ in intermediates(Endpoint.of(src), Endpoint.of(dst))[::3]:
+            for a, b in ((src, mid.layout), (mid.layout, dst)):
+                p = step(a, b, True, None)
+                assert p.path in ("registers", "shuffles", "none")
+                assert step_floor(a, b, bits) <= p.cost
+                assert not step_bound(a, b, bits).exact or step_floor(a, b, bits) == p.cost
+                tight += step_floor(a, b, bits) == p.cost > 0
+    assert tight  # some shuffle step costs exactly its floor
+
+
+def test_a_shuffle_floor_counts_words_unpacking_packing_and_selects():
+    # 32-bit: 4 words, each a shfl (3) and a select (3); 16-bit: 2 packed words cost 2 x (3 + mov 3) + pack 2 x prmt 3,
+    # or 4 words of one element at 3 each
+    need = demand(LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128}),
+                  LinearLayout({"register": [[4], [8]], "lane": [[1], [2], [16], [32], [64]]}, {"dim0": 128}))
+    assert need.remote == 3 and need.sent == 3 and need.selects
+    assert shuffle_floor(need, 32) == 3 * 6
+    assert shuffle_floor(need, 16) == min(3 * 6, 2 * 6 + 2 * 3 + 2 * 3)
+
+
+def at(layout, register, lane, warp):
+    index = {"register": register, "lane": lane, "warp": warp}
+    return layout.apply_flat({d: index[d] for d in layout.in_dims if d in index})
+
+
+def test_demand_counts_what_a_thread_lacks_and_a_lane_sends():
+    checked = 0
+    for src, dst, _ in warp_local_pairs(3, 10):
+        need = demand(src, dst)
+        regs, lanes = src.in_sizes.get("register", 1), src.in_sizes["lane"]
+        warps = src.in_sizes.get("warp", 1)
+        held = {(l, w): {at(src, r, l, w) for r in range(regs)} for l in range(lanes) for w in range(warps)}
+        wanted = {(l, w): {at(dst, r, l, w) for r in range(dst.in_sizes.get("register", 1))}
+                  for l in range(lanes) for w in range(warps)}
+        assert need.remote == max(len(wanted[t] - held[t]) for t in held)
+        if need.sent:  # lanes holding the same set form a group; what no lane of it needs goes to other groups
+            group = {t: [u for u in held if u[1] == t[1] and held[u] == held[t]] for t in held}
+            sends = [len(held[t] - set().union(*(wanted[u] for u in group[t]))) for t in held]
+            assert need.sent <= max(sends)
+            if all(len(g) == 1 for g in group.values()):
+                assert need.sent == max(sends)  # one lane per group: exact
+        checked += need.sent > 0
+    assert checked
+
+
+@settings(max_examples=examples(80))
+@given(st.integers(0, 2**32 - 1))
+def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
+    """Random step costs and floors at most the costs: the same path as the reference, never more plans."""
+    rng = random.Random(seed)
+    src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    dst = LinearLayout({"register": [[4], [64]], "lane": [[1], [8], [16], [32], [2]]}, {"dim0": 128})
+    direct = rng.randint(5, 40)
+    costs, floors = {}, {}
+
+    def key(a, b):
+        return tuple(Endpoint.of(x).cols if isinstance(x, LinearLayout) else x.cols for x in (a, b))
+
+    def cost(a, b):
+        k = repr(key(a, b))
+        if k not in costs:
+            costs[k] = rng.choice([None, *range(0, 2 * direct)])  # None: no step exists
+            exact = costs[k] is not None and rng.random() < 0.3  # a register step: the floor is its cost
+            floors[k] = Floor(0) if costs[k] is None else Floor(costs[k], True) if exact else \
+                Floor(rng.randint(0, costs[k]))
+        return costs[k]
+
+    def plan(calls):
+        def planned(a, b, warp_local, ceiling):
+            calls.append((a, b))
+            c = cost(a, b)
+            if c is None:
+                raise InputError("no step")
+            if c >= ceiling:  # beyond the ceiling any step costing at least the ceiling may come back
+                c = ceiling + (len(calls) * 7 + c) % 3
+            return SimpleNamespace(cost=c)
+        return planned
+
+    def floor(a, b):
+        cost(a, b)
+        return floors[repr(key(a, b))]
+
+    slow, fast = [], []
+    want, got = in_order_path(src, dst, direct, plan(slow)), search(src, dst, direct, plan(fast), floor)
+    assert (want is None) == (got is None)
+    if want is not None:
+        assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
+        assert [p.cost for _, p in got[1]] == [p.cost for _, p in want[1]]
+    assert len(fast) <= len(slow) <= MAX_STEP_PLANS + 1
+
+
+def test_the_search_finds_the_planned_win_with_fewer_steps(monkeypatch):
+    src = LinearLayout({"register": [[1, 0]], "lane": [[0, 16], [0, 2], [0, 4], [0, 8], [0, 0]], "warp": [[0, 1]]},
+                       {"dim0": 2, "dim1": 32})
+    dst = LinearLayout({"register": [[0, 2]], "lane": [[0, 0], [0, 16], [0, 4], [1, 0], [0, 8]], "warp": [[0, 1]]},
+                       {"dim0": 2, "dim1": 32})
+    given = planner_search(monkeypatch, src, dst, 8)
+    slow, fast = [], []
+
+    def counting(calls):
+        def plan(*args):
+            calls.append(args)
+            return given["plan"](*args)
+        return plan
+
+    want = in_order_path(src, given["dst"], given["direct"], counting(slow))
+    got = cheapest_path(src, given["dst"], given["direct"], counting(fast), 8)
+    assert got[0] == want[0] == 9 and got[1][0][0] == want[1][0][0]
+    assert [p.instructions for _, p in got[1]] == [p.instructions for _, p in want[1]]
+    assert len(fast) < len(slow)
+
+
+def test_the_search_agrees_with_the_reference_on_planned_steps(monkeypatch):
+    for src, dst, bits in warp_local_pairs(4, 3):
+        given = planner_search(monkeypatch, src, dst, bits)
+        args = (src, given["dst"], given["direct"], given["plan"])
+        want, got = in_order_path(*args), cheapest_path(*args, bits)
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
