@@ -330,8 +330,7 @@ def test_emitted_cuda_writes_the_plans_matrix_instructions():
 
 
 def test_multistep_plan_runs_and_beats_every_one_step_plan():
-    """A two-step plan (networkx search over intermediate layouts) runs right on the executor and is cheaper."""
-    pytest.importorskip("networkx")
+    """A two-step plan (the search over intermediate layouts) runs right on the executor and is cheaper."""
     src = LinearLayout({"register": [[1, 0]], "lane": [[0, 16], [0, 2], [0, 4], [0, 8], [0, 0]], "warp": [[0, 1]]},
                        {"dim0": 2, "dim1": 32})
     dst = LinearLayout({"register": [[0, 2]], "lane": [[0, 0], [0, 16], [0, 4], [1, 0], [0, 8]], "warp": [[0, 1]]},
