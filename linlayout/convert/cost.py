@@ -15,7 +15,7 @@ COST_WEIGHTS = {
     "shfl.sync": 6,                      # 0.358 SM cycles
     "shared_instruction": 4,             # 0.25, the floor: one issue slot (the fit would give less)
     "wavefront": 6,                      # 0.367 SM cycles per wavefront (write + read)
-    "bar.sync": 7,                       # 0.414 SM cycles per executed barrier (executed_barriers: plan's + the caller's)
+    "bar.sync": 7,                       # 0.414 SM cycles per executed barrier (executed_barriers)
     "bar.warp.sync": 4,                  # 0.25, the floor
     "spill": 9,                          # 0.557 SM cycles per 4-byte word ptxas spills (stores + loads)
     "shuffle_path": 29,                  # 1.794 SM cycles, once for a plan with any shfl.sync
