@@ -13,7 +13,7 @@ COST_WEIGHTS = {
     # (data: benchmarks/results/convert_costmodel/retimed/; fit.json holds the fit): SM cycles per warp x 16, rounded.
     "selp": 11, "prmt": 11, "mov": 11,   # one ALU weight for the three: 0.693 SM cycles per warp instruction
     "shfl.sync": 6,                      # 0.358 SM cycles
-    "shared_instruction": 4,             # 0.25, the floor: one issue slot (the fit would give less)
+    "shared_instruction": 4,             # 0.25, the floor: one issue slot (the fit rests on it)
     "wavefront": 6,                      # 0.367 SM cycles per wavefront (write + read)
     "bar.sync": 7,                       # 0.414 SM cycles per executed barrier (executed_barriers)
     "bar.warp.sync": 4,                  # 0.25, the floor
@@ -44,10 +44,10 @@ On the pairs of plans of one conversion whose times differ by more than
 (95.8%) under 5-fold cross-validation and 230 (96.6%) leaving one
 conversion out (each fold's fit rounded to sixteenths); the previous
 weights (quarter cycles, no path constants) ordered 224 (94.1%).  The
-model was chosen among the 17 candidates of
+model was chosen on these same timings among the 17 candidates of
 ``tools/convert_costmodel_candidates.py`` (``candidates.md``: feature
-sets, busiest-pipe models, two fits, three roundings) after the choice was
-made on the same timings, so the held-out numbers are what keep it honest.
+sets, busiest-pipe models, two fits, three roundings): cross-validation
+holds out the fit, not that choice.
 On other timings it orders less: the same plans timed with the compiler
 unrolling the loop 1 to 16 times, 221 of 240 (92.1%); the first harness
 (an older planner's plans, unrolled), 192 of 213 (90.1%); the 38 8-bit
