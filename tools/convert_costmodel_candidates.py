@@ -22,7 +22,7 @@ own work (``harness``) is a feature of every candidate, fitted but not part
 of a planner's model.  Reported, over the pairs of one conversion whose
 cycles differ by more than 10%: the fit set (in sample), 5-fold and
 leave-one-conversion-out cross-validation, with fitted weights and with
-weights rounded to quarter SM cycles (``cost.py``'s unit) and to sixteenths.
+weights rounded to quarter SM cycles (``cost.py``'s former unit) and to sixteenths (its unit now).
 
 Data sets: the first harness's 240 conversions (``timing1.txt``,
 ``timing2.txt``), with the 38 8-bit more-reps pairs, and the re-timing
@@ -278,8 +278,8 @@ def predict_matrix(candidate: Candidate, names: list[str], X: np.ndarray, w: np.
 
 
 ROUNDINGS = {"fitted": None, "quarter_cycles": 4, "sixteenth_cycles": 16}
-"""The weights each candidate is scored with: as fitted, and rounded to quarter SM cycles (``cost.py``'s unit) or
-sixteenths (``None``: as fitted)."""
+"""The weights each candidate is scored with: as fitted, and rounded to quarter SM cycles (``cost.py``'s former
+unit) or sixteenths (its unit now; ``None``: as fitted)."""
 
 
 def rounded(w: dict[str, float], per_cycle: int | None) -> dict[str, float]:

@@ -1,11 +1,13 @@
 """Fit the conversion cost model's weights to the H100 timings of the throughput harness.
 
-Input: a directory holding ``variants.json`` (the plans timed, from
-``tools/convert_costmodel_harness.py``), ``timing1.txt`` and ``timing2.txt``
-(two runs of the harness on the GPU) and ``ptxas.json`` (registers and spills
-of every timing kernel).  For every variant the measured cost is SM cycles per
-warp and conversion (the time of ``3 ITERS`` iterations, launch overhead
-removed, times the measured SM clock, over the warp-conversions one SM ran).
+Input: a directory holding ``retimed/`` (``variants.json``: the plans timed,
+from ``tools/convert_costmodel_harness.py --unroll 1``; ``timing1.txt`` and
+``timing2.txt``: two runs of the harness on the GPU, the iteration loop not
+unrolled; ``ptxas.json``: registers and spills of every timing kernel;
+``loop_sass.json``: the SASS of one loop iteration).  For every variant the
+measured cost is SM cycles per warp and conversion (the time of ``3 ITERS``
+iterations, launch overhead removed, times the measured SM clock, over the
+warp-conversions one SM ran).
 
 The model is linear in per-warp counts (:data:`FEATURES`):
 
@@ -18,6 +20,9 @@ The model is linear in per-warp counts (:data:`FEATURES`):
 * ``spill`` -- the words ptxas spilled in the kernel (spill stores plus
   spill loads, in 4-byte words, from ``ptxas.json``): register pressure as
   it came out of the register allocator;
+* ``shuffle_path`` and ``shared_memory_path`` -- 1 for a plan with any
+  ``shfl.sync``, with any shared-memory instruction: a constant per path
+  (the latency of a round trip that the counts do not see);
 * ``harness`` -- the loop's own ALU work (one XOR per source register, two
   instructions per destination register), the same on every path of a
   conversion; fitted so that the others are not biased, not part of the
@@ -25,25 +30,28 @@ The model is linear in per-warp counts (:data:`FEATURES`):
 
 Weights are fitted by least squares of the relative error (every variant
 weighs the same whatever its cycles), every instruction at least one issue
-slot (:data:`ISSUE_FLOOR`), wavefronts and spills at least 0.  The measure of success
-is the *ranking*: over the pairs of variants of one conversion whose measured
-cycles differ by more than 10%, the fraction the model orders as the clock
-does.  It is reported on the fit set, under 5-fold cross-validation by
-conversion (each conversion's variants held out together) and leaving one
-conversion out at a time, with the fitted weights and with the integer
-weights written to ``cost.py`` (quarter SM cycles).  The 38 8-bit pairs of
-``more_reps_than_triton/`` (the planner's plan against Triton's own staging,
-``tools/convert_more_reps_timing.py``) are scored too, and a fit on both sets
-is reported beside the one ``cost.py`` takes.  The re-timing in
-``retimed/`` (today's plans, the loop not unrolled,
-:func:`measured_retimed`) is scored with ``cost.py``'s weights and refitted
-(:func:`retimed_report`).  Other feature sets and objectives are compared by
-``tools/convert_costmodel_candidates.py``.
+slot (:data:`ISSUE_FLOOR`), wavefronts, spills and path constants at least 0,
+and rounded to sixteenths of an SM cycle (:func:`sixteenth_weights`): exactly
+``cost.py``'s ``COST_WEIGHTS``.  The measure of success is the *ranking*:
+over the pairs of variants of one conversion whose measured cycles differ
+by more than 10%, the fraction the model orders as the clock does.  It is
+reported on the fit set, under 5-fold cross-validation by conversion (each
+conversion's variants held out together) and leaving one conversion out at
+a time (each fold's fit rounded to sixteenths, as ``cost.py`` would take
+it).  The committed weights (and ``cost.py``'s previous quarter-cycle
+weights, :data:`PREVIOUS_WEIGHTS`) are also scored on the same plans timed
+with the compiler's unrolling (``retimed/unrolled_*``), on the first
+harness (``timing1.txt``, ``timing2.txt``, ``variants.json``: an older
+planner's plans, :func:`measured`) and on the 38 8-bit pairs of
+``more_reps_than_triton/`` (the planner's plan against Triton's own
+staging, ``tools/convert_more_reps_timing.py``).  This model was chosen
+among the 17 of ``tools/convert_costmodel_candidates.py`` (``candidates.md``:
+"a constant per path", relative fit, 1/16-cycle weights).
 
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel
     python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel --check   # compare with cost.py
 
-Writes ``fit.json`` and ``fit.md`` there.
+Writes ``fit.json`` and ``fit.md`` there (``--check`` writes nothing and fails where ``cost.py`` differs).
 """
 
 from __future__ import annotations
@@ -59,12 +67,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from linlayout.convert.cost import COST_WEIGHTS, executed_barriers  # noqa: E402
 
 ITERS = 128  # tools/convert_costmodel_harness.py ITERS (the kernels ran ITERS and 4 ITERS iterations)
-FEATURES = ("alu", "shfl.sync", "shared_instruction", "wavefront", "bar.sync", "bar.warp.sync", "spill", "harness")
-MODEL_FEATURES = FEATURES[:-1]
-OLD_WEIGHTS = {"alu": 2, "shfl.sync": 4, "shared_instruction": 2, "wavefront": 4, "bar.sync": 16, "bar.warp.sync": 2,
-               "spill": 0}
-"""cost.py's weights before this fit (issue 25): throughput-table guesses, ``bar.sync`` a guess."""
-SAME_WEIGHT = 0.10
+MODEL_FEATURES = ("alu", "shfl.sync", "shared_instruction", "wavefront", "bar.sync", "bar.warp.sync", "spill",
+                  "shuffle_path", "shared_memory_path")
+FEATURES = MODEL_FEATURES + ("harness",)
+PER_CYCLE = 16
+"""cost.py's unit: sixteenths of an SM cycle (rounded to quarters, the same model orders 223 of 238, not 230)."""
+PREVIOUS_WEIGHTS = {"alu": 3, "shfl.sync": 3, "shared_instruction": 1, "wavefront": 2, "bar.sync": 2,
+                    "bar.warp.sync": 1, "spill": 1}
+"""cost.py's weights before this model: quarter SM cycles, no path constants, fitted on the first harness."""
 THRESHOLD = 0.10
 FOLDS = 5
 
@@ -199,9 +209,10 @@ def measured_retimed(d: Path, prefix: str = "") -> list[dict]:
 
 def features(v: dict) -> list[float]:
     """The feature vector of a variant (:data:`FEATURES`), computed once and kept in the variant."""
-    if "features" not in v:
-        v["features"] = variant_features(v)
-    return v["features"]
+    if "model_features" not in v:
+        alu, shfl, smi, wf, bar, wbar, spill, harness = variant_features(v)
+        v["model_features"] = [alu, shfl, smi, wf, bar, wbar, spill, float(shfl > 0), float(smi > 0), harness]
+    return v["model_features"]
 
 
 def variant_features(v: dict) -> list[float]:
@@ -250,7 +261,8 @@ def fit(rows: list[dict]) -> np.ndarray:
 
     Every instruction weighs at least :data:`ISSUE_FLOOR` (without the floor
     the fit gives the shared-memory instruction 0, collinear with its
-    wavefronts, and the planner would then take 32 scalar loads for 8 vector ones).
+    wavefronts, and the planner would then take 32 scalar loads for 8 vector
+    ones); wavefronts, spills and the path constants at least 0.
     """
     A = np.array([features(v) for v in rows], dtype=float) / np.array([v["cycles"] for v in rows])[:, None]
     b = np.ones(len(rows))
@@ -309,155 +321,108 @@ def cross_validated(rows: list[dict], k: int | None = FOLDS, fitter=None, score=
     return right, total
 
 
-def integer_weights(w: np.ndarray) -> dict[str, int]:
-    """The fitted model weights in quarter SM cycles, rounded; ``shfl.sync`` gets the ALU weight where they are close.
-
-    When the fitted ``shfl.sync`` and ALU weights are within :data:`SAME_WEIGHT`
-    of each other (0.618 and 0.671 SM cycles on the committed data: closer
-    than the model's error), both take the ALU's rounded weight, so that
-    between two shuffle programs of equal cost the search's tie rule (fewer
-    shuffles) decides rather than a rounding.
-    """
-    out = {f: (max(1, round(4 * x)) if x > 0 else 0) for f, x in zip(MODEL_FEATURES, w)}
-    alu, shfl = w[MODEL_FEATURES.index("alu")], w[MODEL_FEATURES.index("shfl.sync")]
-    if abs(alu - shfl) <= SAME_WEIGHT * max(alu, shfl):
-        out["shfl.sync"] = out["alu"]
-    return out
+def sixteenth_weights(w: np.ndarray) -> dict[str, int]:
+    """The fitted model weights (harness term dropped) in sixteenths of an SM cycle, rounded, at least 1 where
+    positive: ``cost.py``'s ``COST_WEIGHTS`` (with ``alu`` for ``selp``, ``prmt`` and ``mov``)."""
+    return {f: (max(1, round(PER_CYCLE * x)) if x > 0 else 0) for f, x in zip(MODEL_FEATURES, w)}
 
 
 def model_score(weights: dict[str, int]):
-    """Score of a variant under integer weights (the harness term left out: equal across a conversion's paths)."""
+    """Score of a variant under integer weights (absent features weigh 0; the harness term left out: equal across
+    a conversion's paths)."""
     def score(v):
-        return float(np.dot([weights[f] for f in MODEL_FEATURES], features(v)[:-1]))
+        return float(np.dot([weights.get(f, 0) for f in MODEL_FEATURES], features(v)[:-1]))
     return score
 
 
+def held_out_sixteenths(rows: list[dict], k: int | None = FOLDS) -> tuple[int, int]:
+    """Cross-validated ranking of the model as ``cost.py`` takes it: each fold scored by the sixteenth-cycle
+    weights of a fit on the other folds (``k=None``: leave one conversion out)."""
+    return cross_validated(rows, k, score=lambda w: model_score(sixteenth_weights(w)))
+
+
 def report(d: Path, held_out: bool = True) -> dict:
-    """The fit, its weights and rankings; ``held_out`` adds leave-one-conversion-out and the more-reps pairs
-    (slower)."""
-    rows = measured(d)
+    """The fit on the re-timing (``d/retimed``, the loop not unrolled), its sixteenth-cycle weights and their
+    rankings; ``held_out`` adds leave-one-conversion-out, and the weights on the other timings (slower)."""
+    rows = measured_retimed(d)
     w = fit(rows)
-    ints = integer_weights(w)
-    fit_r, fit_t, _ = ranking(rows, lambda v: predict(w, v))
-    int_r, int_t, wrong = ranking(rows, model_score(ints))
-    cv_r, cv_t = cross_validated(rows)
-    old_r, old_t, _ = ranking(rows, model_score(OLD_WEIGHTS))
-    shuffles_vs_smem = [v for v in rows if v["variant"] in ("shuffles", "shared_memory")]
-    sv_r, sv_t, _ = ranking(shuffles_vs_smem, model_score(ints))
-    ratio = {}
-    for path in ("shuffles", "shared_memory"):  # the loop's own work (fitted harness term) taken off the cycles
-        rs = [(v["cycles"] - w[-1] * features(v)[-1]) / (model_score(OLD_WEIGHTS)(v) / 4)
-              for v in rows if v["path"] == path and model_score(OLD_WEIGHTS)(v) > 0]
-        ratio[path] = round(float(np.median(rs)), 3) if rs else None
-    new_ratio = {}
-    for path in ("shuffles", "shared_memory"):
-        rs = [(v["cycles"] - w[-1] * features(v)[-1]) / (model_score(ints)(v) / 4)
-              for v in rows if v["path"] == path and model_score(ints)(v) > 0]
-        new_ratio[path] = round(float(np.median(rs)), 3) if rs else None
+    ints = sixteenth_weights(w)
     rep = {
+        "data": f"{RETIMED}/ (the loop not unrolled)",
         "variants": len(rows), "conversions": len({v["index"] for v in rows}),
         "median_run_to_run_spread": round(float(np.median([v["spread"] for v in rows])), 4),
         "fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w)},
-        "weights_quarter_cycles": ints,
-        "ranking_fit": [fit_r, fit_t], "ranking_fit_integer_weights": [int_r, int_t],
-        "ranking_cross_validated": [cv_r, cv_t], "ranking_old_weights": [old_r, old_t],
-        "ranking_shuffles_vs_shared_memory_integer_weights": [sv_r, sv_t],
-        "old_weights_measured_over_predicted_median": ratio,
-        "new_weights_measured_over_predicted_median": new_ratio,
-        "wrong_pairs_integer_weights": wrong,
+        "weights_sixteenth_cycles": ints,
+        "ranking_fit": list(ranking(rows, lambda v: predict(w, v))[:2]),
+        "ranking_fit_sixteenth_weights": list(ranking(rows, model_score(ints))[:2]),
+        "ranking_cross_validated": list(held_out_sixteenths(rows)),
+        "ranking_previous_weights": list(ranking(rows, model_score(PREVIOUS_WEIGHTS))[:2]),
     }
     if not held_out:
         return rep
-    return {**rep, **held_out_report(rows, measured_more_reps(d), ints, wrong), **retimed_report(d, ints)}
+    return {**rep, **other_timings_report(d, rows, ints)}
 
 
-def retimed_report(d: Path, ints: dict[str, int]) -> dict:
-    """The same model on the re-timing (``d/retimed``, the loop not unrolled): cost.py's weights as they are,
-    and the features refitted there (fitted, 5-fold, leave one conversion out, quarter-cycle weights); cost.py's
-    weights on the same plans timed with the compiler's unrolling."""
-    rows, unrolled = measured_retimed(d), measured_retimed(d, "unrolled_")
-    if not rows:
-        return {}
-    w = fit(rows)
-    return {"retimed": {
-        "variants": len(rows), "conversions": len({v["index"] for v in rows}),
-        "median_run_to_run_spread": round(float(np.median([v["spread"] for v in rows])), 4),
-        "ranking_cost_py_weights": list(ranking(rows, model_score(ints))[:2]),
-        "fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w)},
-        "weights_quarter_cycles": integer_weights(w),
-        "ranking_fit": list(ranking(rows, lambda v: predict(w, v))[:2]),
-        "ranking_fit_integer_weights": list(ranking(rows, model_score(integer_weights(w)))[:2]),
-        "ranking_cross_validated": list(cross_validated(rows)),
-        "ranking_leave_one_conversion_out": list(cross_validated(rows, None)),
-        "ranking_leave_one_conversion_out_integer_weights":
-            list(cross_validated(rows, None, score=lambda w: model_score(integer_weights(w)))),
-        "compiler_unrolling_ranking_cost_py_weights": list(ranking(unrolled, model_score(ints))[:2]),
-    }}
-
-
-def held_out_report(rows: list[dict], more: list[dict], ints: dict[str, int], wrong: list[dict]) -> dict:
-    """Leave-one-conversion-out rankings, the more-reps pairs under the integer weights, and a fit on both sets."""
-    both = rows + more
-    w_both = fit(both)
-    apart = ranking(rows, model_score(ints), min_cycles=2.0)[:2]
+def other_timings_report(d: Path, rows: list[dict], ints: dict[str, int]) -> dict:
+    """Leave-one-conversion-out on the re-timing, and the committed weights (and the previous ones) on the same
+    plans timed with the compiler's unrolling, on the first harness and on the more-reps pairs."""
+    unrolled, first, more = measured_retimed(d, "unrolled_"), measured(d), measured_more_reps(d)
+    on = lambda data, weights: list(ranking(data, model_score(weights))[:2])  # noqa: E731
     return {
-        "ranking_leave_one_conversion_out": list(cross_validated(rows, None)),
-        "ranking_leave_one_conversion_out_integer_weights":
-            list(cross_validated(rows, None, score=lambda w: model_score(integer_weights(w)))),
-        "wrong_pairs_integer_weights_within_2_cycles": len(wrong) - (apart[1] - apart[0]),
-        "ranking_integer_weights_pairs_2_cycles_apart": list(apart),
-        "more_reps_pairs_integer_weights": list(ranking(more, model_score(ints))[:2]),
-        "with_more_reps": {"fitted_sm_cycles": {f: round(float(x), 4) for f, x in zip(FEATURES, w_both)},
-                           "weights_quarter_cycles": integer_weights(w_both),
-                           "ranking_fit": list(ranking(both, lambda v: predict(w_both, v))[:2]),
-                           "ranking_cross_validated": list(cross_validated(both)),
-                           "ranking_leave_one_conversion_out": list(cross_validated(both, None))},
+        "ranking_leave_one_conversion_out": list(held_out_sixteenths(rows, None)),
+        "ranking_leave_one_conversion_out_fitted": list(cross_validated(rows, None)),
+        "wrong_pairs_sixteenth_weights": ranking(rows, model_score(ints))[2],
+        "compiler_unrolling": {"ranking": on(unrolled, ints),
+                               "ranking_previous_weights": on(unrolled, PREVIOUS_WEIGHTS)},
+        "first_harness": {"variants": len(first), "ranking": on(first, ints),
+                          "ranking_previous_weights": on(first, PREVIOUS_WEIGHTS)},
+        "more_reps_pairs": {"ranking": on(more, ints), "ranking_previous_weights": on(more, PREVIOUS_WEIGHTS)},
     }
+
+
+def cost_py_weights() -> dict[str, int]:
+    """``cost.py``'s ``COST_WEIGHTS`` in the fit's feature names (``alu``: the one weight of ``selp``, ``prmt``,
+    ``mov``; an error if those three differ)."""
+    alu = {COST_WEIGHTS[op] for op in ("selp", "prmt", "mov")}
+    if len(alu) != 1:
+        raise ValueError(f"selp, prmt and mov weigh differently in cost.py: {alu}")
+    return {"alu": alu.pop(), **{f: COST_WEIGHTS[f] for f in MODEL_FEATURES if f != "alu"}}
+
+
+def markdown(rep: dict) -> list[str]:
+    pct = lambda p: f"{p[0]} of {p[1]} ({100 * p[0] / max(1, p[1]):.2f}%)"  # noqa: E731
+    u, f, m = rep["compiler_unrolling"], rep["first_harness"], rep["more_reps_pairs"]
+    return [
+        f"{rep['variants']} variants of {rep['conversions']} conversions ({rep['data']}); median run-to-run spread "
+        f"{100 * rep['median_run_to_run_spread']:.1f}%",
+        f"fitted SM cycles per unit: {rep['fitted_sm_cycles']}",
+        f"weights (sixteenths of an SM cycle, cost.py's COST_WEIGHTS): {rep['weights_sixteenth_cycles']}",
+        f"ranking right, pairs differing by > 10%: fitted weights {pct(rep['ranking_fit'])}; sixteenth-cycle weights "
+        f"{pct(rep['ranking_fit_sixteenth_weights'])}; 5-fold cross-validated {pct(rep['ranking_cross_validated'])}; "
+        f"leave one conversion out {pct(rep['ranking_leave_one_conversion_out'])} (fitted weights "
+        f"{pct(rep['ranking_leave_one_conversion_out_fitted'])}); the previous quarter-cycle weights "
+        f"{pct(rep['ranking_previous_weights'])}",
+        f"the same plans timed with the compiler's unrolling: {pct(u['ranking'])} (previous weights "
+        f"{pct(u['ranking_previous_weights'])})",
+        f"the first harness ({f['variants']} variants, an older planner's plans, the compiler's unrolling): "
+        f"{pct(f['ranking'])} (previous weights, fitted there: {pct(f['ranking_previous_weights'])})",
+        f"the 38 more-reps pairs ({MORE_REPS}/, 8-bit, planner vs Triton's staging): {pct(m['ranking'])} (previous "
+        f"weights {pct(m['ranking_previous_weights'])})",
+        "wrong pairs (sixteenth-cycle weights): " + "; ".join(
+            f"{x['conversion']} {x['a']} vs {x['b']}: cycles {x['cycles']}, model {x['model']}"
+            for x in rep["wrong_pairs_sixteenth_weights"]),
+        "the model was chosen among the candidates of tools/convert_costmodel_candidates.py (candidates.md)"]
 
 
 def main() -> int:
     d = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/convert_costmodel")
-    rep = report(d)
+    rep = report(d, held_out="--check" not in sys.argv)
     if "--check" in sys.argv:
-        current = {f: COST_WEIGHTS[f] for f in MODEL_FEATURES if f != "alu"}
-        want = {f: rep["weights_quarter_cycles"][f] for f in current}
+        current, want = cost_py_weights(), rep["weights_sixteenth_cycles"]
         print("cost.py weights", "equal" if current == want else "DIFFER", want)
         return 0 if current == want else 1
     (d / "fit.json").write_text(json.dumps(rep, indent=1))
-    pct = lambda p: f"{p[0]} of {p[1]} ({100 * p[0] / max(1, p[1]):.2f}%)"  # noqa: E731
-    md = [f"{rep['variants']} variants of {rep['conversions']} conversions; median run-to-run spread "
-          f"{100 * rep['median_run_to_run_spread']:.1f}%",
-          f"fitted SM cycles per unit: {rep['fitted_sm_cycles']}",
-          f"weights (quarter SM cycles): {rep['weights_quarter_cycles']}",
-          f"ranking right, pairs differing by > 10%: fit {pct(rep['ranking_fit'])}; integer weights "
-          f"{pct(rep['ranking_fit_integer_weights'])}; 5-fold cross-validated {pct(rep['ranking_cross_validated'])}; "
-          f"old weights {pct(rep['ranking_old_weights'])}",
-          f"leave one conversion out: fitted weights {pct(rep['ranking_leave_one_conversion_out'])}, integer weights "
-          f"{pct(rep['ranking_leave_one_conversion_out_integer_weights'])}; of the integer weights' "
-          f"{rep['ranking_fit_integer_weights'][1] - rep['ranking_fit_integer_weights'][0]} wrong pairs, "
-          f"{rep['wrong_pairs_integer_weights_within_2_cycles']} differ by less than 2 SM cycles; on the pairs also at "
-          f"least 2 SM cycles apart, integer weights {pct(rep['ranking_integer_weights_pairs_2_cycles_apart'])}",
-          f"the 38 more-reps pairs ({MORE_REPS}/, 8-bit, planner vs Triton's staging), pairs differing by > 10% "
-          f"ordered right by the integer weights: {pct(rep['more_reps_pairs_integer_weights'])}",
-          f"fitted on both sets ({rep['with_more_reps']['ranking_fit'][1]} pairs): weights "
-          f"{rep['with_more_reps']['weights_quarter_cycles']}, ranking {pct(rep['with_more_reps']['ranking_fit'])}, "
-          f"5-fold {pct(rep['with_more_reps']['ranking_cross_validated'])}, leave one conversion out "
-          f"{pct(rep['with_more_reps']['ranking_leave_one_conversion_out'])}",
-          f"shuffles vs shared memory (one rep) only, integer weights: "
-          f"{pct(rep['ranking_shuffles_vs_shared_memory_integer_weights'])}",
-          f"measured over predicted SM cycles (median, the loop's own work taken off): old weights "
-          f"{rep['old_weights_measured_over_predicted_median']}, new {rep['new_weights_measured_over_predicted_median']}"]
-    if "retimed" in rep:
-        r = rep["retimed"]
-        md += [f"re-timed ({RETIMED}/: {r['variants']} variants of {r['conversions']} conversions, the loop not "
-               f"unrolled, median run-to-run spread {100 * r['median_run_to_run_spread']:.1f}%): cost.py's weights "
-               f"{pct(r['ranking_cost_py_weights'])}; refitted there {r['fitted_sm_cycles']}: fit "
-               f"{pct(r['ranking_fit'])}, 5-fold {pct(r['ranking_cross_validated'])}, leave one conversion out "
-               f"{pct(r['ranking_leave_one_conversion_out'])}; quarter-cycle weights {r['weights_quarter_cycles']}: "
-               f"{pct(r['ranking_fit_integer_weights'])}, leave one conversion out "
-               f"{pct(r['ranking_leave_one_conversion_out_integer_weights'])}; the same plans with the compiler's "
-               f"unrolling, cost.py's weights: {pct(r['compiler_unrolling_ranking_cost_py_weights'])} "
-               f"(other models: candidates.md)"]
+    md = markdown(rep)
     (d / "fit.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
     return 0

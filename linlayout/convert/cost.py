@@ -1,7 +1,7 @@
-"""The cost model of conversion plans: issue slots per warp (see :mod:`linlayout.convert.plan`).
+"""The cost model of conversion plans: sixteenths of an SM cycle per warp, measured (see :mod:`linlayout.convert.plan`).
 
 >>> cost_of({"shfl.sync": 1, "selp": 3})
-12
+68
 """
 
 from __future__ import annotations
@@ -9,49 +9,59 @@ from __future__ import annotations
 __all__ = ["COST_WEIGHTS", "cost_of"]
 
 COST_WEIGHTS = {
-    # Fitted on the H100 (tools/convert_costmodel_fit.py on benchmarks/results/convert_costmodel/: timing1.txt,
-    # timing2.txt, variants.json, ptxas.json, check_table.json; fit.json holds the fit): SM cycles per warp x 4, rounded.
-    "selp": 3, "prmt": 3, "mov": 3,   # one ALU weight for the three: 0.671 SM cycles per warp instruction
-    "shfl.sync": 3,                   # 0.618 SM cycles, the ALU's weight: within 10% of it (fit's integer_weights)
-    "shared_instruction": 1,          # 0.25, the floor: one issue slot (the fit would give 0, collinear with wavefronts)
-    "wavefront": 2,                   # 0.506 SM cycles per wavefront (write + read)
-    "bar.sync": 2,                    # 0.480 SM cycles per executed barrier (executed_barriers: plan's + the caller's)
-    "bar.warp.sync": 1,               # 0.25, the floor
-    "spill": 1,                       # 0.351 SM cycles per 4-byte word ptxas spills (stores + loads)
+    # Fitted on the H100 by ``python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel``
+    # (data: benchmarks/results/convert_costmodel/retimed/; fit.json holds the fit): SM cycles per warp x 16, rounded.
+    "selp": 11, "prmt": 11, "mov": 11,   # one ALU weight for the three: 0.693 SM cycles per warp instruction
+    "shfl.sync": 6,                      # 0.358 SM cycles
+    "shared_instruction": 4,             # 0.25, the floor: one issue slot (the fit rests on it)
+    "wavefront": 6,                      # 0.367 SM cycles per wavefront (write + read)
+    "bar.sync": 7,                       # 0.414 SM cycles per executed barrier (executed_barriers)
+    "bar.warp.sync": 4,                  # 0.25, the floor
+    "spill": 9,                          # 0.557 SM cycles per 4-byte word ptxas spills (stores + loads)
+    "shuffle_path": 29,                  # 1.794 SM cycles, once for a plan with any shfl.sync
+    "shared_memory_path": 8,             # 0.501 SM cycles, once for a plan with any shared-memory instruction
 }
-"""Weights of the cost model, in quarter SM cycles per warp (see :mod:`linlayout.convert.plan`).
+"""Weights of the cost model, in sixteenths of an SM cycle per warp (see :mod:`linlayout.convert.plan`).
 
-Measured, not taken from throughput tables: 568 plans (shuffles, shared
+Measured, not taken from throughput tables: 583 plans (shuffles, shared
 memory in 1, 2 and 4 reps) of 240 conversions were timed on an H100 in a
-throughput harness (every SM full of CTAs, the conversion in a loop,
-``tools/convert_costmodel_harness.py``) and the weights fitted by least
-squares of the relative error, every instruction at least one issue slot
-(a quarter SM cycle) (``tools/convert_costmodel_fit.py``; the data and the
-fit are in ``benchmarks/results/convert_costmodel/``).  A cost is an
-estimate of the SM cycles per warp times four when the SMs are full.  On
-the pairs of plans of one conversion whose times differ by more than 10%,
-the model orders 190 of 213 (89.2%) as the clock does (the fitted
-weights before rounding 189, 88.7%), 188 of 213 (88.3%) under 5-fold
-cross-validation and 190 of 213 leaving one conversion out (rounded
-weights); the weights before the fit (ALU 2,
-``shfl.sync`` 4, shared instruction 2, wavefront 4, ``bar.sync`` 16)
-ordered 110 of 213 (51.6%).  That is short of the 95% issue 25 asks for;
-no other feature set a plan could supply did better than 91% cross-validated
-on those timings (``tools/convert_costmodel_candidates.py``, ``candidates.md``).
-Part of that shortfall was the harness: the compiler unrolled its loop 1 to
-16 times depending on the kernel, so the loop's own overhead differed
-between the paths of one conversion.  Re-timed with the loop not unrolled
-(``retimed/``: today's plans, 238 pairs), these weights order 224 (94.1%)
-and the same features refitted 226 (94.96%, also left one conversion out);
-a constant per path (a plan with shuffles, one with shared memory) brings
-it to 230 (96.6%) left one conversion out, but only with weights in
-sixteenths of a cycle -- rounded to quarter cycles it falls to 223 (93.7%).
-The SASS actually executed orders 235 (98.7%).
+throughput harness (every SM full of CTAs, the conversion in a loop that
+the compiler does not unroll, ``tools/convert_costmodel_harness.py
+--unroll 1``) and the weights fitted by least squares of the relative
+error, every instruction at least one issue slot (a quarter SM cycle),
+then rounded to sixteenths of a cycle (``python
+tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel``; the
+data and the fit are in ``benchmarks/results/convert_costmodel/retimed/``
+and ``fit.json``).  A cost is an estimate of the SM cycles per warp times
+16 when the SMs are full: a sum of per-warp counts times their weights,
+plus a constant per path -- ``shuffle_path`` once for a plan with any
+``shfl.sync``, ``shared_memory_path`` once for a plan with any
+shared-memory instruction (the latency of a round trip, which the counts
+do not see).
+
+On the pairs of plans of one conversion whose times differ by more than
+10%, these weights order 230 of 238 (96.6%) as the clock does, 228
+(95.8%) under 5-fold cross-validation and 230 (96.6%) leaving one
+conversion out (each fold's fit rounded to sixteenths); the previous
+weights (quarter cycles, no path constants) ordered 224 (94.1%).  The
+model was chosen on these same timings among the 17 candidates of
+``tools/convert_costmodel_candidates.py`` (``candidates.md``: feature
+sets, busiest-pipe models, two fits, three roundings): cross-validation
+holds out the fit, not that choice.
+On other timings it orders less: the same plans timed with the compiler
+unrolling the loop 1 to 16 times, 221 of 240 (92.1%); the first harness
+(an older planner's plans, unrolled), 192 of 213 (90.1%); the 38 8-bit
+pairs against Triton's staging (``more_reps_than_triton/``), 12 of 22.
+Rounded to quarter cycles the same model orders only 223 of 238 (93.7%),
+hence sixteenths.  The SASS actually executed orders 235 (98.7%).
 
 ``spill`` applies only where spilled words are known (``cost_of``'s
 ``spilled_words``, from ``ptxas -v``): a plan does not know how ptxas will
 allocate registers, so the planner passes none.
 """
+
+SHARED_MEMORY_OPS = ("st.shared", "ld.shared", "stmatrix", "ldmatrix")
+"""Opcode families (:func:`opcode`) of the shared-memory instructions: ``shared_instruction`` each."""
 
 
 def opcode(name: str) -> str:
@@ -74,24 +84,26 @@ def executed_barriers(instructions: dict[str, int]) -> dict[str, int]:
 
 
 def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = None, spilled_words: int = 0) -> int:
-    """The cost model applied to per-thread instruction counts and per-warp wavefronts.
+    """The cost model applied to per-thread instruction counts and per-warp wavefronts, in sixteenth SM cycles.
 
     Barriers count as executed (:func:`executed_barriers`: the plan's and
     the one its caller owes); ``spilled_words`` are 4-byte words ptxas
-    spills (stores plus loads), where known.
+    spills (stores plus loads), where known.  A plan with any ``shfl.sync``
+    adds ``shuffle_path`` once, one with any shared-memory instruction
+    ``shared_memory_path`` once (:data:`COST_WEIGHTS`).
 
     >>> cost_of({"shfl.sync": 2, "selp": 3})
-    15
+    74
     >>> cost_of({"st.shared": 1, "ld.shared": 1, "bar.sync": 1}, {"write": 1, "read": 1})
-    10
-    >>> cost_of({"shfl.sync": 2}, spilled_words=10)
-    16
+    42
+    >>> cost_of({"shfl.sync": 2}, spilled_words=10), cost_of({})
+    (131, 0)
     """
     c = 0
     barriers = executed_barriers(instructions)
     for op, n in instructions.items():
         op = opcode(op)
-        if op in ("st.shared", "ld.shared", "stmatrix", "ldmatrix"):
+        if op in SHARED_MEMORY_OPS:
             c += COST_WEIGHTS["shared_instruction"] * n
         elif op in barriers:
             c += COST_WEIGHTS[op] * barriers[op]
@@ -99,7 +111,19 @@ def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = No
             c += COST_WEIGHTS[op] * n
     if wavefronts:
         c += COST_WEIGHTS["wavefront"] * (wavefronts["write"] + wavefronts["read"])
-    return c + COST_WEIGHTS["spill"] * spilled_words
+    return c + sum(COST_WEIGHTS[p] for p in paths_of(instructions)) + COST_WEIGHTS["spill"] * spilled_words
+
+
+def paths_of(instructions: dict[str, int]) -> tuple[str, ...]:
+    """The path constants of :data:`COST_WEIGHTS` a plan's counts owe: ``shuffle_path`` where it shuffles,
+    ``shared_memory_path`` where it stores to or loads from shared memory (both for a plan that does both).
+
+    >>> paths_of({"shfl.sync": 2, "selp": 1}), paths_of({"stmatrix.x4": 1, "ld.shared": 2}), paths_of({"selp": 0})
+    (('shuffle_path',), ('shared_memory_path',), ())
+    """
+    ops = {opcode(op) for op, n in instructions.items() if n}
+    return (("shuffle_path",) if "shfl.sync" in ops else ()) + \
+        (("shared_memory_path",) if ops & set(SHARED_MEMORY_OPS) else ())
 
 
 def packing(words: int, element_bits: int, side: str) -> dict[str, int]:

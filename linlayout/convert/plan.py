@@ -13,14 +13,15 @@ Concepts
    ``block`` dimension is refused with one clear line.
 2. **Every possible path is planned** with exact per-thread PTX instruction
    counts (:mod:`linlayout.convert.warp`, :mod:`linlayout.convert.smem`).
-3. **The cost model** (per warp, in quarter SM cycles of an H100 with
-   its SMs full, :data:`~linlayout.convert.cost.COST_WEIGHTS`, fitted to
-   timings of 568 plans in a throughput harness) chooses: an ALU
-   instruction (``selp``, ``prmt``, ``mov``) costs 3; ``shfl.sync`` 3; a
-   shared-memory access 1 (its issue) plus 2 per wavefront it takes;
-   ``bar.sync`` 2 and ``bar.warp.sync`` 1 per barrier executed, the
-   caller's barrier before the scratch is written again included
-   (:func:`~linlayout.convert.cost.executed_barriers`).
+3. **The cost model** (per warp, in sixteenths of an SM cycle of an H100
+   with its SMs full, :data:`~linlayout.convert.cost.COST_WEIGHTS`, fitted
+   to timings of 583 plans in a throughput harness) chooses: an ALU
+   instruction (``selp``, ``prmt``, ``mov``) costs 11; ``shfl.sync`` 6,
+   plus 29 once for a plan that shuffles; a shared-memory access 4 (its
+   issue) plus 6 per wavefront it takes, plus 8 once for a plan that uses
+   shared memory; ``bar.sync`` 7 and ``bar.warp.sync`` 4 per barrier
+   executed, the caller's barrier before the scratch is written again
+   included (:func:`~linlayout.convert.cost.executed_barriers`).
    Every alternative's cost is reported and :meth:`ConversionPlan.explain`
    says why the chosen one wins.  ``paper_notes/convert.md`` records what
    was measured about it.
@@ -37,9 +38,9 @@ Concepts
 >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
 >>> p = plan_conversion(rows, cols, 32)       # a 32x2 fp32 transpose within a warp
 >>> p.path, p.instructions, p.cost
-('shuffles', {'shfl.sync': 1, 'selp': 3}, 12)
->>> [(a.path, a.cost) for a in p.alternatives]        # a tie: registers, shuffles, shared memory in that order
-[('shuffles', 12), ('shared_memory', 12)]
+('shared_memory', {'st.shared': 1, 'ldmatrix': 1, 'bar.warp.sync': 1}, 48)
+>>> [(a.path, a.cost) for a in p.alternatives]        # one shfl.sync and 3 selp: 6 + 3 * 11 + 29
+[('shuffles', 68), ('shared_memory', 48)]
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     >>> from linlayout.core.layout import LinearLayout
     >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
-    (20, 24)
+    (64, 80)
     """
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)

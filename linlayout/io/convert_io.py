@@ -33,7 +33,7 @@ of a multistep plan get one between them).
 >>> from linlayout.convert.plan import plan_conversion
 >>> rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
 >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
->>> code = to_cuda(plan_conversion(rows, cols, 32), rows, cols, "transpose")
+>>> code = to_cuda(plan_conversion(rows, cols, 32, paths=["shuffles"]), rows, cols, "transpose")
 >>> code.count("__shfl_sync")
 1
 """

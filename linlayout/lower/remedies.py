@@ -13,8 +13,8 @@ remedy is the cheapest *legal* alternative for the buffer's LSU accesses (``loca
   lanes; warps kept, or taken from the memory too), the conversion priced by
   :func:`~linlayout.convert.plan.plan_conversion`.
 
-Candidates are ranked by the planner's cost model (:func:`~linlayout.convert.cost.cost_of`: issue slots per
-warp, wavefronts and instructions together); a remedy is reported only when it saves wavefronts and cost.
+Candidates are ranked by the planner's cost model (:func:`~linlayout.convert.cost.cost_of`: sixteenths of an
+SM cycle per warp, wavefronts and instructions together); a remedy is reported only when it saves wavefronts and cost.
 
 What the users accept (:func:`wgmma_rejects`, :func:`tma_rejects`):
 

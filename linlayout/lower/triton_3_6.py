@@ -187,7 +187,7 @@ def planned_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int) 
     >>> cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
     >>> p = planned_conversion(rows, cols, 32)
     >>> p.store is None, p.suggestion.path, dict(p.suggestion.instructions), p.suggestion.cost
-    (True, 'shuffles', {'shfl.sync': 1, 'selp': 3}, 12)
+    (True, 'shared_memory', {'st.shared': 1, 'ldmatrix': 1, 'bar.warp.sync': 1}, 48)
     """
     scope = conversion_scope(src, dst)
     if scope == "warps":
