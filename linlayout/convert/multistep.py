@@ -246,10 +246,12 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     (``n - 1`` ``prmt`` each); and when every program selects, each of the
     ``w`` words is a select's (a sender's choice in its round or a
     receiver's among its rounds), or, with conditional-swap layers, at least
-    one layer over the source words.  The floor is the cheapest ``n``.
+    one layer over the source words.  The floor is the cheapest ``n``, plus the
+    shuffle path's constant (``COST_WEIGHTS["shuffle_path"]``: the program has
+    at least one ``shfl.sync``).
 
     >>> shuffle_floor(Demand(8, 8, True, 16), 32), shuffle_floor(Demand(8, 0, False, 16), 16)
-    (48, 24)
+    (165, 77)
     """
     if need.remote <= 0:
         return 0
@@ -263,7 +265,7 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
         selects = min(words, max(1, need.src_registers // n)) if need.selects else 0
         floors.append(words * (COST_WEIGHTS["shfl.sync"] * wpe + unpack) + pack + selects * COST_WEIGHTS["selp"])
         n *= 2
-    return min(floors)
+    return min(floors) + COST_WEIGHTS["shuffle_path"]
 
 
 class Floor(NamedTuple):

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import linlayout.convert.plan as planner
+from linlayout.convert.cost import COST_WEIGHTS
 from linlayout.convert.multistep import (MAX_STEP_PLANS, Endpoint, Floor, cheapest_path, demand, in_order_path,
                                          intermediates, neighbours, search, shuffle_floor, step_bound, step_floor)
 from linlayout.convert.plan import plan_conversion
@@ -76,13 +77,16 @@ def test_floors_never_exceed_a_planned_step(monkeypatch):
 
 
 def test_a_shuffle_floor_counts_words_unpacking_packing_and_selects():
-    # 32-bit: 4 words, each a shfl (3) and a select (3); 16-bit: 2 packed words cost 2 x (3 + mov 3) + pack 2 x prmt 3,
-    # or 4 words of one element at 3 each
+    # 32-bit: 3 words, each a shfl and a select; 16-bit: 2 packed words cost 2 x (shfl + mov) + pack 2 x prmt and
+    # 2 selects, or 3 words of one element; either way plus the shuffle path's constant
+    w = COST_WEIGHTS
     need = demand(LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128}),
                   LinearLayout({"register": [[4], [8]], "lane": [[1], [2], [16], [32], [64]]}, {"dim0": 128}))
     assert need.remote == 3 and need.sent == 3 and need.selects
-    assert shuffle_floor(need, 32) == 3 * 6
-    assert shuffle_floor(need, 16) == min(3 * 6, 2 * 6 + 2 * 3 + 2 * 3)
+    one_element = 3 * (w["shfl.sync"] + w["selp"])
+    assert shuffle_floor(need, 32) == one_element + w["shuffle_path"]
+    packed = 2 * (w["shfl.sync"] + w["mov"]) + 2 * w["prmt"] + 2 * w["selp"]
+    assert shuffle_floor(need, 16) == min(one_element, packed) + w["shuffle_path"]
 
 
 def at(layout, register, lane, warp):
@@ -157,11 +161,11 @@ def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
 
 
 def test_the_search_finds_the_planned_win_with_fewer_steps(monkeypatch):
-    src = LinearLayout({"register": [[1, 0]], "lane": [[0, 16], [0, 2], [0, 4], [0, 8], [0, 0]], "warp": [[0, 1]]},
-                       {"dim0": 2, "dim1": 32})
-    dst = LinearLayout({"register": [[0, 2]], "lane": [[0, 0], [0, 16], [0, 4], [1, 0], [0, 8]], "warp": [[0, 1]]},
-                       {"dim0": 2, "dim1": 32})
-    given = planner_search(monkeypatch, src, dst, 8)
+    # tests/convert/test_plan.py's two-step win: one selp (11), then 2 shfl.sync (12 + 29), against 56 direct
+    src = LinearLayout({"register": [[0, 1]], "lane": [[0, 4], [0, 0], [0, 8], [1, 0], [0, 2]]}, {"dim0": 2, "dim1": 16})
+    dst = LinearLayout({"register": [[0, 0], [0, 4]], "lane": [[0, 5], [0, 2], [1, 5], [0, 8], [0, 0]]},
+                       {"dim0": 2, "dim1": 16})
+    given = planner_search(monkeypatch, src, dst, 16)
     slow, fast = [], []
 
     def counting(calls):
@@ -171,8 +175,8 @@ def test_the_search_finds_the_planned_win_with_fewer_steps(monkeypatch):
         return plan
 
     want = in_order_path(src, given["dst"], given["direct"], counting(slow))
-    got = cheapest_path(src, given["dst"], given["direct"], counting(fast), 8)
-    assert got[0] == want[0] == 9 and got[1][0][0] == want[1][0][0]
+    got = cheapest_path(src, given["dst"], given["direct"], counting(fast), 16)
+    assert got[0] == want[0] == 52 and got[1][0][0] == want[1][0][0]
     assert [p.instructions for _, p in got[1]] == [p.instructions for _, p in want[1]]
     assert len(fast) < len(slow)
 
