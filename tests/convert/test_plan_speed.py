@@ -218,3 +218,28 @@ def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
                 else:
                     known += 1
                     assert not prog.self_rounds and cand.shuffles == prog.counts.get("shfl.sync", 0)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_minimal_conversion_is_the_quotient_by_the_trivial_top_dimensions(seed):
+    """plan.py strips the dimensions in one pass over the map's columns; it equals core's quotient by the longest
+    run of block, warp, lane, register the map is trivial over (warp-crossing, warp-local, thread-local pairs)."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.core.quotient import is_trivial_over, quotient
+
+    rng = random.Random(seed)
+    pairs = [(s, d) for _, s, d in catalog_pairs()[seed::6]]
+    while len(pairs) < 30:
+        src, dst = random_pair(rng, rng.choice([1, 2, 4]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        pairs += [(src, dst), (src, src)]
+    kinds = set()
+    for src, dst in pairs:
+        C = conversion_map(src, aligned(src, dst)).layout
+        stripped: list[str] = []
+        for d in ("block", "warp", "lane", "register"):
+            if not is_trivial_over(C, stripped + [d]):
+                break
+            stripped.append(d)
+        kinds.add(len(stripped))
+        assert plan_conversion(src, dst, 32).minimal == quotient(C, stripped)
+    assert {2, 3, 4} <= kinds  # maps that move data across warps, inside a warp only, and none at all
