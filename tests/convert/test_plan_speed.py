@@ -243,3 +243,28 @@ def test_minimal_conversion_is_the_quotient_by_the_trivial_top_dimensions(seed):
         kinds.add(len(stripped))
         assert plan_conversion(src, dst, 32).minimal == quotient(C, stripped)
     assert {2, 3, 4} <= kinds  # maps that move data across warps, inside a warp only, and none at all
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
+    """_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
+    ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import _candidates
+
+    rng = random.Random(seed)
+    dropped = checked = 0
+    while checked < 12:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level > 1:
+            continue
+        checked += 1
+        for eb, p in ((8, 1), (16, 0), (32, 0)):
+            every = _candidates(cm, eb, p, 0)
+            for limit in sorted({c.shuffles for c in every if c.shuffles is not None}):
+                kept = [c for c in every if c.shuffles is None or c.shuffles <= limit]
+                got = _candidates(cm, eb, p, 0, limit)
+                dropped += len(every) - len(got)
+                assert [(c.shuffles, c.program()) for c in got] == [(c.shuffles, c.program()) for c in kept]
+    assert dropped > 0
