@@ -126,6 +126,23 @@ def test_conversion_map_is_remembered_per_object_not_per_bases():
     assert again is not cm and again == cm
 
 
+def test_tritons_scratch_is_remembered_per_object_and_width_not_per_bases(monkeypatch):
+    """The round trip asks for Triton's scratch layout twice per pair (budget, Triton's staging); it is computed once
+    for the same objects and width, again for another width or a fresh equal layout (convert/speed.py)."""
+    calls = []
+    real = smem.triton_scratch
+    monkeypatch.setattr(smem, "triton_scratch", lambda *a: calls.append(a[2]) or real(*a))
+    src, dst = catalog_pairs()[0][1:]
+    dst = aligned(src, dst)
+    round_trip(src, dst, 32)
+    assert calls == [32]
+    smem.triton_scratch_bytes(src, dst, 32)
+    smem.triton_scratch_bytes(src, dst, 16)
+    copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
+    assert smem.triton_scratch_bytes(src, copy, 16) == smem.triton_scratch_bytes(src, dst, 16)
+    assert calls == [32, 16, 16, 16]
+
+
 def _brute_force_selects(rp) -> int:
     threads = [(lane, om) for om in range(1 << len(rp.Qo)) for lane in range(1 << len(rp.Ql))]
     rows = {tuple(rp.source_register(r, lane, om) for lane, om in threads) for r in range(rp.dst_regs)}
