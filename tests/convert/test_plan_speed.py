@@ -285,3 +285,24 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
                 dropped += len(every) - len(got)
                 assert [(c.shuffles, c.program()) for c in got] == [(c.shuffles, c.program()) for c in kept]
     assert dropped > 0
+
+
+def test_one_elimination_solves_every_prefix_of_the_source_columns():
+    """solve.py's level solver reduces a target once in the elimination of all columns and answers each prefix from
+    the mask: a solution on the prefix's columns exactly when the target lies in their span, and no solution on a
+    prefix whose highest bit is lower than the one it gives (zero and repeated columns give kernels)."""
+    from linlayout.convert.solve import _prefix_solvers
+
+    rng = random.Random(11)
+    for _ in range(40):
+        n = rng.randint(1, 7)
+        cols = [rng.choice([0, 1 << rng.randrange(6), rng.randrange(64)]) for _ in range(n)]
+        ends = sorted(rng.randint(0, n) for _ in range(3)) + [n]
+        solve = _prefix_solvers(cols, ends)
+        for t in rng.sample(range(64), 16):
+            for level, end in enumerate(ends):
+                z = solve(t, level)
+                solutions = [x for x in range(1 << end) if f2.apply(cols, x) == t]
+                assert (z is None) == (not solutions)
+                if z is not None:
+                    assert z in solutions and z.bit_length() == min(x.bit_length() for x in solutions)
