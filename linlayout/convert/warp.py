@@ -560,12 +560,15 @@ class _Candidate:
         return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
 
 
-def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None) -> list[_Candidate]:
+def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
+                tighten: bool = False) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
     ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
     :func:`shuffle_program` would drop unbuilt anyway (it passes the packed-shuffle bound once it has it); the
-    shuffles are read before the rest of the candidate is worked out."""
+    shuffles are read before the rest of the candidate is worked out.  ``tighten``: the limit is also the fewest
+    known shuffles among the candidates kept so far (at the widest pack width, whose fewest shuffles are the
+    bound: a candidate above one already kept can neither lower the bound nor pass it)."""
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
@@ -628,6 +631,8 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
         kerJ = f2.null_space(J)
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
+        if tighten and shuffles is not None and (limit is None or shuffles < limit):
+            limit = shuffles
         frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
                        tuple(so), tuple(Oq), lower)
         out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
@@ -694,7 +699,7 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     widest: dict[int, list[_Candidate]] = {}
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = _candidates(cm, element_bits, p, lower)
+        widest[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None)
         if widest[p]:
             break
     bound = packed_shuffle_bound(widest[min(widest)])

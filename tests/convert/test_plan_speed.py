@@ -265,9 +265,10 @@ def test_minimal_conversion_is_the_quotient_by_the_trivial_top_dimensions(seed):
 @pytest.mark.parametrize("seed", range(2))
 def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
     """_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
-    ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program."""
+    ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program.  Tightened
+    to the fewest shuffles kept so far, it keeps the packed-shuffle bound and every candidate that can pass it."""
     from linlayout.convert.solve import conversion_map
-    from linlayout.convert.warp import _candidates
+    from linlayout.convert.warp import _candidates, packed_shuffle_bound
 
     rng = random.Random(seed)
     dropped = checked = 0
@@ -284,6 +285,14 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
                 got = _candidates(cm, eb, p, 0, limit)
                 dropped += len(every) - len(got)
                 assert [(c.shuffles, c.program()) for c in got] == [(c.shuffles, c.program()) for c in kept]
+            # tightened (the widest pack width): the same bound, and every candidate that can pass it is kept
+            tight = _candidates(cm, eb, p, 0, tighten=True)
+            bound = packed_shuffle_bound(every)
+            assert packed_shuffle_bound(tight) == bound
+            passing = [c for c in every if c.shuffles is None or c.shuffles <= bound]
+            assert [(c.shuffles, c.program()) for c in tight if c.shuffles is None or c.shuffles <= bound] \
+                == [(c.shuffles, c.program()) for c in passing]
+            dropped += len(every) - len(tight)
     assert dropped > 0
 
 
