@@ -47,7 +47,11 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a swap
     matrix whose shuffles exceed the packed-shuffle bound (known from the
     matrix alone when it has no local rounds) is dropped before its program
-    is built (about half of them on the corpus); a shuffle
+    is built (about half of them on the corpus), and before the rest of it
+    is worked out where the bound is known (below the widest pack width) or
+    where it exceeds the fewest shuffles kept so far (at the widest); the
+    conversion map answers its four levels from one elimination of the
+    source columns and one reduction per target; a shuffle
     program's used rounds, local rounds and layer counts, a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
