@@ -56,7 +56,7 @@ from .cost import COST_WEIGHTS, cost_of, merge, opcode
 from .multistep import cheapest_path
 from .query import PATHS, ConversionQuery
 from .smem import RoundTrip, round_trip
-from .solve import ConversionMap, aligned, conversion_map
+from .solve import HW_DIMS, ConversionMap, aligned, conversion_map
 from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
 
 __all__ = ["Alternative", "ConversionPlan", "plan_conversion"]
@@ -172,14 +172,42 @@ def _triton_bound_line(bound: dict[str, int]) -> str:
 
 
 def _minimal(cm: ConversionMap) -> LinearLayout:
+    """The map without the dimensions it is trivial over (:func:`~linlayout.core.quotient.is_trivial_over`), stripped
+    from the top (``block``, ``warp``, ``lane``, ``register``) while the map stays trivial over all stripped so far.
+
+    One pass over the flat columns instead of one triviality check per prefix and a checked sublayout: the map's
+    input and output dimensions are the hardware dimensions in the same order (lowest first), so the stripped ones
+    are the top dimensions ``i..``; the map is trivial over them when each is the identity onto itself and no lower
+    input reaches their bits (the identity columns reach no others).
+    """
     L = cm.layout
-    stripped = []
+    ins, outs = L.in_dim_bits, L.out_dim_bits
+    if [n for n, _ in ins] != list(HW_DIMS) or [n for n, _ in outs] != list(HW_DIMS):
+        return _minimal_checked(L)
+    cols = [L.flat_bases(n) for n, _ in ins]
+    starts, reach, pos, acc = [], [], 0, 0
+    for (_, b), cl in zip(outs, cols):
+        starts.append(pos)  # where this dimension's output bits start
+        reach.append(acc)  # what the inputs below this dimension reach
+        pos += b
+        for c in cl:
+            acc |= c
+    keep = len(ins)
+    for i in range(len(ins) - 1, -1, -1):
+        if ins[i][1] != outs[i][1] or reach[i] >> starts[i] or any(c != 1 << (starts[i] + k) for k, c in enumerate(cols[i])):
+            break
+        keep = i
+    # the kept inputs reach only the kept outputs' bits (the lowest): their columns stay as they are
+    return LinearLayout.from_flat(ins[:keep], outs[:keep], tuple(cols[:keep]), check=False)
+
+
+def _minimal_checked(L: LinearLayout) -> LinearLayout:
+    stripped: list[str] = []
     for d in ("block", "warp", "lane", "register"):
         if is_trivial_over(L, stripped + [d]):
             stripped.append(d)
         else:
             break
-    # quotient(L, stripped) without its checks: L was just found trivial over all of them together
     return L.sublayout([d for d in L.in_dims if d not in stripped], [d for d in L.out_dims if d not in stripped])
 
 

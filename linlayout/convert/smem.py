@@ -38,6 +38,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
+from .speed import TRITON_SCRATCH_KEY, per_partner
 from .triton_scratch import TritonScratch, count_renumbered, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
@@ -338,11 +339,12 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
                    w.vector_bits >= 32, r.vector_bits >= 32)
 
 
-@lru_cache(maxsize=64)
 def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:
-    """:func:`~linlayout.convert.triton_scratch.triton_scratch`, remembered: :func:`round_trip` needs it twice per
-    pair (the default budget and Triton's own staging); the result is immutable (errors are not remembered)."""
-    return triton_scratch(src, dst, element_bits)
+    """:func:`~linlayout.convert.triton_scratch.triton_scratch`, kept in ``src``'s memo for the ``dst`` object
+    (:data:`~linlayout.convert.speed.TRITON_SCRATCH_KEY`): :func:`round_trip` needs it twice per pair (the
+    default budget and Triton's own staging); the result is immutable (errors are not kept)."""
+    key = (TRITON_SCRATCH_KEY[0], f"{TRITON_SCRATCH_KEY[1]}, {element_bits}-bit")
+    return per_partner(src, key, dst, lambda: triton_scratch(src, dst, element_bits))
 
 
 def triton_scratch_bytes(src: LinearLayout, dst: LinearLayout, element_bits: int) -> int:

@@ -117,14 +117,14 @@ def register_rank(layout: LinearLayout, what: str) -> int:
 
 
 def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, ...]]:
-    extra = [d for d in layout.in_dims if d not in HW_DIMS]
+    bits = dict(layout.in_dim_bits)  # log2 of each input size, read once (no sizes dict, no lookup per dimension)
+    extra = [d for d in bits if d not in HW_DIMS]
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
-    sizes = layout.in_sizes
-    hw = IndexBits(*(sizes.get(d, 1).bit_length() - 1 for d in HW_DIMS))
+    hw = IndexBits(*(bits.get(d, 0) for d in HW_DIMS))
     cols: list[int] = []
     for d in HW_DIMS:
-        if d in sizes:
+        if d in bits:
             cols.extend(layout.flat_bases(d))
     return hw, tuple(cols)
 
@@ -138,21 +138,26 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _prefix_solvers(cols: list[int], ends: list[int]) -> list[Callable[[int], int | None]]:
-    """One solver per prefix ``cols[:end]``: ``target ->`` the solution ``z`` of ``S z = target`` on those
-    columns whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear
-    the highest bits it can), or None.
+def _prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int | None]:
+    """``(target, level) ->`` the solution ``z`` of ``S z = target`` on the columns ``cols[:ends[level]]`` whose
+    highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest bits it
+    can), or None.
 
     :func:`conversion_map` solves every destination basis against the same
     four sets of source bits, and each level's set is the lowest bits
     (registers, then lanes, warps, blocks), so one elimination in column
-    order serves all four: its state after ``end`` columns is the
-    elimination of that prefix, copied at each ``end`` with the kernel found
-    so far, instead of one echelon form per basis and level.
+    order serves all four: an echelon entry made from column ``j`` is the
+    XOR of columns up to ``j`` with ``j`` among them, so a target in the span
+    of a prefix reduces through that prefix's entries only, and the solution
+    on the pivot columns (the mask of the reduction) is the same in the whole
+    elimination.  A target is thus solvable on a prefix exactly when it
+    reduces to zero with a mask below the prefix's end; each prefix keeps
+    only the kernel found within it.  One reduction per target answers every
+    level (the last target's is remembered: the levels are asked in order).
     """
     ech = f2.Echelon()
     nulls: list[int] = []
-    solvers = []
+    kernels = []
     start = 0
     for end in ends:
         for j in range(start, end):
@@ -160,16 +165,15 @@ def _prefix_solvers(cols: list[int], ends: list[int]) -> list[Callable[[int], in
             if null:
                 nulls.append(null)
         start = max(start, end)
-        prefix = f2.Echelon()
-        prefix.vec, prefix.combo = dict(ech.vec), dict(ech.combo)
-        solvers.append(_solver(prefix, _kernel_pivots(nulls)))
-    return solvers
+        kernels.append(_kernel_pivots(nulls))
+    limits = [1 << end for end in ends]
+    last = [None, (0, 0)]
 
-
-def _solver(ech: f2.Echelon, pivots: list[tuple[int, int]]) -> Callable[[int], int | None]:
-    def solve(target: int) -> int | None:
-        r, m = ech.reduce(target)
-        return None if r else _reduce_by(m, pivots)
+    def solve(target: int, level: int) -> int | None:
+        if last[0] != target:
+            last[0], last[1] = target, ech.reduce(target)
+        r, m = last[1]
+        return None if r or m >= limits[level] else _reduce_by(m, kernels[level])
 
     return solve
 
@@ -250,16 +254,16 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     levels: list[int] = []
     ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
     masks = [(1 << end) - 1 for end in ends]
-    solvers = _prefix_solvers(scols, ends)
+    solve = _prefix_solvers(scols, ends)
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
     # element that slot holds in src
-    bases_of = [(d, k, 1 << (sh.start(d) + k), scols[sh.start(d) + k]) if (d != "register" or k < sh.reg)
-                else (d, k, 0, 0) for d in HW_DIMS for k in range(dh.count(d))]
+    bases_of = [(d, k, 1 << (start + k), scols[start + k]) if (d != "register" or k < sh.reg) else (d, k, 0, 0)
+                for d, start in zip(HW_DIMS, (sh.start(d) for d in HW_DIMS)) for k in range(dh.count(d))]
     for j, t in enumerate(dcols):
         dim, k, own, held = bases_of[j]
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
-            z = solvers[level](t ^ (held if fixed else 0))
+            z = solve(t ^ (held if fixed else 0), level)
             if z is None:
                 continue
             if dim == "register" and t == 0:

@@ -32,6 +32,10 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     (register, lane and warp bases as flat ints, and one elimination for its
     preimages): Triton's scratch layout and its plain ``ld/st`` fallback
     (the default scratch budget) read both layouts of a pair.
+:data:`TRITON_SCRATCH_KEY`
+    Triton's scratch layout of ``src`` for the last ``dst`` *object* (one
+    entry per element width): the round trip's default budget and Triton's
+    own staging both need it (``smem._tritons_scratch``).
 
 Algorithmic devices that stay beside their code (listed here so there is one index)
     The round trip's slicings are pruned by a floor on their cost before
@@ -43,13 +47,16 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     :func:`linlayout.convert.warp.shuffle_program`'s ``ceiling``); a swap
     matrix whose shuffles exceed the packed-shuffle bound (known from the
     matrix alone when it has no local rounds) is dropped before its program
-    is built (about half of them on the corpus); a shuffle
+    is built (about half of them on the corpus), and before the rest of it
+    is worked out where the bound is known (below the widest pack width) or
+    where it exceeds the fewest shuffles kept so far (at the widest); the
+    conversion map answers its four levels from one elimination of the
+    source columns and one reduction per target; a shuffle
     program's used rounds, local rounds and layer counts, a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
     than from listing rounds or threads (:mod:`linlayout.convert.warp`).
-    ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`
-    and on Triton's scratch layout of a pair (``smem._tritons_scratch``).
+    ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`.
 """
 
 from __future__ import annotations
@@ -59,7 +66,8 @@ from typing import Any, TypeVar
 
 from ..core.layout import LinearLayout
 
-__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "per_layout", "per_partner"]
+__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY", "per_layout",
+           "per_partner"]
 
 T = TypeVar("T")
 
@@ -67,6 +75,7 @@ INDEX_BITS_KEY = ("convert.solve", "index bits")
 CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
 REGISTER_RANK_KEY = ("convert.solve", "register rank")
 FLAT_KEY = ("convert.triton_scratch", "flat")
+TRITON_SCRATCH_KEY = ("convert.smem", "Triton's scratch layout")
 
 
 def per_layout(layout: LinearLayout, key: tuple[str, str], compute: Callable[[], T]) -> T:

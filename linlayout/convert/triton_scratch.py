@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -46,6 +47,7 @@ from ..count.closed_form import WavefrontReport, wavefronts
 from ..count.matrix_tile import matrix_tile
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
+from .solve import HW_DIMS, index_bits
 from .speed import FLAT_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
@@ -77,6 +79,7 @@ class TritonScratch:
     read: str
 
 
+@lru_cache(maxsize=8)
 def conversion_tiles(element_bits: int) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
     """The write and read tiles Triton offers on sm90 (``getSrcDstTiles``): vectors, then matrices (≤ 32 bits), then transposed matrices (16 bits)."""
     src, dst = [Tile("st.shared", (), (0, 1, 2))], [Tile("ld.shared", (), (0, 1, 2))]
@@ -147,12 +150,22 @@ class _Flat:
     """A distributed layout's register and lane bases as flat ints, and a solver for its preimages."""
 
     def __init__(self, L: LinearLayout):
-        self.regs = [v for v in L.flat_bases("register") if v] if "register" in L.in_dims else []
-        self.lanes = list(L.flat_bases("lane")) if "lane" in L.in_dims else []
-        self.warps = list(L.flat_bases("warp")) if "warp" in L.in_dims else []
-        self.dims = [d for d in ("register", "lane", "warp", "block") if d in L.in_dims]
-        self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
-        self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
+        dims = L.in_dims
+        if all(d in HW_DIMS for d in dims):  # the planner's layouts: their columns in index order, kept per layout
+            ib, cols = index_bits(L, "layout")
+            self.regs = [v for v in cols[:ib.reg] if v]
+            self.lanes = cols[ib.reg:ib.reg + ib.lane]
+            self.warps = cols[ib.reg + ib.lane:ib.reg + ib.lane + ib.warp]
+            self.dims = [d for d in HW_DIMS if d in dims]
+            self.sizes = [len(self.regs)] + [ib.count(d) for d in self.dims[1:]]
+            self.cols = self.regs + cols[ib.reg:]
+        else:  # other input dimensions are not read
+            self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
+            self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
+            self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
+            self.dims = [d for d in HW_DIMS if d in dims]
+            self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
+            self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
         self._echelon: f2.Echelon | None = None
 
     def preimage(self, element: int) -> tuple[int, int] | None:
@@ -199,17 +212,19 @@ def _swizzling_tile(a: _Flat, b: _Flat, n_reg_a: int, n_reg_b: int, tile_a: Sequ
 
 
 def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_src: list[int],
-             tile_dst: list[int], leave_reps: int = 0) -> tuple[list[int], list[int], list[int], list[int]]:
+             tile_dst: list[int], leave_reps: int = 0,
+             both: set[int] | None = None) -> tuple[list[int], list[int], list[int], list[int]]:
     """Triton's ``optimalSwizzling`` for given tiles: (vector, bank, segment, reps) bases.
 
     A segment basis that is a register of both sides becomes a rep (Triton's ``buildReps``), except the first
     ``leave_reps`` of them, which stay in the segment so that each rep has the registers a ``.x4`` matrix
-    instruction needs (:func:`_leave_reps`)."""
+    instruction needs (:func:`_leave_reps`).  ``both``: the registers of both sides, when the caller has them."""
     len_b = min(_log2(BANK_BITS // max((1 << len(vb)) * bits, 1)), dim - len(vb))
     len_s = dim - len_b - len(vb)
     seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s)
     bank = _complement(vb + seg, dim)
-    both = set(src.regs) & set(dst.regs)
+    if both is None:
+        both = set(src.regs) & set(dst.regs)
     segment, reps = [], []
     for s in seg:
         if s in both and leave_reps == 0:
@@ -305,9 +320,11 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
 
     ``matrix=False``: plain ``st.shared``/``ld.shared`` only (``optimalSwizzlingLdSt``), as Triton 3.9 exchanges a
     reduction's partials (its PTX has no matrix instruction at any reduction's line)."""
-    dst = dst.transpose_outs(list(src.out_dims))
+    if dst.out_dims != src.out_dims:
+        dst = dst.transpose_outs(list(src.out_dims))
     a, b = _flat(src), _flat(dst)
     dim = sum(bits for _, bits in src.out_dim_bits)
+    both = set(a.regs) & set(b.regs)
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
     src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
@@ -321,7 +338,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
             tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
             if tile_s is None or tile_d is None:
                 continue
-            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, _leave_reps(ts, td))
+            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, _leave_reps(ts, td), both)
             key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
             if best is None or key < best[0]:
                 best = (key, parts, ts.name, td.name)

@@ -483,6 +483,8 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     options += [("free", z, z[1]) for z in kernel]
 
     def lanewise(lead, vals):
+        if not any(vals) and not any(lead):
+            return [0] * len(coords)  # no fix touches this part (say, no free variable chosen)
         full = list(lead) + [0] * len(Z) + vals
         return [f2.apply(full, c) for c in coords]
 
@@ -558,8 +560,15 @@ class _Candidate:
         return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
 
 
-def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int) -> list[_Candidate]:
-    """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built."""
+def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
+                tighten: bool = False) -> list[_Candidate]:
+    """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
+
+    ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
+    :func:`shuffle_program` would drop unbuilt anyway (it passes the packed-shuffle bound once it has it); the
+    shuffles are read before the rest of the candidate is worked out.  ``tighten``: the limit is also the fewest
+    known shuffles among the candidates kept so far (at the widest pack width, whose fewest shuffles are the
+    bound: a candidate above one already kept can neither lower the bound nor pass it)."""
     (qr, sr), (ql, sl), (qo, so) = _split(cm)
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
@@ -603,21 +612,27 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int) -> lis
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
     for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
+        shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))  # unless it has local rounds
+        if limit is not None and not local and shuffles > limit:
+            continue  # no local rounds: its shuffles are these, above the limit
         qlx = [ql[j] ^ Dq[j] for j in range(nl)]
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
         if any(wc(v)[0] for v in qlx):
             continue  # the packed elements of a word would change places from lane to lane
-        Lq = [wc(v)[1] for v in qlx]
-        Asx, Aqx = As + [0] * len(X), Aq + list(X)  # extra rounds: the same lane, another word
+        Asx = As + [0] * len(X)  # extra rounds: the same lane, another word
         J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
+        if local and all(J[i] == 1 << i for i in range(nl)):
+            shuffles = None  # local rounds: counted on the built program
+        elif limit is not None and shuffles > limit:
+            continue
+        Lq = [wc(v)[1] for v in qlx]
+        Aqx = Aq + list(X)
         Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
         kerJ = f2.null_space(J)
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
-        if local and all(J[i] == 1 << i for i in range(nl)):
-            shuffles = None  # local rounds: counted on the built program
-        else:
-            shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))
+        if tighten and shuffles is not None and (limit is None or shuffles < limit):
+            limit = shuffles
         frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
                        tuple(so), tuple(Oq), lower)
         out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
@@ -684,12 +699,12 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     widest: dict[int, list[_Candidate]] = {}
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = _candidates(cm, element_bits, p, lower)
+        widest[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None)
         if widest[p]:
             break
     bound = packed_shuffle_bound(widest[min(widest)])
     for p in range(pmax, -1, -1):
-        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower):
+        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower, bound if ceiling is None else None):
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built
             prog = cand.program()

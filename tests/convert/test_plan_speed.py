@@ -126,6 +126,23 @@ def test_conversion_map_is_remembered_per_object_not_per_bases():
     assert again is not cm and again == cm
 
 
+def test_tritons_scratch_is_remembered_per_object_and_width_not_per_bases(monkeypatch):
+    """The round trip asks for Triton's scratch layout twice per pair (budget, Triton's staging); it is computed once
+    for the same objects and width, again for another width or a fresh equal layout (convert/speed.py)."""
+    calls = []
+    real = smem.triton_scratch
+    monkeypatch.setattr(smem, "triton_scratch", lambda *a: calls.append(a[2]) or real(*a))
+    src, dst = catalog_pairs()[0][1:]
+    dst = aligned(src, dst)
+    round_trip(src, dst, 32)
+    assert calls == [32]
+    smem.triton_scratch_bytes(src, dst, 32)
+    smem.triton_scratch_bytes(src, dst, 16)
+    copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
+    assert smem.triton_scratch_bytes(src, copy, 16) == smem.triton_scratch_bytes(src, dst, 16)
+    assert calls == [32, 16, 16, 16]
+
+
 def _brute_force_selects(rp) -> int:
     threads = [(lane, om) for om in range(1 << len(rp.Qo)) for lane in range(1 << len(rp.Ql))]
     rows = {tuple(rp.source_register(r, lane, om) for lane, om in threads) for r in range(rp.dst_regs)}
@@ -218,3 +235,83 @@ def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
                 else:
                     known += 1
                     assert not prog.self_rounds and cand.shuffles == prog.counts.get("shfl.sync", 0)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_minimal_conversion_is_the_quotient_by_the_trivial_top_dimensions(seed):
+    """plan.py strips the dimensions in one pass over the map's columns; it equals core's quotient by the longest
+    run of block, warp, lane, register the map is trivial over (warp-crossing, warp-local, thread-local pairs)."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.core.quotient import is_trivial_over, quotient
+
+    rng = random.Random(seed)
+    pairs = [(s, d) for _, s, d in catalog_pairs()[seed::6]]
+    while len(pairs) < 30:
+        src, dst = random_pair(rng, rng.choice([1, 2, 4]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        pairs += [(src, dst), (src, src)]
+    kinds = set()
+    for src, dst in pairs:
+        C = conversion_map(src, aligned(src, dst)).layout
+        stripped: list[str] = []
+        for d in ("block", "warp", "lane", "register"):
+            if not is_trivial_over(C, stripped + [d]):
+                break
+            stripped.append(d)
+        kinds.add(len(stripped))
+        assert plan_conversion(src, dst, 32).minimal == quotient(C, stripped)
+    assert {2, 3, 4} <= kinds  # maps that move data across warps, inside a warp only, and none at all
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
+    """_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
+    ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program.  Tightened
+    to the fewest shuffles kept so far, it keeps the packed-shuffle bound and every candidate that can pass it."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import _candidates, packed_shuffle_bound
+
+    rng = random.Random(seed)
+    dropped = checked = 0
+    while checked < 12:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level > 1:
+            continue
+        checked += 1
+        for eb, p in ((8, 1), (16, 0), (32, 0)):
+            every = _candidates(cm, eb, p, 0)
+            for limit in sorted({c.shuffles for c in every if c.shuffles is not None}):
+                kept = [c for c in every if c.shuffles is None or c.shuffles <= limit]
+                got = _candidates(cm, eb, p, 0, limit)
+                dropped += len(every) - len(got)
+                assert [(c.shuffles, c.program()) for c in got] == [(c.shuffles, c.program()) for c in kept]
+            # tightened (the widest pack width): the same bound, and every candidate that can pass it is kept
+            tight = _candidates(cm, eb, p, 0, tighten=True)
+            bound = packed_shuffle_bound(every)
+            assert packed_shuffle_bound(tight) == bound
+            passing = [c for c in every if c.shuffles is None or c.shuffles <= bound]
+            assert [(c.shuffles, c.program()) for c in tight if c.shuffles is None or c.shuffles <= bound] \
+                == [(c.shuffles, c.program()) for c in passing]
+            dropped += len(every) - len(tight)
+    assert dropped > 0
+
+
+def test_one_elimination_solves_every_prefix_of_the_source_columns():
+    """solve.py's level solver reduces a target once in the elimination of all columns and answers each prefix from
+    the mask: a solution on the prefix's columns exactly when the target lies in their span, and no solution on a
+    prefix whose highest bit is lower than the one it gives (zero and repeated columns give kernels)."""
+    from linlayout.convert.solve import _prefix_solvers
+
+    rng = random.Random(11)
+    for _ in range(40):
+        n = rng.randint(1, 7)
+        cols = [rng.choice([0, 1 << rng.randrange(6), rng.randrange(64)]) for _ in range(n)]
+        ends = sorted(rng.randint(0, n) for _ in range(3)) + [n]
+        solve = _prefix_solvers(cols, ends)
+        for t in rng.sample(range(64), 16):
+            for level, end in enumerate(ends):
+                z = solve(t, level)
+                solutions = [x for x in range(1 << end) if f2.apply(cols, x) == t]
+                assert (z is None) == (not solutions)
+                if z is not None:
+                    assert z in solutions and z.bit_length() == min(x.bit_length() for x in solutions)
