@@ -237,14 +237,15 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     into words (:func:`~linlayout.convert.cost.packing`, once per register,
     whatever the reps); the cheaper of the two is taken.  The round trip
     executes ``2 reps`` barriers (the caller's included,
-    :func:`~linlayout.convert.cost.executed_barriers`).  The floor never
+    :func:`~linlayout.convert.cost.executed_barriers`), and pays the shared
+    memory path's constant once (:func:`~linlayout.convert.cost.cost_of`).  The floor never
     decreases with ``rep_bits`` up to the rank of either side's registers
     (:func:`round_trip` never slices more bits).
 
     >>> from linlayout.core.layout import LinearLayout
     >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
-    (64, 80)
+    (72, 88)
     """
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
@@ -252,7 +253,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     one_pass = max(hw.row_bytes, hw.lanes * hw.register_bytes if hw.matrix_rows else 0)
     reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
-    floor = reps * 2 * COST_WEIGHTS[barrier]
+    floor = reps * 2 * COST_WEIGHTS[barrier] + COST_WEIGHTS["shared_memory_path"]  # a round trip is that path
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         registers = 1 << register_rank(layout, side)
         thread_bytes = (registers >> rep_bits) * element_bits // 8
