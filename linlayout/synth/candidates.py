@@ -50,11 +50,9 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ..count.plan import matrix_tile
-from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side, side_shape
-from .speed import new_record, unit_vectors
+from .speed import new_record, tile_positions, unit_vectors
 
 __all__ = ["PartialCandidate", "Candidate", "register_prefix_len", "word_fills", "complete_columns",
            "tile_columns", "low_blocks"]
@@ -321,16 +319,16 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tup
 
 
 def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
-    try:
-        tile = matrix_tile(ins, eb, hw)
-    except LoweringError:
+    positions = tile_positions(ins, eb, hw)
+    if positions is None:
         return None
-    images = {"register": side.regs, "lane": side.lanes}
+    regs, lanes = side.regs, side.lanes
     cols = []
-    for (d, i), _ in tile.required:  # lowest offset first
-        if i >= len(images[d]):
+    for lane, i in positions:  # lowest offset first
+        images = lanes if lane else regs
+        if i >= len(images):
             return None
-        cols.append(images[d][i])
+        cols.append(images[i])
     if ins.trans and not side.regs:
         return None
     if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
