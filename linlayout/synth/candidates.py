@@ -310,12 +310,14 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tup
 
     Kept in the side's memo: the search floor's tile groups and the search's low block both ask for it.  A
     tile depends on the instruction only through ``trans`` (:func:`linlayout.count.plan.matrix_tile`: ``.x1``,
-    ``.x2`` and ``.x4`` loads and stores share one row), so the memo is keyed by that."""
-    key = ("tile-columns", ins.trans, eb, hw)
+    ``.x2`` and ``.x4`` loads and stores share one row), so the memo is keyed by that, and by the model's
+    identity, checked with ``is`` (see :mod:`linlayout.synth.speed`: the key hashes no dataclass)."""
+    key = ("tile-columns", ins.trans, eb, id(hw))
     memo = side.memo
-    if key not in memo:
-        memo[key] = _tile_columns(side, ins, eb, hw)
-    return memo[key]
+    hit = memo.get(key)
+    if hit is None or hit[0] is not hw:
+        hit = memo[key] = (hw, _tile_columns(side, ins, eb, hw))
+    return hit[1]
 
 
 def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
