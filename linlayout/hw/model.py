@@ -132,11 +132,13 @@ class SharedMemory:
                     f"warp has {self.lanes}; fix the geometry or pass matrix_rows=0 (no ldmatrix/stmatrix)"
                 )
 
-    def __hash__(self) -> int:  # cached: models key the plan's caches
-        h = self._cache.get("hash")
-        if h is None:
-            h = self._cache["hash"] = hash(tuple(getattr(self, f) for f in _FIELDS))
-        return h
+        # Hashed once, here: models key the plan's and the synthesizer's memos (a dozen lookups per synthesis).
+        # The hash reads the numeric fields only, so equal models hash alike in every process (a str's hash
+        # changes with the interpreter's seed, and a pickled model carries this attribute along).
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f) for f in _HASHED_FIELDS)))
+
+    def __hash__(self) -> int:  # computed at construction (see __post_init__); a subclass must call it
+        return self._hash
 
     # -- geometry ------------------------------------------------------------
 
@@ -253,7 +255,8 @@ class SharedMemory:
         ).strip()
 
 
-_FIELDS = tuple(f.name for f in fields(SharedMemory) if f.compare)
+# The fields equality compares whose values hash alike in every process (ints and bools; not name or note).
+_HASHED_FIELDS = tuple(f.name for f in fields(SharedMemory) if f.compare and f.type in ("int", "bool"))
 
 PRESETS: dict[str, SharedMemory] = {}
 

@@ -292,13 +292,15 @@ def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory
     cannot be formed, or is longer than the offset), None for ld/st (no columns forced)."""
     if not ins.is_matrix:
         return None
-    key = ("matrix-columns", ins, geo.element_bits, geo.offset_bits, hw)
+    # Keyed like tile_columns, by ``trans`` (the tile is the same for .x1, .x2 and .x4), and by the model's
+    # identity, checked with ``is`` (linlayout.synth.speed): the key hashes neither dataclass.
+    key = ("matrix-columns", ins.trans, geo.element_bits, geo.offset_bits, id(hw))
     hit = side.memo.get(key)
-    if hit is None:
+    if hit is None or hit[0] is not hw:
         tile = tile_columns(side, ins, geo.element_bits, hw)
         ok = tile is not None and len(tile) <= geo.offset_bits and (side.distributed or tile_fits(side, tile))
-        hit = side.memo[key] = tuple(tile) if ok else False
-    return hit
+        hit = side.memo[key] = (hw, tuple(tile) if ok else False)
+    return hit[1]
 
 
 def tile_fits(side: Side, tile: list[int]) -> bool:

@@ -50,11 +50,9 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ..count.plan import matrix_tile
-from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side, side_shape
-from .speed import new_record, unit_vectors
+from .speed import new_record, tile_positions, unit_vectors
 
 __all__ = ["PartialCandidate", "Candidate", "register_prefix_len", "word_fills", "complete_columns",
            "tile_columns", "low_blocks"]
@@ -312,25 +310,27 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tup
 
     Kept in the side's memo: the search floor's tile groups and the search's low block both ask for it.  A
     tile depends on the instruction only through ``trans`` (:func:`linlayout.count.plan.matrix_tile`: ``.x1``,
-    ``.x2`` and ``.x4`` loads and stores share one row), so the memo is keyed by that."""
-    key = ("tile-columns", ins.trans, eb, hw)
+    ``.x2`` and ``.x4`` loads and stores share one row), so the memo is keyed by that, and by the model's
+    identity, checked with ``is`` (see :mod:`linlayout.synth.speed`: the key hashes no dataclass)."""
+    key = ("tile-columns", ins.trans, eb, id(hw))
     memo = side.memo
-    if key not in memo:
-        memo[key] = _tile_columns(side, ins, eb, hw)
-    return memo[key]
+    hit = memo.get(key)
+    if hit is None or hit[0] is not hw:
+        hit = memo[key] = (hw, _tile_columns(side, ins, eb, hw))
+    return hit[1]
 
 
 def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
-    try:
-        tile = matrix_tile(ins, eb, hw)
-    except LoweringError:
+    positions = tile_positions(ins, eb, hw)
+    if positions is None:
         return None
-    images = {"register": side.regs, "lane": side.lanes}
+    regs, lanes = side.regs, side.lanes
     cols = []
-    for (d, i), _ in tile.required:  # lowest offset first
-        if i >= len(images[d]):
+    for lane, i in positions:  # lowest offset first
+        images = lanes if lane else regs
+        if i >= len(images):
             return None
-        cols.append(images[d][i])
+        cols.append(images[i])
     if ins.trans and not side.regs:
         return None
     if any(c == 0 for c in cols) or len(set(cols)) != len(cols):

@@ -63,7 +63,7 @@ from .candidates import Candidate, complete_columns, low_blocks, register_prefix
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
 from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
-from .sides import Cost, Geometry, SwizzleProblem
+from .sides import Cost, Geometry, SwizzleProblem, pair_problem
 from .speed import new_record, pair_sides, tile_groups_of
 
 __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
@@ -225,7 +225,7 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
                 for e in tile_floors(p, groups[group]):  # raised entries have 4 fields
                     heappush(raised, e)
             continue  # (a group raised already, with an earlier pair of it: its entry is in the heap)
-        yield floor, p._replace(write_options=(wi,), read_options=(ri,))
+        yield floor, pair_problem(p, wi, ri)
 
 
 def tile_groups(entries: Iterable[tuple]) -> dict[tuple, list[tuple]]:
@@ -254,7 +254,7 @@ def pairs_frontier(p: SwizzleProblem, visited: dict) -> list[tuple[int, int]]:
             if (wi, ri) in visited:
                 found = visited[(wi, ri)]
             else:
-                sub = p._replace(write_options=(wi,), read_options=(ri,))
+                sub = pair_problem(p, wi, ri)
                 found = search_pair(sub, new_record(SearchState, ([], count(), [])), search_floor(sub))
             if found is not None:
                 points += found.frontier()

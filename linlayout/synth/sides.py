@@ -29,8 +29,8 @@ from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 from .speed import CHECKED_DIM_SPANS, new_record
 
-__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "SwizzleProblem", "side_shape", "pass_lanes",
-           "shape_lanes"]
+__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
+           "pass_lanes", "shape_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -174,6 +174,13 @@ class SwizzleProblem(NamedTuple):
     objective: str
     element_bits: int
     vector_bits: int | None  # the requested width in bits, as asked (the exact reports use it)
+
+
+def pair_problem(p: SwizzleProblem, write: Instruction, read: Instruction) -> SwizzleProblem:
+    """``p`` with one store and one load as its instruction options (the pair visit searches one such problem per
+    pair).  Built in one C call (:data:`~linlayout.synth.speed.new_record`): ``NamedTuple._replace`` is Python
+    code with keyword handling, a few microseconds per pair."""
+    return new_record(SwizzleProblem, (p[0], (write,), (read,)) + p[3:])
 
 
 class Cost(NamedTuple):

@@ -33,6 +33,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     by identity) and the ld/st side's vector cap under the tile: a synthesis raises up to three groups before
     its first search when matrix pairs' floors from the counts undercut ld/st (32-bit transposes), and
     re-reading each group's width pairs was a tenth of such a synthesis.
+    :func:`tile_positions` remembers where a matrix instruction's tile sits among a side's bases (register or
+    lane, and which), by ``trans``, the element width and the model's identity: the tile bounds ask it for
+    every fresh side, and going through :func:`~linlayout.count.matrix_tile.matrix_tile`'s cache by value
+    hashed the instruction and the model each time.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
@@ -49,7 +53,8 @@ Devices that stay beside the code they speed up (listed here so there is one ind
     (:func:`linlayout.synth.synthesis.instruction_options`); a
     :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
     carries its own memo (``Side.memo``: pass lanes per instruction and
-    width, vector facts).  Two algorithmic shortcuts are part of the
+    width, vector facts; the tile bounds' columns,
+    :func:`linlayout.synth.bounds.matrix_columns`, by the model's identity checked with ``is``, as above).  Two algorithmic shortcuts are part of the
     pipeline, not tricks: the search stops at a candidate meeting the floor
     (:func:`linlayout.synth.bounds.search_floor`), and such a candidate keeps
     its analytic costs where they are provably exact
@@ -64,9 +69,10 @@ from typing import Any
 from ..core import f2
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
+from ..errors import LoweringError
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "tile_groups_of", "raised_floors_of", "unit_vectors",
-           "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "tile_groups_of", "raised_floors_of",
+           "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -149,6 +155,26 @@ def raised_floors_of(entries: list, prefix: int | None, raising: Callable[[list,
     hit = _RAISED_FLOORS.get(key)
     if hit is None or hit[0] is not entries:
         hit = _RAISED_FLOORS.put(key, (entries, raising(entries, prefix)))
+    return hit[1]
+
+
+_TILE_POSITIONS = Memo(256)
+
+
+def tile_positions(ins: Any, eb: int, hw: Any) -> tuple[tuple[bool, int], ...] | None:
+    """The bases a matrix instruction's tile requires (:func:`~linlayout.count.matrix_tile.matrix_tile`), lowest
+    offset first, each as ``(is a lane, index)``; None when the instruction cannot move these elements on ``hw``
+    (``matrix_tile`` raises).  The tile depends on the instruction only through ``trans`` (``.x1``, ``.x2`` and
+    ``.x4`` share one row), so the entry is found by that, the width and the model's identity; it keeps the model
+    and is checked with ``is`` (see :func:`pair_sides`)."""
+    key = (ins.trans, eb, id(hw))
+    hit = _TILE_POSITIONS.get(key)
+    if hit is None or hit[0] is not hw:
+        try:
+            positions = tuple((d == "lane", i) for (d, i), _ in matrix_tile(ins, eb, hw).required)
+        except LoweringError:
+            positions = None
+        hit = _TILE_POSITIONS.put(key, (hw, positions))
     return hit[1]
 
 

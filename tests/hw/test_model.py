@@ -396,3 +396,22 @@ def test_a_preset_or_instruction_registered_again_is_seen_by_the_next_count(monk
     monkeypatch.setitem(INSTRUCTIONS, "ld.shared", INSTRUCTIONS["st.shared"])  # a store under the load's name
     with pytest.raises(InstructionError, match="is a store"):
         wavefronts(L, M, 32, "load")
+
+
+def test_models_and_instructions_hash_once_and_keep_equality():
+    """A model's hash is computed at construction and follows equality: equal models (built apart, replaced,
+    pickled) hash alike and find each other's dict entries; a model differing in one field is not equal."""
+    import dataclasses
+    import pickle
+
+    from linlayout.hw import Instruction, parse_instruction, sm90
+
+    twin = SharedMemory(**{f.name: getattr(sm90, f.name) for f in dataclasses.fields(sm90) if f.init})
+    assert twin == sm90 and hash(twin) == hash(sm90) and {sm90: 1}[twin] == 1
+    back = pickle.loads(pickle.dumps(sm90))
+    assert back == sm90 and hash(back) == hash(sm90)
+    wider = dataclasses.replace(sm90, banks=64)
+    assert wider != sm90 and hash(dataclasses.replace(wider, banks=32)) == hash(sm90)
+    assert dataclasses.replace(sm90, name="other") != sm90  # the name still counts for equality
+    assert Instruction("ldmatrix", 4, True) == parse_instruction("ldmatrix.x4.trans")
+    assert hash(Instruction("ldmatrix", 4, True)) == hash(parse_instruction("ldmatrix.x4.trans"))

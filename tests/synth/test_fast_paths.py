@@ -264,3 +264,37 @@ def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
         cut = sorted(final, key=lambda e: e[0])[len(final) // 2][0] if final else None  # a caller's best key
         stopped = [floor for floor, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
         assert stopped == [e[1] for e in sorted(final, key=lambda e: e[0]) if not cut < e[0]]
+
+
+def test_tile_positions_and_columns_follow_the_tile_and_the_model_object():
+    """:func:`speed.tile_positions` is the matrix tile's required bases (None where the tile cannot be formed),
+    the same for .x1/.x2/.x4; the tile memos, found by the model's identity, answer for the model asked even
+    when another model (equal or not) was asked before on the same side."""
+    from dataclasses import replace
+
+    from linlayout.count.matrix_tile import matrix_tile
+    from linlayout.errors import LoweringError
+    from linlayout.hw import INSTRUCTIONS
+
+    sm90 = get_hardware("sm90")
+    for name, ins in INSTRUCTIONS.items():
+        if not ins.is_matrix:
+            continue
+        for eb in (8, 16, 32, 64):
+            try:
+                want = tuple((d == "lane", i) for (d, i), _ in matrix_tile(ins, eb, sm90).required)
+            except LoweringError:
+                want = None
+            assert speed.tile_positions(ins, eb, sm90) == want, (name, eb)
+    assert speed.tile_positions(parse_instruction("ldmatrix.x4"), 16, replace(sm90, name="none", matrix_rows=0)) is None
+    write = LinearLayout({"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]},
+                         {"dim0": 8, "dim1": 16})
+    stm = parse_instruction("stmatrix.x4")
+    outs = write.out_dim_bits
+    side = side_of("write", "store", write, sm90, outs)
+    geo = geometry(write.out_bits, 16, sm90)
+    assert candidates.tile_columns(side, stm, 16, sm90) == (8, 32, 64)  # register 0, lanes 0 and 1 (dim1 bits)
+    assert bounds.matrix_columns(side, stm, geo, sm90) == (8, 32, 64)
+    none = replace(sm90, name="none", matrix_rows=0)
+    assert candidates.tile_columns(side, stm, 16, none) is None and bounds.matrix_columns(side, stm, geo, none) is False
+    assert bounds.matrix_columns(side, stm, geo, replace(sm90)) == (8, 32, 64)  # an equal model, another object
