@@ -93,7 +93,7 @@ from .query import (
     check_vector_bits,
     no_extra_arguments,
 )
-from .speed import ACCESS_SHAPES, CHECKED_KEY, PLAN_CONTEXTS
+from .speed import ACCESS_SHAPES, CHECKED_KEY, PLAN_CONTEXTS, PLANS_PER_LAYOUT
 
 __all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
@@ -510,10 +510,12 @@ class _LayoutFacts:
     (``position``, ``-1`` for a zero basis) and, when every basis is a single bit or zero (``unit``), how a
     memory's inverse columns (with 0 appended) give the registers' offsets and the other bases' offsets, by
     indexing (``register_offsets``, ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last
-    query context."""
+    query context and ``plans`` the last few (at most :data:`~linlayout.count.speed.PLANS_PER_LAYOUT`, newest
+    last): a synthesis and a compiler's count of one layout ask in different contexts (an instruction named or
+    not), and each would otherwise rebuild the other's."""
 
     __slots__ = ("lanes", "nonzero", "broadcast", "form", "position", "unit", "register_offsets", "other_offsets",
-                 "last")
+                 "last", "plans")
 
     def __init__(self, layout: LinearLayout, lanes: int) -> None:
         form = column_form(layout)
@@ -524,6 +526,7 @@ class _LayoutFacts:
             elif d == "lane":
                 lanes_ = layout.flat_bases(d)
         self.lanes, self.form, self.last = lanes, form, None
+        self.plans: list[LayoutPlan] = []
         self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lanes_[:2]
         self.position = {(d, i): c.bit_length() - 1 for d in layout.in_dims for i, c in enumerate(layout.flat_bases(d))}
         self.unit = all(not c & (c - 1) for d in layout.in_dims for c in layout.flat_bases(d))
@@ -579,6 +582,14 @@ class LayoutPlan:
         self.direct = not self.matrix and self.fits and facts.unit
         self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]] = {}
 
+    def made_from(self, hardware: Any, instruction: Any, op: Any, element_bits: Any, vector_bits: Any) -> bool:
+        """Whether this context was built from these arguments (by identity: a miss only rebuilds it) and the
+        registries still hold what its names resolved to."""
+        return (self.hardware is hardware and self.instruction is instruction and self.op is op
+                and self.element_bits is element_bits and self.vector_bits is vector_bits
+                and (self.hw_key is None or PRESETS.get(self.hw_key) is self.hw)
+                and (self.ins_key is None or INSTRUCTIONS.get(self.ins_key) is self.ins))
+
     def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
         ``(shape, issue registers, within)`` for it, ``within`` taking those columns to the within-pass
@@ -611,21 +622,29 @@ def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: A
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
         last = facts.last
-        # The arguments the last context was built from (by identity: a miss only rebuilds it), and the
-        # registries still holding what they resolved to.
-        if (last is not None and last.hardware is hardware and last.instruction is instruction and last.op is op
-                and last.element_bits is element_bits and last.vector_bits is vector_bits
-                and (last.hw_key is None or PRESETS.get(last.hw_key) is last.hw)
-                and (last.ins_key is None or INSTRUCTIONS.get(last.ins_key) is last.ins)):
+        if last is not None and last.made_from(hardware, instruction, op, element_bits, vector_bits):
             return last
+        for lp in facts.plans:
+            if lp.made_from(hardware, instruction, op, element_bits, vector_bits):
+                facts.last = lp
+                return lp
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
     check_element_bits(element_bits)
-    lp = facts.last = LayoutPlan(facts, layout.out_bits, (hardware, instruction, op), hw, ins, element_bits,
-                                 vector_bits)
+    return _keep(facts, LayoutPlan(facts, layout.out_bits, (hardware, instruction, op), hw, ins, element_bits,
+                                   vector_bits))
+
+
+def _keep(facts: _LayoutFacts, lp: LayoutPlan) -> LayoutPlan:
+    """Make ``lp`` the layout's last plan and keep it among its few recent ones (the oldest dropped)."""
+    plans = facts.plans
+    if len(plans) >= PLANS_PER_LAYOUT:
+        del plans[0]
+    plans.append(lp)
+    facts.last = lp
     return lp
 
 
@@ -636,16 +655,20 @@ def _query_layout_plan(query: AccessQuery) -> LayoutPlan:
     lmemo = layout.memo()
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
+        element_bits, vector_bits = query.element_bits, query.vector_bits
         last = facts.last
-        if last is not None and last.hw is hw and last.ins is ins and last.element_bits == query.element_bits \
-                and last.vector_bits == query.vector_bits:
+        if last is not None and last.hw is hw and last.ins is ins and last.element_bits == element_bits \
+                and last.vector_bits == vector_bits:
             return last
+        for lp in facts.plans:
+            if lp.hw is hw and lp.ins is ins and lp.element_bits == element_bits and lp.vector_bits == vector_bits:
+                facts.last = lp
+                return lp
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
-    lp = facts.last = LayoutPlan(facts, layout.out_bits, (query.hardware, query.instruction, query.op), hw, ins,
-                                 query.element_bits, query.vector_bits)
-    return lp
+    return _keep(facts, LayoutPlan(facts, layout.out_bits, (query.hardware, query.instruction, query.op), hw, ins,
+                                   query.element_bits, query.vector_bits))
 
 
 def plan_access(
