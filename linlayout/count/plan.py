@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter, or_
 from typing import Any
 
@@ -506,33 +506,33 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
 class _LayoutFacts:
     """What a plan reads off a distributed layout alone, checked for a lane count once and kept in the layout's
     memo: its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for every
-    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, the flat bit of every basis
-    (``position``, ``-1`` for a zero basis) and, when every basis is a single bit or zero (``unit``), how a
-    memory's inverse columns (with 0 appended) give the registers' offsets and the other bases' offsets, by
-    indexing (``register_offsets``, ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last
-    query context and ``plans`` the last few (at most :data:`~linlayout.count.speed.PLANS_PER_LAYOUT`, newest
-    last): a synthesis and a compiler's count of one layout ask in different contexts (an instruction named or
-    not), and each would otherwise rebuild the other's."""
+    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, its flat bases by input dimension
+    (``bases``) and, when every basis is a single bit or zero (``unit``), how a memory's inverse columns (with 0
+    appended) give the registers' offsets and the other bases' offsets, by indexing (``register_offsets``,
+    ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last query context and ``plans`` the last few
+    (at most :data:`~linlayout.count.speed.PLANS_PER_LAYOUT`, newest last): a synthesis and a compiler's count of
+    one layout ask in different contexts (an instruction named or not), and each would otherwise rebuild the
+    other's.  Built for every new layout object a count sees (a conversion's slices among them), so it reads
+    each dimension's bases once."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "position", "unit", "register_offsets", "other_offsets",
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "bases", "unit", "register_offsets", "other_offsets",
                  "last", "plans")
 
     def __init__(self, layout: LinearLayout, lanes: int) -> None:
-        form = column_form(layout)
-        regs = lanes_ = ()
-        for d, _ in layout.in_dim_bits:
-            if d == "register":
-                regs = layout.flat_bases(d)
-            elif d == "lane":
-                lanes_ = layout.flat_bases(d)
-        self.lanes, self.form, self.last = lanes, form, None
+        self.lanes, self.form, self.last = lanes, column_form(layout), None
         self.plans: list[LayoutPlan] = []
-        self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lanes_[:2]
-        self.position = {(d, i): c.bit_length() - 1 for d in layout.in_dims for i, c in enumerate(layout.flat_bases(d))}
-        self.unit = all(not c & (c - 1) for d in layout.in_dims for c in layout.flat_bases(d))
+        self.bases = bases = {d: layout.flat_bases(d) for d, _ in layout.in_dim_bits}
+        regs, lane_bases = bases.get("register", ()), bases.get("lane", ())
+        self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lane_bases[:2]
+        others = [c for d, cols in bases.items() if d != "register" for c in cols]
+        self.unit = not any(c & (c - 1) for c in chain(regs, others))
         self.register_offsets = picker([c.bit_length() - 1 for c in regs])
-        self.other_offsets = picker([c.bit_length() - 1 for d in layout.in_dims if d != "register"
-                                     for c in layout.flat_bases(d)])
+        self.other_offsets = picker([c.bit_length() - 1 for c in others])
+
+    def flat_bit(self, generator: Generator) -> int:
+        """The flat bit of a unit basis (``-1`` for a zero basis)."""
+        d, i = generator
+        return self.bases[d][i].bit_length() - 1
 
 
 def picker(indices: Sequence[int]) -> Any:
@@ -610,7 +610,7 @@ class LayoutPlan:
             ctx = _context(self.ins, self.element_bits, self.hw)
         facts = self.facts
         shape, issue = _vector_shape(self.ins, self.element_bits, self.hw, ctx[3], vec, facts.nonzero, facts.broadcast)
-        within = picker([facts.position[g] for g in shape.within_pass]) if facts.unit else None
+        within = picker([facts.flat_bit(g) for g in shape.within_pass]) if facts.unit else None
         return shape, issue, within
 
 
