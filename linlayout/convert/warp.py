@@ -599,6 +599,10 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
     rounds = adj
     if any(wc(v)[0] for v in qo):
         return []
+    # Whether a word's packed elements change places from lane to lane under the destination's own lane columns.
+    # A swap matrix changes those columns only through free variables (its additions Dq), so without free
+    # variables every candidate would be dropped for it below: none is enumerated.
+    lanes_move_packs = any(wc(v)[0] for v in ql)
     mw = len(rounds)
     Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
     As = [f2.apply(sr, c) for c in rounds]
@@ -608,6 +612,8 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
     scols = cm.src_cols
     nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
     kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+    if lanes_move_packs and not kernel:
+        return []
     out = []
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
@@ -615,10 +621,10 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
         shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))  # unless it has local rounds
         if limit is not None and not local and shuffles > limit:
             continue  # no local rounds: its shuffles are these, above the limit
-        qlx = [ql[j] ^ Dq[j] for j in range(nl)]
-        slx = [sl[j] ^ Ds[j] for j in range(nl)]
-        if any(wc(v)[0] for v in qlx):
+        qlx = [ql[j] ^ Dq[j] for j in range(nl)] if any(Dq) else ql
+        if lanes_move_packs if qlx is ql else any(wc(v)[0] for v in qlx):
             continue  # the packed elements of a word would change places from lane to lane
+        slx = [sl[j] ^ Ds[j] for j in range(nl)]
         Asx = As + [0] * len(X)  # extra rounds: the same lane, another word
         J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
         if local and all(J[i] == 1 << i for i in range(nl)):
