@@ -246,10 +246,11 @@ class ShuffleProgram:
         (source word ``w`` of the thread itself, from a local round).
         """
         rounds = 1 << self.round_bits
+        sent = [f2.apply(self.A, k) for k in range(rounds)]  # the word round k sends where H and Ho add nothing
+        local = self.self_rounds
         # The thread-dependent parts are linear, so their values over all threads form a span.
         span_send = f2.subset_xors(f2.basis(list(self.H) + list(self.Ho)))
-        send = [() if k in self.self_rounds else tuple(sorted({f2.apply(self.A, k) ^ v for v in span_send}))
-                for k in range(rounds)]
+        send = [() if k in local else tuple(sorted({sent[k] ^ v for v in span_send})) for k in range(rounds)]
         wb = self.src_reg_bits + 1  # word coordinates fit below bit wb
         joint = [(m << wb) | h for m, h in zip(self.M, self.H)] + [h for h in self.Ho]  # (Mλ, Hλ ⊕ Hω ω)
         pairs_ = [(v >> wb, v & ((1 << wb) - 1)) for v in f2.subset_xors(f2.basis(joint))]
@@ -258,7 +259,7 @@ class ShuffleProgram:
             cands = set()
             for m, h in pairs_:
                 k = r ^ m
-                cands.add(("src", f2.apply(self.A, k) ^ h) if k in self.self_rounds else ("recv", k))
+                cands.add(("src", sent[k] ^ h) if k in local else ("recv", k))
             recv.append(tuple(sorted(cands)))
         return tuple(send), tuple(recv)
 
