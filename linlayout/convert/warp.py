@@ -561,25 +561,47 @@ class _Candidate:
         return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
 
 
+class _PackWidths:
+    """What :func:`_candidates` works out the same at every pack width, once per :func:`shuffle_program` call:
+    the map's columns by part (:func:`_split`), the copies ``K`` (destination register vectors whose source is
+    slot 0), a complement ``C`` of them, the pack candidates (vectors of span(C) that stay in the thread's
+    registers) and, when first asked, the free variables inside the warp (``kernel``)."""
+
+    def __init__(self, cm: ConversionMap) -> None:
+        self.cm = cm
+        self.parts = (qr, sr), _, _ = _split(cm)
+        sh, dh = cm.src_bits, cm.dst_bits
+        both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
+        self.copies = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
+        self.complement = C = f2.complement(self.copies, dh.reg)
+        csr = [f2.apply(sr, c) for c in C]
+        self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+
+    @cached_property
+    def kernel(self) -> list[tuple[int, int]]:
+        """Free variables inside the warp: ``src(x) = src(x ^ z)``, ``z = (register part, lane part)``, lane part
+        non-zero."""
+        sh = self.cm.src_bits
+        nullw = f2.null_space(list(self.cm.src_cols[:sh.reg + sh.lane]))
+        return [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+
+
 def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
-                tighten: bool = False) -> list[_Candidate]:
+                tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
     ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
     :func:`shuffle_program` would drop unbuilt anyway (it passes the packed-shuffle bound once it has it); the
     shuffles are read before the rest of the candidate is worked out.  ``tighten``: the limit is also the fewest
     known shuffles among the candidates kept so far (at the widest pack width, whose fewest shuffles are the
-    bound: a candidate above one already kept can neither lower the bound nor pass it)."""
-    (qr, sr), (ql, sl), (qo, so) = _split(cm)
+    bound: a candidate above one already kept can neither lower the bound nor pass it).  ``widths``: ``cm``'s
+    :class:`_PackWidths`, when the caller tries several pack widths."""
+    if widths is None:
+        widths = _PackWidths(cm)
+    (qr, sr), (ql, sl), (qo, so) = widths.parts
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
-    # Copies: destination register vectors whose source is slot 0.
-    both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
-    K = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
-    C = f2.complement(K, dh.reg)
-    # Pack candidates: vectors of span(C) that stay in the thread's registers.
-    csr = [f2.apply(sr, c) for c in C]
-    pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+    K, C, pack_all = widths.copies, widths.complement, widths.pack_all
     if len(pack_all) < p:
         return []
     pack = pack_all[:p]
@@ -609,10 +631,7 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
     As = [f2.apply(sr, c) for c in rounds]
     Lq0 = [wc(v)[1] for v in ql]
     Oq = [wc(v)[1] for v in qo]
-    # Free variables inside the warp: src(x) = src(x ^ z), z = (register part, lane part), lane part non-zero.
-    scols = cm.src_cols
-    nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
-    kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+    kernel = widths.kernel
     if lanes_move_packs and not kernel:
         return []
     out = []
@@ -704,14 +723,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     lower = _lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
-    widest: dict[int, list[_Candidate]] = {}
+    by_width: dict[int, list[_Candidate]] = {}
+    widths = _PackWidths(cm)
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None)
-        if widest[p]:
+        by_width[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None, widths=widths)
+        if by_width[p]:
             break
-    bound = packed_shuffle_bound(widest[min(widest)])
+    bound = packed_shuffle_bound(by_width[min(by_width)])
     for p in range(pmax, -1, -1):
-        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower, bound if ceiling is None else None):
+        if p not in by_width:
+            by_width[p] = _candidates(cm, element_bits, p, lower, bound if ceiling is None else None, widths=widths)
+        for cand in by_width[p]:
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built
             prog = cand.program()
