@@ -329,5 +329,6 @@ def test_word_access_read_off_the_synthesis_equals_the_exact_reports(name, src, 
             continue
         if sw is None:
             continue
-        for side, ins, report in (("write", sw.write_instruction, sw.write), ("read", sw.read_instruction, sw.read)):
-            assert smem._moves_words(sw, side) == ("matrix" in ins or report.vector_bits >= 32), (side, eb)
+        for side, layout, ins, report in (("write", src, sw.write_instruction, sw.write),
+                                          ("read", dst, sw.read_instruction, sw.read)):
+            assert smem._moves_words(sw, side, layout, "sm90") == ("matrix" in ins or report.vector_bits >= 32)
