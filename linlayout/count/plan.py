@@ -622,7 +622,12 @@ def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: A
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
         last = facts.last
-        if last is not None and last.made_from(hardware, instruction, op, element_bits, vector_bits):
+        # The last context first, its test written out (a count's hot path: no call): the arguments it was built
+        # from (by identity: a miss only rebuilds it), and the registries still holding what they resolved to.
+        if (last is not None and last.hardware is hardware and last.instruction is instruction and last.op is op
+                and last.element_bits is element_bits and last.vector_bits is vector_bits
+                and (last.hw_key is None or PRESETS.get(last.hw_key) is last.hw)
+                and (last.ins_key is None or INSTRUCTIONS.get(last.ins_key) is last.ins)):
             return last
         for lp in facts.plans:
             if lp.made_from(hardware, instruction, op, element_bits, vector_bits):
