@@ -32,6 +32,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from ..count.closed_form import WavefrontReport, wavefronts
+from ..count.plan import plan_access
 from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
@@ -328,9 +329,8 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
             continue
     if sw is not None:
         return Staging(sw.memory, sw.write_instruction, sw.read_instruction, sw.write_wavefronts, sw.read_wavefronts,
-                       sw.write_instructions, sw.read_instructions, True,
-                       "matrix" in sw.write_instruction or sw.write.vector_bits >= 32,
-                       "matrix" in sw.read_instruction or sw.read.vector_bits >= 32, sw)
+                       sw.write_instructions, sw.read_instructions, True, _moves_words(sw, "write", src, hardware),
+                       _moves_words(sw, "read", dst, hardware), sw)
     # Not distributed (mixed bases): stage through the row-major memory and count it exactly.
     mem = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                  (tuple(1 << i for i in range(src.out_bits)),))
@@ -338,6 +338,23 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
     r = wavefronts(dst, mem, element_bits, "load", None, None, hardware)
     return Staging(mem, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions, r.instructions, False,
                    w.vector_bits >= 32, r.vector_bits >= 32)
+
+
+def _moves_words(sw: SwizzleResult, side: str, layout: LinearLayout, hardware) -> bool:
+    """Whether a side of a synthesized staging (``layout``, the side's layout given to the synthesis) moves whole
+    32-bit words: a matrix instruction, or vectors of at least 32 bits.  The result's access widths
+    (``vector_bits``, the wider side's, and ``common_vector_bits``, the narrower's; a matrix side's is 32) tell it
+    unless only one side reaches 32 bits and neither uses a matrix instruction; then the side's access plan does
+    (its vector, without counting the side's conflicts as its exact report would: a count costs about as much as
+    the synthesis's own scoring, and a plan synthesizes a few slices)."""
+    this, other = ((sw.write_instruction, sw.read_instruction) if side == "write"
+                   else (sw.read_instruction, sw.write_instruction))
+    if "matrix" in this or sw.common_vector_bits >= 32:
+        return True
+    if sw.vector_bits < 32 or "matrix" in other:  # the other side is the wider one (a matrix side's 32 bits)
+        return False
+    op = "store" if side == "write" else "load"
+    return plan_access(layout, sw.memory, sw.element_bits, op, this, None, hardware).shape.vector_bits >= 32
 
 
 def _tritons_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int) -> TritonScratch:

@@ -246,10 +246,11 @@ class ShuffleProgram:
         (source word ``w`` of the thread itself, from a local round).
         """
         rounds = 1 << self.round_bits
+        sent = [f2.apply(self.A, k) for k in range(rounds)]  # the word round k sends where H and Ho add nothing
+        local = self.self_rounds
         # The thread-dependent parts are linear, so their values over all threads form a span.
         span_send = f2.subset_xors(f2.basis(list(self.H) + list(self.Ho)))
-        send = [() if k in self.self_rounds else tuple(sorted({f2.apply(self.A, k) ^ v for v in span_send}))
-                for k in range(rounds)]
+        send = [() if k in local else tuple(sorted({sent[k] ^ v for v in span_send})) for k in range(rounds)]
         wb = self.src_reg_bits + 1  # word coordinates fit below bit wb
         joint = [(m << wb) | h for m, h in zip(self.M, self.H)] + [h for h in self.Ho]  # (Mλ, Hλ ⊕ Hω ω)
         pairs_ = [(v >> wb, v & ((1 << wb) - 1)) for v in f2.subset_xors(f2.basis(joint))]
@@ -258,7 +259,7 @@ class ShuffleProgram:
             cands = set()
             for m, h in pairs_:
                 k = r ^ m
-                cands.add(("src", f2.apply(self.A, k) ^ h) if k in self.self_rounds else ("recv", k))
+                cands.add(("src", sent[k] ^ h) if k in local else ("recv", k))
             recv.append(tuple(sorted(cands)))
         return tuple(send), tuple(recv)
 
@@ -560,25 +561,47 @@ class _Candidate:
         return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
 
 
+class _PackWidths:
+    """What :func:`_candidates` works out the same at every pack width, once per :func:`shuffle_program` call:
+    the map's columns by part (:func:`_split`), the copies ``K`` (destination register vectors whose source is
+    slot 0), a complement ``C`` of them, the pack candidates (vectors of span(C) that stay in the thread's
+    registers) and, when first asked, the free variables inside the warp (``kernel``)."""
+
+    def __init__(self, cm: ConversionMap) -> None:
+        self.cm = cm
+        self.parts = (qr, sr), _, _ = _split(cm)
+        sh, dh = cm.src_bits, cm.dst_bits
+        both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
+        self.copies = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
+        self.complement = C = f2.complement(self.copies, dh.reg)
+        csr = [f2.apply(sr, c) for c in C]
+        self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+
+    @cached_property
+    def kernel(self) -> list[tuple[int, int]]:
+        """Free variables inside the warp: ``src(x) = src(x ^ z)``, ``z = (register part, lane part)``, lane part
+        non-zero."""
+        sh = self.cm.src_bits
+        nullw = f2.null_space(list(self.cm.src_cols[:sh.reg + sh.lane]))
+        return [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+
+
 def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
-                tighten: bool = False) -> list[_Candidate]:
+                tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
     ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
     :func:`shuffle_program` would drop unbuilt anyway (it passes the packed-shuffle bound once it has it); the
     shuffles are read before the rest of the candidate is worked out.  ``tighten``: the limit is also the fewest
     known shuffles among the candidates kept so far (at the widest pack width, whose fewest shuffles are the
-    bound: a candidate above one already kept can neither lower the bound nor pass it)."""
-    (qr, sr), (ql, sl), (qo, so) = _split(cm)
+    bound: a candidate above one already kept can neither lower the bound nor pass it).  ``widths``: ``cm``'s
+    :class:`_PackWidths`, when the caller tries several pack widths."""
+    if widths is None:
+        widths = _PackWidths(cm)
+    (qr, sr), (ql, sl), (qo, so) = widths.parts
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
-    # Copies: destination register vectors whose source is slot 0.
-    both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
-    K = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
-    C = f2.complement(K, dh.reg)
-    # Pack candidates: vectors of span(C) that stay in the thread's registers.
-    csr = [f2.apply(sr, c) for c in C]
-    pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+    K, C, pack_all = widths.copies, widths.complement, widths.pack_all
     if len(pack_all) < p:
         return []
     pack = pack_all[:p]
@@ -599,15 +622,18 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
     rounds = adj
     if any(wc(v)[0] for v in qo):
         return []
+    # Whether a word's packed elements change places from lane to lane under the destination's own lane columns.
+    # A swap matrix changes those columns only through free variables (its additions Dq), so without free
+    # variables every candidate would be dropped for it below: none is enumerated.
+    lanes_move_packs = any(wc(v)[0] for v in ql)
     mw = len(rounds)
     Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
     As = [f2.apply(sr, c) for c in rounds]
     Lq0 = [wc(v)[1] for v in ql]
     Oq = [wc(v)[1] for v in qo]
-    # Free variables inside the warp: src(x) = src(x ^ z), z = (register part, lane part), lane part non-zero.
-    scols = cm.src_cols
-    nullw = f2.null_space(list(scols[:sh.reg + sh.lane]))
-    kernel = [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
+    kernel = widths.kernel
+    if lanes_move_packs and not kernel:
+        return []
     out = []
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
@@ -615,10 +641,10 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
         shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))  # unless it has local rounds
         if limit is not None and not local and shuffles > limit:
             continue  # no local rounds: its shuffles are these, above the limit
-        qlx = [ql[j] ^ Dq[j] for j in range(nl)]
-        slx = [sl[j] ^ Ds[j] for j in range(nl)]
-        if any(wc(v)[0] for v in qlx):
+        qlx = [ql[j] ^ Dq[j] for j in range(nl)] if any(Dq) else ql
+        if lanes_move_packs if qlx is ql else any(wc(v)[0] for v in qlx):
             continue  # the packed elements of a word would change places from lane to lane
+        slx = [sl[j] ^ Ds[j] for j in range(nl)]
         Asx = As + [0] * len(X)  # extra rounds: the same lane, another word
         J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
         if local and all(J[i] == 1 << i for i in range(nl)):
@@ -697,14 +723,17 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     lower = _lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
-    widest: dict[int, list[_Candidate]] = {}
+    by_width: dict[int, list[_Candidate]] = {}
+    widths = _PackWidths(cm)
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        widest[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None)
-        if widest[p]:
+        by_width[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None, widths=widths)
+        if by_width[p]:
             break
-    bound = packed_shuffle_bound(widest[min(widest)])
+    bound = packed_shuffle_bound(by_width[min(by_width)])
     for p in range(pmax, -1, -1):
-        for cand in widest[p] if p in widest else _candidates(cm, element_bits, p, lower, bound if ceiling is None else None):
+        if p not in by_width:
+            by_width[p] = _candidates(cm, element_bits, p, lower, bound if ceiling is None else None, widths=widths)
+        for cand in by_width[p]:
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built
             prog = cand.program()

@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter, or_
 from typing import Any
 
@@ -93,7 +93,7 @@ from .query import (
     check_vector_bits,
     no_extra_arguments,
 )
-from .speed import ACCESS_SHAPES, CHECKED_KEY, PLAN_CONTEXTS
+from .speed import ACCESS_SHAPES, CHECKED_KEY, PLAN_CONTEXTS, PLANS_PER_LAYOUT
 
 __all__ = ["AccessShape", "AccessPlan", "access_shape", "plan_access"]
 
@@ -506,30 +506,33 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
 class _LayoutFacts:
     """What a plan reads off a distributed layout alone, checked for a lane count once and kept in the layout's
     memo: its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for every
-    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, the flat bit of every basis
-    (``position``, ``-1`` for a zero basis) and, when every basis is a single bit or zero (``unit``), how a
-    memory's inverse columns (with 0 appended) give the registers' offsets and the other bases' offsets, by
-    indexing (``register_offsets``, ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last
-    query context."""
+    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, its flat bases by input dimension
+    (``bases``) and, when every basis is a single bit or zero (``unit``), how a memory's inverse columns (with 0
+    appended) give the registers' offsets and the other bases' offsets, by indexing (``register_offsets``,
+    ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last query context and ``plans`` the last few
+    (at most :data:`~linlayout.count.speed.PLANS_PER_LAYOUT`, newest last): a synthesis and a compiler's count of
+    one layout ask in different contexts (an instruction named or not), and each would otherwise rebuild the
+    other's.  Built for every new layout object a count sees (a conversion's slices among them), so it reads
+    each dimension's bases once."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "position", "unit", "register_offsets", "other_offsets",
-                 "last")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "bases", "unit", "register_offsets", "other_offsets",
+                 "last", "plans")
 
     def __init__(self, layout: LinearLayout, lanes: int) -> None:
-        form = column_form(layout)
-        regs = lanes_ = ()
-        for d, _ in layout.in_dim_bits:
-            if d == "register":
-                regs = layout.flat_bases(d)
-            elif d == "lane":
-                lanes_ = layout.flat_bases(d)
-        self.lanes, self.form, self.last = lanes, form, None
-        self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lanes_[:2]
-        self.position = {(d, i): c.bit_length() - 1 for d in layout.in_dims for i, c in enumerate(layout.flat_bases(d))}
-        self.unit = all(not c & (c - 1) for d in layout.in_dims for c in layout.flat_bases(d))
+        self.lanes, self.form, self.last = lanes, column_form(layout), None
+        self.plans: list[LayoutPlan] = []
+        self.bases = bases = {d: layout.flat_bases(d) for d, _ in layout.in_dim_bits}
+        regs, lane_bases = bases.get("register", ()), bases.get("lane", ())
+        self.nonzero, self.broadcast = list(compress(range(len(regs)), regs)), 0 in lane_bases[:2]
+        others = [c for d, cols in bases.items() if d != "register" for c in cols]
+        self.unit = not any(c & (c - 1) for c in chain(regs, others))
         self.register_offsets = picker([c.bit_length() - 1 for c in regs])
-        self.other_offsets = picker([c.bit_length() - 1 for d in layout.in_dims if d != "register"
-                                     for c in layout.flat_bases(d)])
+        self.other_offsets = picker([c.bit_length() - 1 for c in others])
+
+    def flat_bit(self, generator: Generator) -> int:
+        """The flat bit of a unit basis (``-1`` for a zero basis)."""
+        d, i = generator
+        return self.bases[d][i].bit_length() - 1
 
 
 def picker(indices: Sequence[int]) -> Any:
@@ -579,6 +582,14 @@ class LayoutPlan:
         self.direct = not self.matrix and self.fits and facts.unit
         self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]] = {}
 
+    def made_from(self, hardware: Any, instruction: Any, op: Any, element_bits: Any, vector_bits: Any) -> bool:
+        """Whether this context was built from these arguments (by identity: a miss only rebuilds it) and the
+        registries still hold what its names resolved to."""
+        return (self.hardware is hardware and self.instruction is instruction and self.op is op
+                and self.element_bits is element_bits and self.vector_bits is vector_bits
+                and (self.hw_key is None or PRESETS.get(self.hw_key) is self.hw)
+                and (self.ins_key is None or INSTRUCTIONS.get(self.ins_key) is self.ins))
+
     def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
         ``(shape, issue registers, within)`` for it, ``within`` taking those columns to the within-pass
@@ -599,7 +610,7 @@ class LayoutPlan:
             ctx = _context(self.ins, self.element_bits, self.hw)
         facts = self.facts
         shape, issue = _vector_shape(self.ins, self.element_bits, self.hw, ctx[3], vec, facts.nonzero, facts.broadcast)
-        within = picker([facts.position[g] for g in shape.within_pass]) if facts.unit else None
+        within = picker([facts.flat_bit(g) for g in shape.within_pass]) if facts.unit else None
         return shape, issue, within
 
 
@@ -611,21 +622,34 @@ def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: A
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
         last = facts.last
-        # The arguments the last context was built from (by identity: a miss only rebuilds it), and the
-        # registries still holding what they resolved to.
+        # The last context first, its test written out (a count's hot path: no call): the arguments it was built
+        # from (by identity: a miss only rebuilds it), and the registries still holding what they resolved to.
         if (last is not None and last.hardware is hardware and last.instruction is instruction and last.op is op
                 and last.element_bits is element_bits and last.vector_bits is vector_bits
                 and (last.hw_key is None or PRESETS.get(last.hw_key) is last.hw)
                 and (last.ins_key is None or INSTRUCTIONS.get(last.ins_key) is last.ins)):
             return last
+        for lp in facts.plans:
+            if lp.made_from(hardware, instruction, op, element_bits, vector_bits):
+                facts.last = lp
+                return lp
     hw = get_hardware(hardware)
     ins = parse_instruction(instruction, op)
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
     check_element_bits(element_bits)
-    lp = facts.last = LayoutPlan(facts, layout.out_bits, (hardware, instruction, op), hw, ins, element_bits,
-                                 vector_bits)
+    return _keep(facts, LayoutPlan(facts, layout.out_bits, (hardware, instruction, op), hw, ins, element_bits,
+                                   vector_bits))
+
+
+def _keep(facts: _LayoutFacts, lp: LayoutPlan) -> LayoutPlan:
+    """Make ``lp`` the layout's last plan and keep it among its few recent ones (the oldest dropped)."""
+    plans = facts.plans
+    if len(plans) >= PLANS_PER_LAYOUT:
+        del plans[0]
+    plans.append(lp)
+    facts.last = lp
     return lp
 
 
@@ -636,16 +660,20 @@ def _query_layout_plan(query: AccessQuery) -> LayoutPlan:
     lmemo = layout.memo()
     facts = lmemo.get(CHECKED_KEY)
     if facts is not None:
+        element_bits, vector_bits = query.element_bits, query.vector_bits
         last = facts.last
-        if last is not None and last.hw is hw and last.ins is ins and last.element_bits == query.element_bits \
-                and last.vector_bits == query.vector_bits:
+        if last is not None and last.hw is hw and last.ins is ins and last.element_bits == element_bits \
+                and last.vector_bits == vector_bits:
             return last
+        for lp in facts.plans:
+            if lp.hw is hw and lp.ins is ins and lp.element_bits == element_bits and lp.vector_bits == vector_bits:
+                facts.last = lp
+                return lp
     if facts is None or facts.lanes != hw.lanes:
         check_distributed_dims(layout, hw)
         facts = lmemo[CHECKED_KEY] = _LayoutFacts(layout, hw.lanes)
-    lp = facts.last = LayoutPlan(facts, layout.out_bits, (query.hardware, query.instruction, query.op), hw, ins,
-                                 query.element_bits, query.vector_bits)
-    return lp
+    return _keep(facts, LayoutPlan(facts, layout.out_bits, (query.hardware, query.instruction, query.op), hw, ins,
+                                   query.element_bits, query.vector_bits))
 
 
 def plan_access(

@@ -45,7 +45,10 @@ Per object (kept in :meth:`linlayout.core.layout.LinearLayout.memo`, under these
     A layout checked for a lane count, with its non-zero registers and
     low-lane broadcast (the same in ``C = M⁻¹ ∘ L`` for every invertible
     ``M``), the flat bit of each basis, and the
-    :class:`~linlayout.count.plan.LayoutPlan` of its last query context: the
+    :class:`~linlayout.count.plan.LayoutPlan` of its last few query contexts
+    (:data:`PLANS_PER_LAYOUT`; a synthesis names the instruction and a
+    compiler's count of the same layout does not, so one would rebuild the
+    other's): the
     arguments resolved, the tile's capacity checked, and per vector the
     shape, issue registers and within-pass bits.  A compiler counts one layout
     object against many memories (every candidate, both sides of a
@@ -65,7 +68,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-__all__ = ["Memo", "ACCESS_SHAPES", "PLAN_CONTEXTS", "REPORT_FIELDS", "INVERSE_KEY", "FORM_KEY", "CHECKED_KEY"]
+__all__ = ["Memo", "ACCESS_SHAPES", "PLAN_CONTEXTS", "REPORT_FIELDS", "INVERSE_KEY", "FORM_KEY", "CHECKED_KEY",
+           "PLANS_PER_LAYOUT"]
 
 
 class Memo(dict):
@@ -90,3 +94,4 @@ REPORT_FIELDS = Memo(4096)  # id(shape) -> (shape, fields, ...): see closed_form
 INVERSE_KEY = ("count.offsets", "inverse columns")
 FORM_KEY = ("count.offsets", "column form")
 CHECKED_KEY = ("count.plan", "distributed dims checked for lanes")
+PLANS_PER_LAYOUT = 4  # LayoutPlans kept per layout object (the last first, then a scan of these few)

@@ -621,3 +621,30 @@ def test_a_query_and_its_fields_cannot_be_mixed():
         simulate_wavefronts(q, element_bits=16)
     with pytest.raises(InputTypeError, match="not both"):
         access_wavefronts(AddressQuery("ld.shared", "load", 4, [0] * 32), "load")
+
+
+def test_a_layout_keeps_its_plans_for_a_few_contexts():
+    """A layout asked in alternating contexts (an instruction named, then not) reuses each context's plan, and a
+    model registered again under a kept name is seen at once."""
+    from linlayout.count.plan import layout_plan
+    from linlayout.count.speed import PLANS_PER_LAYOUT
+    from linlayout.hw import PRESETS, register_hardware
+
+    L = LinearLayout({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]}, {"dim0": 2, "dim1": 32})
+    named = layout_plan(L, 16, "load", "ld.shared", None, "sm90")
+    unnamed = layout_plan(L, 16, "load", None, None, "sm90")
+    assert named is not unnamed
+    assert layout_plan(L, 16, "load", "ld.shared", None, "sm90") is named
+    assert layout_plan(L, 16, "load", None, None, "sm90") is unnamed
+    for bits in (8, 32, 64)[: PLANS_PER_LAYOUT - 1]:  # more contexts than are kept: the oldest is dropped
+        layout_plan(L, bits, "load", None, None, "sm90")
+    assert layout_plan(L, 16, "load", "ld.shared", None, "sm90") is not named
+    try:
+        register_hardware(SharedMemory("plan-memo-model", matrix_rows=0))
+        first = layout_plan(L, 16, "load", None, None, "plan-memo-model")
+        layout_plan(L, 16, "load", None, None, "sm90")  # first is no longer the last plan, only a kept one
+        register_hardware(SharedMemory("plan-memo-model", matrix_rows=0, banks=16))
+        again = layout_plan(L, 16, "load", None, None, "plan-memo-model")
+        assert again is not first and again.hw.banks == 16
+    finally:
+        PRESETS.pop("plan-memo-model", None)
