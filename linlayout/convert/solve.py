@@ -138,7 +138,7 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def _prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int | None]:
+def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int | None]:
     """``(target, level) ->`` the solution ``z`` of ``S z = target`` on the columns ``cols[:ends[level]]`` whose
     highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest bits it
     can), or None.
@@ -254,7 +254,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     levels: list[int] = []
     ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
     masks = [(1 << end) - 1 for end in ends]
-    solve = _prefix_solvers(scols, ends)
+    solve = prefix_solvers(scols, ends)
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
     # element that slot holds in src
     bases_of = [(d, k, 1 << (start + k), scols[start + k]) if (d != "register" or k < sh.reg) else (d, k, 0, 0)

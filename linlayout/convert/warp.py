@@ -534,7 +534,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
 
 
 class _Candidate:
-    """One swap matrix of :func:`_candidates`, its program built only when asked (:meth:`program`, once).
+    """One swap matrix of :func:`program_candidates`, its program built only when asked (:meth:`program`, once).
 
     ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it, else None.  Without local rounds
     (:attr:`ShuffleProgram.self_rounds`: some lane reads another lane, or the warps' columns move) both strategies
@@ -562,7 +562,7 @@ class _Candidate:
 
 
 class _PackWidths:
-    """What :func:`_candidates` works out the same at every pack width, once per :func:`shuffle_program` call:
+    """What :func:`program_candidates` works out the same at every pack width, once per :func:`shuffle_program` call:
     the map's columns by part (:func:`_split`), the copies ``K`` (destination register vectors whose source is
     slot 0), a complement ``C`` of them, the pack candidates (vectors of span(C) that stay in the thread's
     registers) and, when first asked, the free variables inside the warp (``kernel``)."""
@@ -586,7 +586,7 @@ class _PackWidths:
         return [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
 
 
-def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
+def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
                 tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
@@ -667,7 +667,7 @@ def _candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit:
 
 @dataclass(frozen=True)
 class _Frame:
-    """What every program of one pack width shares (:func:`_candidates`)."""
+    """What every program of one pack width shares (:func:`program_candidates`)."""
 
     element_bits: int
     lanes: int
@@ -726,13 +726,13 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     by_width: dict[int, list[_Candidate]] = {}
     widths = _PackWidths(cm)
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
-        by_width[p] = _candidates(cm, element_bits, p, lower, tighten=ceiling is None, widths=widths)
+        by_width[p] = program_candidates(cm, element_bits, p, lower, tighten=ceiling is None, widths=widths)
         if by_width[p]:
             break
     bound = packed_shuffle_bound(by_width[min(by_width)])
     for p in range(pmax, -1, -1):
         if p not in by_width:
-            by_width[p] = _candidates(cm, element_bits, p, lower, bound if ceiling is None else None, widths=widths)
+            by_width[p] = program_candidates(cm, element_bits, p, lower, bound if ceiling is None else None, widths=widths)
         for cand in by_width[p]:
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built

@@ -217,7 +217,7 @@ def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
     """shuffle_program skips a swap matrix above the shuffle bound before building its program (warp.py's
     _Candidate): the shuffles it reads off M equal the built program's, and local rounds are left to the program."""
     from linlayout.convert.solve import conversion_map
-    from linlayout.convert.warp import _candidates
+    from linlayout.convert.warp import program_candidates
 
     rng = random.Random(seed)
     known = unknown = 0
@@ -227,7 +227,7 @@ def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
         if cm.level > 1:
             continue
         for eb, p in ((8, 2), (16, 1), (32, 0), (64, 0)):
-            for cand in _candidates(cm, eb, p, 0):
+            for cand in program_candidates(cm, eb, p, 0):
                 prog = cand.program()
                 if cand.shuffles is None:
                     unknown += 1
@@ -264,11 +264,11 @@ def test_minimal_conversion_is_the_quotient_by_the_trivial_top_dimensions(seed):
 
 @pytest.mark.parametrize("seed", range(2))
 def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
-    """_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
+    """program_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
     ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program.  Tightened
     to the fewest shuffles kept so far, it keeps the packed-shuffle bound and every candidate that can pass it."""
     from linlayout.convert.solve import conversion_map
-    from linlayout.convert.warp import _candidates, packed_shuffle_bound
+    from linlayout.convert.warp import program_candidates, packed_shuffle_bound
 
     rng = random.Random(seed)
     dropped = checked = 0
@@ -279,14 +279,14 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
             continue
         checked += 1
         for eb, p in ((8, 1), (16, 0), (32, 0)):
-            every = _candidates(cm, eb, p, 0)
+            every = program_candidates(cm, eb, p, 0)
             for limit in sorted({c.shuffles for c in every if c.shuffles is not None}):
                 kept = [c for c in every if c.shuffles is None or c.shuffles <= limit]
-                got = _candidates(cm, eb, p, 0, limit)
+                got = program_candidates(cm, eb, p, 0, limit)
                 dropped += len(every) - len(got)
                 assert [(c.shuffles, c.program()) for c in got] == [(c.shuffles, c.program()) for c in kept]
             # tightened (the widest pack width): the same bound, and every candidate that can pass it is kept
-            tight = _candidates(cm, eb, p, 0, tighten=True)
+            tight = program_candidates(cm, eb, p, 0, tighten=True)
             bound = packed_shuffle_bound(every)
             assert packed_shuffle_bound(tight) == bound
             passing = [c for c in every if c.shuffles is None or c.shuffles <= bound]
@@ -300,14 +300,14 @@ def test_one_elimination_solves_every_prefix_of_the_source_columns():
     """solve.py's level solver reduces a target once in the elimination of all columns and answers each prefix from
     the mask: a solution on the prefix's columns exactly when the target lies in their span, and no solution on a
     prefix whose highest bit is lower than the one it gives (zero and repeated columns give kernels)."""
-    from linlayout.convert.solve import _prefix_solvers
+    from linlayout.convert.solve import prefix_solvers
 
     rng = random.Random(11)
     for _ in range(40):
         n = rng.randint(1, 7)
         cols = [rng.choice([0, 1 << rng.randrange(6), rng.randrange(64)]) for _ in range(n)]
         ends = sorted(rng.randint(0, n) for _ in range(3)) + [n]
-        solve = _prefix_solvers(cols, ends)
+        solve = prefix_solvers(cols, ends)
         for t in rng.sample(range(64), 16):
             for level, end in enumerate(ends):
                 z = solve(t, level)
