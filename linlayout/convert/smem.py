@@ -317,7 +317,9 @@ class Staging:
     swizzle: SwizzleResult | None = field(default=None, repr=False, compare=False)
 
 
-def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) -> Staging:
+def synthesized_staging(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) -> Staging:
+    """The staging of one slice through linlayout's optimal swizzle (the policy's instructions, then ld/st), or
+    through the row-major memory where the layouts have mixed bases and synthesis does not apply."""
     sw = None
     # The policy's instructions for a conversion (linlayout.synth.policy: matrix ones where they apply), then ld/st.
     opts = conversion_instructions(element_bits, get_hardware(hardware))
@@ -329,8 +331,8 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
             continue
     if sw is not None:
         return Staging(sw.memory, sw.write_instruction, sw.read_instruction, sw.write_wavefronts, sw.read_wavefronts,
-                       sw.write_instructions, sw.read_instructions, True, _moves_words(sw, "write", src, hardware),
-                       _moves_words(sw, "read", dst, hardware), sw)
+                       sw.write_instructions, sw.read_instructions, True, moves_words(sw, "write", src, hardware),
+                       moves_words(sw, "read", dst, hardware), sw)
     # Not distributed (mixed bases): stage through the row-major memory and count it exactly.
     mem = LinearLayout.from_flat((("offset", src.out_bits),), src.out_dim_bits,
                                  (tuple(1 << i for i in range(src.out_bits)),))
@@ -340,7 +342,7 @@ def _synth(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware) ->
                    w.vector_bits >= 32, r.vector_bits >= 32)
 
 
-def _moves_words(sw: SwizzleResult, side: str, layout: LinearLayout, hardware) -> bool:
+def moves_words(sw: SwizzleResult, side: str, layout: LinearLayout, hardware) -> bool:
     """Whether a side of a synthesized staging (``layout``, the side's layout given to the synthesis) moves whole
     32-bit words: a matrix instruction, or vectors of at least 32 bits.  The result's access widths
     (``vector_bits``, the wider side's, and ``common_vector_bits``, the narrower's; a matrix side's is 32) tell it
@@ -457,7 +459,7 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 continue
             seen.add((s, d))
             try:
-                sw = _synth(s, d, element_bits, hw)
+                sw = synthesized_staging(s, d, element_bits, hw)
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
                 continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)

@@ -58,7 +58,7 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     than from listing rounds or threads (:mod:`linlayout.convert.warp`).
     ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`.
     Whether a synthesized staging's side moves whole words is read off the
-    synthesis's two access widths where they tell it (``smem._moves_words``),
+    synthesis's two access widths where they tell it (``smem.moves_words``),
     so the exact report of a side (a count as costly as a synthesis's own
     scoring) is made only when they do not; the shuffle search works out what
     every pack width shares once (``warp._PackWidths``).

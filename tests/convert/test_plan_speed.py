@@ -319,16 +319,16 @@ def test_one_elimination_solves_every_prefix_of_the_source_columns():
 
 @pytest.mark.parametrize("name,src,dst", PAIRS, ids=lambda x: x if isinstance(x, str) else "")
 def test_word_access_read_off_the_synthesis_equals_the_exact_reports(name, src, dst):
-    """smem._moves_words reads a side's word access off the synthesis's access widths where they tell it: the same
+    """smem.moves_words reads a side's word access off the synthesis's access widths where they tell it: the same
     as the exact report's (a matrix instruction, or vectors of at least 32 bits)."""
     dst = aligned(src, dst)
     for eb in (8, 16, 32):
         try:
-            sw = smem._synth(src, dst, eb, "sm90").swizzle
+            sw = smem.synthesized_staging(src, dst, eb, "sm90").swizzle
         except InputError:
             continue
         if sw is None:
             continue
         for side, layout, ins, report in (("write", src, sw.write_instruction, sw.write),
                                           ("read", dst, sw.read_instruction, sw.read)):
-            assert smem._moves_words(sw, side, layout, "sm90") == ("matrix" in ins or report.vector_bits >= 32)
+            assert smem.moves_words(sw, side, layout, "sm90") == ("matrix" in ins or report.vector_bits >= 32)
