@@ -101,6 +101,34 @@ def aligned_value(draw, n: int, low: int) -> int:
 _ALIGNED_KINDS = st.sampled_from(["zero", "unit", "unit", "mixed"])
 
 
+def vector_registers(draw, n: int, k: int) -> list[int]:
+    """Register offsets of a ``k``-element vector access: ``1, 2, ..., 2^(k-1)`` in random slots among up to three
+    more registers, which point anywhere above the vector (:func:`aligned_value`)."""
+    nreg = k + draw(ints(0, 3))
+    regs = [0] * nreg
+    slots = draw(st.permutations(list(range(nreg))))
+    for i in range(k):
+        regs[slots[i]] = 1 << i
+    for s in slots[k:]:
+        regs[s] = aligned_value(draw, n, k)
+    return regs
+
+
+def split_offset(v: int, r0: int) -> list[int]:
+    """An ``n``-bit offset as a ``[dim0, dim1]`` coordinate, ``dim0`` the low ``r0`` bits."""
+    return [v & ((1 << r0) - 1), v >> r0]
+
+
+def access_layout(regs: list[int], lanes: list[int], warps: list[int], memory_columns: list[int], n: int,
+                  r0: int) -> tuple[LinearLayout, LinearLayout]:
+    """``(L, M)``: the memory ``M`` of the given offset columns over a ``2^r0 x 2^(n-r0)`` tile, and the distributed
+    layout ``L = M o C`` whose hardware bits ``C`` sends to the given element offsets."""
+    outs = {"dim0": 1 << r0, "dim1": 1 << (n - r0)}
+    M = LinearLayout({"offset": [split_offset(c, r0) for c in memory_columns]}, outs)
+    C = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, {"offset": 1 << n})
+    return C.compose(M), M
+
+
 @lru_cache(maxsize=None)
 def ints(lo: int, hi: int) -> st.SearchStrategy[int]:
     """``st.integers(lo, hi)``, built once per range (building strategies inside composite draws is slow)."""

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from ..strategies import aligned_value, ints, samples
+from ..strategies import access_layout, aligned_value, ints, samples, vector_registers
 from linlayout import LinearLayout, LinLayoutError, f2
 from linlayout.count.closed_form import access_wavefronts, fit_affine, wavefronts
 from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
@@ -226,10 +226,6 @@ def test_triton_bank_conflict_cases(case):
 # --------------------------------------------------------------------------- closed form = simulator
 
 
-def _split(v, r0):
-    return [v & ((1 << r0) - 1), v >> r0]
-
-
 # Strategies built once (hypothesis draws the same values from them; building them per draw was a large part
 # of this section's test time).
 _MEMORY_KINDS = st.sampled_from(["identity", "permutation", "swizzle", "random"])
@@ -304,22 +300,12 @@ def access_cases(draw):
         need = max(0, (8 // eb).bit_length() - 1)
         k = draw(ints(need, cap))
         n = draw(ints(k, 11))
-        nreg = k + draw(ints(0, 3))
-        regs = [0] * nreg
-        slots = draw(st.permutations(list(range(nreg))))
-        for i in range(k):
-            regs[slots[i]] = 1 << i
-        for s in slots[k:]:
-            regs[s] = aligned_value(draw, n, k)
+        regs = vector_registers(draw, n, k)
         # Lane offsets: often above the bank bits (where conflicts come from), sometimes anywhere.
         lanes = [aligned_value(draw, n, max(k, draw(samples((k, 32 // eb if eb < 32 else k))))) for _ in range(5)]
         warps = [aligned_value(draw, n, k) for _ in range(nwarp)]
     r0 = draw(ints(0, n))
-    mem_cols = draw(memories(n))
-    M = LinearLayout({"offset": [_split(c, r0) for c in mem_cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})
-    # L = M o C, where C sends hardware bits to the offsets drawn above.
-    C = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, {"offset": 1 << n})
-    L = C.compose(M)
+    L, M = access_layout(regs, lanes, warps, draw(memories(n)), n, r0)
     return L, M, eb, ins
 
 

@@ -41,7 +41,7 @@ from linlayout.cli import main
 from linlayout.hw import PRESETS
 from linlayout.synth.synthesis import objective_key
 
-from ..strategies import aligned_value, invertible_matrices
+from ..strategies import access_layout, aligned_value, invertible_matrices, split_offset, vector_registers
 from ..conftest import examples
 
 WAVE64 = SharedMemory("wave64-test", banks=32, bank_bytes=4, lanes=64, merge_broadcast_loads=False, matrix_rows=0)
@@ -63,10 +63,6 @@ def test_wave64_rules_follow_from_its_sizes():
 # --------------------------------------------------------------------------- random 64-lane accesses
 
 
-def _split(v: int, r0: int) -> list[int]:
-    return [v & ((1 << r0) - 1), v >> r0]
-
-
 @st.composite
 def wave64_cases(draw, hw: SharedMemory = WAVE64):
     """(L, M, element_bits, op): a random distributed layout of ``hw.lanes`` lanes and a random invertible memory.
@@ -80,21 +76,13 @@ def wave64_cases(draw, hw: SharedMemory = WAVE64):
     need = max(0, (8 // eb).bit_length() - 1)  # at least one byte per lane
     k = draw(st.integers(need, cap))
     n = draw(st.integers(max(k, 1), 12))
-    nreg = k + draw(st.integers(0, 3))
-    regs = [0] * nreg
-    slots = draw(st.permutations(list(range(nreg))))
-    for i in range(k):
-        regs[slots[i]] = 1 << i
-    for s in slots[k:]:
-        regs[s] = aligned_value(draw, n, k)
+    regs = vector_registers(draw, n, k)
     # Lane offsets above the vector, or (sometimes) anywhere: then the plan picks a narrower vector.
     lanes = [aligned_value(draw, n, draw(st.sampled_from([k, k, 0]))) for _ in range(hw.lane_bits)]
     warps = [aligned_value(draw, n, k) for _ in range(draw(st.integers(0, 2)))]
     r0 = draw(st.integers(0, n))
-    cols = draw(invertible_matrices(max_n=n, min_n=n))
-    M = LinearLayout({"offset": [_split(c, r0) for c in cols]}, {"dim0": 1 << r0, "dim1": 1 << (n - r0)})
-    C = LinearLayout({"register": regs, "lane": lanes, "warp": warps}, {"offset": 1 << n})
-    return C.compose(M), M, eb, draw(st.sampled_from(["load", "store"]))
+    L, M = access_layout(regs, lanes, warps, draw(invertible_matrices(max_n=n, min_n=n)), n, r0)
+    return L, M, eb, draw(st.sampled_from(["load", "store"]))
 
 
 @pytest.mark.parametrize("hw", [WAVE64, WAVE64_MINI], ids=lambda h: h.name)
@@ -187,7 +175,7 @@ def wave64_pairs(draw, hw: SharedMemory = WAVE64, max_bits: int = 10):
             flat[s] = 1 << b
         bases = {"register": [], "lane": [], "warp": []}
         for dim, i in sorted(flat):
-            bases[dim].append(_split(flat[(dim, i)], r0))
+            bases[dim].append(split_offset(flat[(dim, i)], r0))
         return LinearLayout(bases, outs)
 
     return side(), side(), draw(st.sampled_from([8, 16, 32, 64]))
@@ -233,7 +221,7 @@ def _random_memory(rng: random.Random, d: int, r0: int, outs: dict[str, int]) ->
         i, j = rng.randrange(d), rng.randrange(d)
         if i != j:
             cols[i] ^= cols[j]
-    return LinearLayout({"offset": [_split(c, r0) for c in cols]}, outs)
+    return LinearLayout({"offset": [split_offset(c, r0) for c in cols]}, outs)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -277,7 +265,7 @@ def _pair(rng: random.Random):
             flat[s] = 1 << b
         bases = {"register": [], "lane": []}
         for dim, i in sorted(flat):
-            bases[dim].append(_split(flat[(dim, i)], r0))
+            bases[dim].append(split_offset(flat[(dim, i)], r0))
         return LinearLayout(bases, outs)
 
     return side(), side(), rng.choice([8, 16, 32])
