@@ -46,3 +46,13 @@ def examples(n: int) -> int:
     ``--hypothesis-profile`` has been applied.
     """
     return max(1, n * settings().max_examples // BASE_EXAMPLES)
+
+
+def assert_same_counts(closed, simulated) -> None:
+    """A closed-form report (``wavefronts``) and the simulator's (``simulate_wavefronts``) agree on every count."""
+    assert closed.wavefronts == simulated.wavefronts
+    assert closed.instructions == simulated.instructions
+    assert closed.passes_per_instruction == simulated.passes_per_instruction
+    assert set(simulated.per_instruction) == {closed.wavefronts_per_instruction}
+    assert closed.ideal_wavefronts == simulated.ideal_wavefronts
+    assert closed.conflict_ways == simulated.conflict_ways

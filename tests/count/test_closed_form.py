@@ -21,7 +21,7 @@ from linlayout.hw import SharedMemory, sm90
 from linlayout.count.simulate import simulate_access, simulate_batch
 from linlayout.core.memory import padded, unswizzled
 
-from ..conftest import DATA, examples
+from ..conftest import DATA, assert_same_counts, examples
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURED = json.loads((DATA / "h100_smem_wavefronts.json").read_text())["cases"]
@@ -322,12 +322,7 @@ def test_closed_form_equals_simulator(case):
         return
     b = simulate_wavefronts(L, M, eb, None, ins)
     event(f"compared {ins}, {'conflict' if a.conflict_ways > 1 else 'conflict-free'}")
-    assert a.wavefronts == b.wavefronts
-    assert a.instructions == b.instructions
-    assert a.passes_per_instruction == b.passes_per_instruction
-    assert set(b.per_instruction) == {a.wavefronts_per_instruction}
-    assert a.ideal_wavefronts == b.ideal_wavefronts
-    assert a.conflict_ways == b.conflict_ways
+    assert_same_counts(a, b)
     assert a.merged_passes == b.merged_passes
     # Each direction really collides: same bank, different word.
     for d in a.directions:

@@ -42,7 +42,7 @@ from linlayout.hw import PRESETS
 from linlayout.synth.synthesis import objective_key
 
 from ..strategies import access_layout, aligned_value, invertible_matrices, split_offset, vector_registers
-from ..conftest import examples
+from ..conftest import assert_same_counts, examples
 
 WAVE64 = SharedMemory("wave64-test", banks=32, bank_bytes=4, lanes=64, merge_broadcast_loads=False, matrix_rows=0)
 WAVE64_MINI = SharedMemory("wave64-mini-test", banks=4, bank_bytes=4, lanes=64, merge_broadcast_loads=False,
@@ -100,12 +100,7 @@ def test_closed_form_equals_simulator_on_64_lanes(hw, data):
     b = simulate_wavefronts(L, M, eb, op, hardware=hw)
     event(f"{a.access_bytes}-byte {op}, {'conflict' if a.conflict_ways > 1 else 'conflict-free'}")
     assert 1 <= a.access_bytes <= 16 and a.hardware == hw.name
-    assert a.wavefronts == b.wavefronts
-    assert a.instructions == b.instructions
-    assert a.passes_per_instruction == b.passes_per_instruction
-    assert set(b.per_instruction) == {a.wavefronts_per_instruction}
-    assert a.ideal_wavefronts == b.ideal_wavefronts
-    assert a.conflict_ways == b.conflict_ways
+    assert_same_counts(a, b)
     assert a.pass_lane_bits == b.pass_lane_bits == hw.pass_lane_bits(a.access_bytes)
     assert not a.merged_passes and not b.merged_passes
     for d in a.directions:  # each direction really collides: same bank, different word
