@@ -9,6 +9,7 @@ the search without it.  ``tools/convert_plan_dump.py`` checks the same on
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -212,20 +213,27 @@ def test_shuffle_lower_bound_from_ranks_equals_the_thread_by_thread_one(seed):
                 assert plan.shuffle_lower_bound == _reference_shuffle_bound(src, dst, eb)
 
 
+def warp_local_maps(rng: random.Random):
+    """Conversion maps of random 1- and 2-warp pairs (warp, thread or any kind) that stay inside the warp, endlessly."""
+    from linlayout.convert.solve import conversion_map
+
+    while True:
+        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level <= 1:
+            yield cm
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_shuffles_known_before_a_program_is_built_are_its_shuffles(seed):
     """shuffle_program skips a swap matrix above the shuffle bound before building its program (warp.py's
     _Candidate): the shuffles it reads off M equal the built program's, and local rounds are left to the program."""
-    from linlayout.convert.solve import conversion_map
     from linlayout.convert.warp import program_candidates
 
-    rng = random.Random(seed)
     known = unknown = 0
-    while known < 20:
-        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
-        cm = conversion_map(src, aligned(src, dst))
-        if cm.level > 1:
-            continue
+    for cm in warp_local_maps(random.Random(seed)):
+        if known >= 20:
+            break
         for eb, p in ((8, 2), (16, 1), (32, 0), (64, 0)):
             for cand in program_candidates(cm, eb, p, 0):
                 prog = cand.program()
@@ -267,17 +275,10 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
     """program_candidates(limit=...) leaves out exactly the swap matrices whose shuffles are known to exceed the limit (the
     ones shuffle_program drops unbuilt); every other candidate is kept, in order, with the same program.  Tightened
     to the fewest shuffles kept so far, it keeps the packed-shuffle bound and every candidate that can pass it."""
-    from linlayout.convert.solve import conversion_map
     from linlayout.convert.warp import program_candidates, packed_shuffle_bound
 
-    rng = random.Random(seed)
-    dropped = checked = 0
-    while checked < 12:
-        src, dst = random_pair(rng, rng.choice([1, 2]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
-        cm = conversion_map(src, aligned(src, dst))
-        if cm.level > 1:
-            continue
-        checked += 1
+    dropped = 0
+    for cm in itertools.islice(warp_local_maps(random.Random(seed)), 12):
         for eb, p in ((8, 1), (16, 0), (32, 0)):
             every = program_candidates(cm, eb, p, 0)
             for limit in sorted({c.shuffles for c in every if c.shuffles is not None}):
