@@ -333,7 +333,7 @@ def intermediates(src: Endpoint, dst: Endpoint) -> list[tuple[Endpoint, bool]]:
 
 
 def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
-                  element_bits: int | None = None) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+                  element_bits: int) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
     """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
 
     ``plan(a, b, warp_local, ceiling)`` plans one step (a
@@ -342,14 +342,12 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     :class:`~linlayout.errors.InputError` when no step exists); only a step
     cheaper than ``ceiling`` matters, so the planner need not look for the
     cheapest step beyond it (any step costing at least ``ceiling`` serves).
-    With ``element_bits`` the steps' floors (:func:`step_floor`) prune (module
-    doc); without, every step the budget reaches is planned.  The answer is
-    the same either way: the cheapest path among the intermediate layouts the
-    budget reaches (ties: the cheaper first step, then the earlier layout).
+    The steps' floors at ``element_bits`` (:func:`step_floor`) prune (module
+    doc); the answer is that of planning every step the budget reaches
+    (:func:`in_order_path`): the cheapest path among the intermediate layouts
+    the budget reaches (ties: the cheaper first step, then the earlier layout).
     Returns ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.
     """
-    if element_bits is None:
-        return search(src, dst, direct_cost, plan, lambda a, b: Floor(0))
     return search(src, dst, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
 
 
