@@ -36,7 +36,6 @@ from ..count.plan import plan_access
 from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
-from ..hw import get_hardware
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
 from .speed import TRITON_SCRATCH_KEY, per_partner
@@ -49,15 +48,9 @@ MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
 
 
-def _drop_bits(v: int, bits: tuple[int, ...]) -> int:
-    for b in sorted(bits, reverse=True):
-        v = (v & ((1 << b) - 1)) | ((v >> (b + 1)) << b)
-    return v
-
-
 def _bit_dropper(bits: tuple[int, ...]):
-    """``v -> _drop_bits(v, bits)`` with the bits sorted and the masks made once (a slicing drops them from every
-    column of two layouts)."""
+    """``v`` with the bits at positions ``bits`` removed (the higher bits move down), as a function with the bits
+    sorted and the masks made once (a slicing drops them from every column of two layouts)."""
     steps = [((1 << b) - 1, b, b + 1) for b in sorted(bits, reverse=True)]
 
     def drop(v: int) -> int:
@@ -128,13 +121,17 @@ class RoundTrip:
     def _inverse(self) -> list[int]:
         return f2.inverse(self.swizzle.memory.flat_columns())
 
+    @cached_property
+    def _drop_rep_bits(self):
+        return _bit_dropper(self.rep_bits)
+
     def rep_of(self, element: int) -> int:
         """The iteration that moves a tensor element (flat index)."""
         return sum(((element >> b) & 1) << i for i, b in enumerate(self.rep_bits))
 
     def offset(self, element: int) -> int:
         """The element offset of a tensor element inside its iteration's scratch."""
-        return f2.apply(self._inverse, _drop_bits(element, self.rep_bits))
+        return f2.apply(self._inverse, self._drop_rep_bits(element))
 
     def src_rep(self, reg: int) -> int:
         """The iteration in which source register ``reg`` is written (the same for every thread)."""
@@ -546,7 +543,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
         return None
     s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
-    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(_drop_bits(v, bits) for v in keep),),
+    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(map(_bit_dropper(bits), keep)),),
                                     check=False)
     try:
         w, w_order = count_renumbered(s, memory, element_bits, "store", ts.write)
