@@ -587,7 +587,7 @@ class _PackWidths:
 
 
 def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
-                tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
+                       tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
     ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
@@ -732,7 +732,8 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     bound = packed_shuffle_bound(by_width[min(by_width)])
     for p in range(pmax, -1, -1):
         if p not in by_width:
-            by_width[p] = program_candidates(cm, element_bits, p, lower, bound if ceiling is None else None, widths=widths)
+            by_width[p] = program_candidates(cm, element_bits, p, lower, bound if ceiling is None else None,
+                                             widths=widths)
         for cand in by_width[p]:
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built
