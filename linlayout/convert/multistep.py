@@ -33,8 +33,9 @@ layout is a column swap, :class:`Endpoint`, built as a layout only when a step
 to or from it is planned): the exact cost of a register step; for a step that
 moves data between lanes, what every shuffle program of the planner must pay
 (:func:`demand`, :func:`shuffle_floor`): a round and an unpack per word a
-thread receives, the packing of the words a lane must send, and a select per
-word when no program can send one word from every lane and keep it in place.
+thread receives, the packing of the words a lane must send, and per word as many selects
+as the rank of the destination's lane and warp elements outside the source
+lanes' span (a sender's and a receiver's choices together).
 Then, with the same answer as planning everything in order
 (:func:`in_order_path`, the reference):
 
@@ -170,7 +171,7 @@ class Demand(NamedTuple):
 
     remote: int      # the most distinct elements one thread needs that its own lane does not hold
     sent: int        # the most elements one lane must send to other lanes (0 when a lane's share is not fixed)
-    selects: bool    # every program selects by thread (a sender's word or a receiver's place depends on the lane)
+    selects: int     # the selects every program makes per word it receives (0: it may select nothing; module doc)
     src_registers: int  # registers per thread of the source
 
 
@@ -187,27 +188,35 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     When no element is both a register and a lane combination of the source
     (``Sr ∩ Sl = 0``; registers and lanes may repeat others), the lanes fall
     into groups of ``2^z`` (``z`` the lane columns' kernel) that hold the same
-    elements in the same registers, and the groups' sets are disjoint.  Then:
+    elements in the same registers, and the groups' sets are disjoint.  Then,
+    when the destination holds every element of the warp, the elements of a
+    group that its own lanes do not need go to other lanes in words the
+    group's lanes name alike: at least ``|Sr| - 2^z |Dr ∩ Sr|`` (every thread
+    meeting its own elements) or ``|Sr| - 2^(z-1) |Dr ∩ Sr|`` (half the
+    threads or fewer: the threads that do form a subspace) (``sent``).
 
-    - when the destination holds every element of the warp, the elements of a
-      group that its own lanes do not need go to other lanes in words the
-      group's lanes name alike: at least ``|Sr| - 2^z |Dr ∩ Sr|`` (every
-      thread meeting its own elements) or ``|Sr| - 2^(z-1) |Dr ∩ Sr|`` (half
-      the threads or fewer: the threads that do form a subspace) (``sent``);
-    - a free variable the shuffle programs add to a source slot changes its
-      register only by one holding the same element, so when the element of
-      some destination lane or warp basis is not a lane combination of the
-      source (its source register is not zero in any program: ``Ql`` or ``Qω``
-      is not zero), no program can send the same word from every lane and
-      keep it in the same place (``selects``): a program with ``H = Hω = 0``
-      and ``M = 0`` has ``K = Ql = 0`` (:mod:`linlayout.convert.warp`).
+    In any case (``selects``): the destination's lane and warp basis
+    elements (less the source's own warp part) span, modulo the source lanes'
+    span, a space of some rank ``q``; every program selects at least ``q``
+    times per word it receives (or, with conditional-swap layers, per source
+    word when that is fewer).  In the program's terms
+    (:mod:`linlayout.convert.warp`): its source slots' register parts ``Ql``
+    and ``Qω`` (free variables change a register only by one holding the
+    same element) have ``src``'s registers times them equal to those elements
+    modulo the lanes' span, so their rank is at least ``q``; they carry no pack
+    components, and ``Ql = H J ⊕ A M``, ``Qω = Hω ⊕ H Sω`` put their columns
+    in ``image(H, Hω) + image(A M)``, so ``h + m ≥ q`` with ``h =
+    rank(H|Hω)`` (the sender's selects: ``2^h - 1`` per shuffled round, or
+    ``h`` layers over the source words) and ``m = rank(M)`` (the receiver's:
+    at least ``m`` for each word filled from a shuffled round, local rounds
+    included, or ``m`` layers over the kept words).
 
     ``dst`` must be aligned to ``src`` and reachable inside each warp.
 
     >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
     >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
     >>> demand(rows, cols)
-    Demand(remote=1, sent=1, selects=True, src_registers=2)
+    Demand(remote=1, sent=1, selects=1, src_registers=2)
     """
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
@@ -222,14 +231,15 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
     own = all(v in both for v in moved)
     remote = (1 << rank_d) - (shared if own else 0)
-    sent, selects = 0, False
-    if ss.warp_rank == rank_s + len(ss.lanes):  # Sr ∩ Sl = 0
-        if ds.warp_rank == ss.warp_rank:  # the destination holds every element of the warp
-            repeats = 1 << (sh.lane - len(ss.lanes))  # lanes holding the same elements, in the same registers
-            mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
-            sent = max(0, (1 << rank_s) - mine)
-        # a lane or warp basis's element (less the source's own warp part) outside the lanes' span
-        selects = any(v not in ss.lanes for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
+    sent = 0
+    if ss.warp_rank == rank_s + len(ss.lanes) and ds.warp_rank == ss.warp_rank:  # Sr ∩ Sl = 0, every element
+        repeats = 1 << (sh.lane - len(ss.lanes))  # lanes holding the same elements, in the same registers
+        mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
+        sent = max(0, (1 << rank_s) - mine)
+    # the lane and warp bases' elements (less the source's own warp part) modulo the source lanes' span
+    outside = f2.Span()
+    outside.lead.update(ss.lanes.lead)
+    selects = sum(outside.add(v) for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
@@ -243,14 +253,14 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     n)`` words, each a round (a ``shfl.sync`` per 32 bits of an element) and
     unpacked once (``n - 1`` ``prmt``, or one ``mov`` for two 16-bit halves);
     a lane sending ``sent`` elements packs at least ``ceil(sent / n)`` words
-    (``n - 1`` ``prmt`` each); and when every program selects, each of the
-    ``w`` words is a select's (a sender's choice in its round or a
-    receiver's among its rounds), or, with conditional-swap layers, at least
-    one layer over the source words.  The floor is the cheapest ``n``, plus the
+    (``n - 1`` ``prmt`` each); and each of the ``w`` words costs
+    ``selects`` selects (a sender's choices in its round and a receiver's
+    among its rounds), or, with conditional-swap layers, as many layers over
+    the source words when there are fewer of those.  The floor is the cheapest ``n``, plus the
     shuffle path's constant (``COST_WEIGHTS["shuffle_path"]``: the program has
     at least one ``shfl.sync``).
 
-    >>> shuffle_floor(Demand(8, 8, True, 16), 32), shuffle_floor(Demand(8, 0, False, 16), 16)
+    >>> shuffle_floor(Demand(8, 8, 1, 16), 32), shuffle_floor(Demand(8, 0, 0, 16), 16)
     (165, 77)
     """
     if need.remote <= 0:
@@ -262,7 +272,7 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
         words = -(-need.remote // n)
         unpack = 0 if n == 1 else COST_WEIGHTS["mov"] if (n == 2 and element_bits == 16) else (n - 1) * COST_WEIGHTS["prmt"]
         pack = (n - 1) * COST_WEIGHTS["prmt"] * -(-need.sent // n)
-        selects = min(words, max(1, need.src_registers // n)) if need.selects else 0
+        selects = need.selects * min(words, max(1, need.src_registers // n))
         floors.append(words * (COST_WEIGHTS["shfl.sync"] * wpe + unpack) + pack + selects * COST_WEIGHTS["selp"])
         n *= 2
     return min(floors) + COST_WEIGHTS["shuffle_path"]

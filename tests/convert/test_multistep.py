@@ -77,16 +77,28 @@ def test_floors_never_exceed_a_planned_step(monkeypatch):
 
 
 def test_a_shuffle_floor_counts_words_unpacking_packing_and_selects():
-    # 32-bit: 3 words, each a shfl and a select; 16-bit: 2 packed words cost 2 x (shfl + mov) + pack 2 x prmt and
-    # 2 selects, or 3 words of one element; either way plus the shuffle path's constant
+    # the destination lanes' elements 1 and 2 lie outside the source lanes' span: rank 2, two selects per word.
+    # 32-bit: 3 words, each a shfl and 2 selects; 16-bit: 2 packed words cost 2 x (shfl + mov) + pack 2 x prmt and
+    # 2 x 2 selects, or 3 words of one element; either way plus the shuffle path's constant
     w = COST_WEIGHTS
-    need = demand(LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128}),
-                  LinearLayout({"register": [[4], [8]], "lane": [[1], [2], [16], [32], [64]]}, {"dim0": 128}))
-    assert need.remote == 3 and need.sent == 3 and need.selects
-    one_element = 3 * (w["shfl.sync"] + w["selp"])
+    src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    dst = LinearLayout({"register": [[4], [8]], "lane": [[1], [2], [16], [32], [64]]}, {"dim0": 128})
+    need = demand(src, dst)
+    assert need == (3, 3, 2, 4)
+    one_element = 3 * (w["shfl.sync"] + 2 * w["selp"])
     assert shuffle_floor(need, 32) == one_element + w["shuffle_path"]
-    packed = 2 * (w["shfl.sync"] + w["mov"]) + 2 * w["prmt"] + 2 * w["selp"]
+    packed = 2 * (w["shfl.sync"] + w["mov"]) + 2 * w["prmt"] + 4 * w["selp"]
     assert shuffle_floor(need, 16) == min(one_element, packed) + w["shuffle_path"]
+    for bits in (16, 32):  # the planner's program (3 shfl.sync, 16 selp) costs more
+        assert shuffle_floor(need, bits) <= plan_conversion(src, dst, bits, paths=["shuffles"]).cost
+
+
+def test_the_select_rank_is_zero_when_the_lanes_keep_their_span():
+    # a lane transposition: every destination lane element is a source lane element
+    src = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
+    dst = LinearLayout({"register": [[1]], "lane": [[4], [2]]}, {"dim0": 8})
+    assert demand(src, dst).selects == 0
+    assert demand(dst, src).selects == 0
 
 
 def at(layout, register, lane, warp):
