@@ -12,8 +12,15 @@ the gains in cost units and the planning time.
 reachable step in order (:func:`~linlayout.convert.multistep.in_order_path`): the same path, cost
 and steps, with the step plans and CPU milliseconds of each.
 
+``--speed`` times the speed corpus (``benchmarks/convert_plan_speed.py``'s 120 pairs) with the search off
+and on, in one process: each pair planned once per setting on fresh layout objects (no memo of one setting
+serves the other), the settings' order alternating from pair to pair; it prints the medians, 90th
+percentiles and totals of both, the per-pair ratio, and what settled each warp-local search (its floors
+alone, or how many steps it planned).
+
     python tools/convert_multistep.py --pairs 80 --seed 3
     python tools/convert_multistep.py --compare
+    python tools/convert_multistep.py --speed
 """
 
 from __future__ import annotations
@@ -84,14 +91,74 @@ def compare() -> int:
     return 0 if all(s[0] for s in searches) else 1
 
 
+def quantile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def speed(n: int = 120, seed: int = 5) -> int:
+    """``--speed``: the search's cost on the speed corpus, off against on in one run (module doc)."""
+    import statistics
+
+    from linlayout.core.layout import LinearLayout
+    import linlayout.convert.plan as planner
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from convert_plan_speed import corpus
+    searches = []
+
+    def counted(src, dst, direct, plan, element_bits):  # how many steps each search plans
+        calls = []
+        found = search(src, dst, direct, lambda *a: calls.append(a) or plan(*a), element_bits)
+        searches.append(len(calls))
+        return found
+
+    search = planner.cheapest_path
+    planner.cheapest_path = counted
+
+    def timed(src, dst, bits, multistep):
+        fresh = LinearLayout.from_json(src.to_json()), LinearLayout.from_json(dst.to_json())
+        t0 = time.process_time()
+        try:
+            path = plan_conversion(*fresh, bits, multistep=multistep).path
+        except InputError:
+            path = "error"
+        return 1000 * (time.process_time() - t0), path
+
+    pairs = corpus(n, seed)
+    for warm in corpus(4, seed + 1000):
+        plan_conversion(*warm[2:5], multistep=True)
+    searches.clear()
+    off, on, wins = [], [], 0
+    for i, (name, _, src, dst, bits, _) in enumerate(pairs):
+        order = (False, True) if i % 2 else (True, False)
+        got = {m: timed(src, dst, bits, m) for m in order}
+        off.append(got[False][0])
+        on.append(got[True][0])
+        wins += got[True][1] == "multistep"
+    ratios = [b / a for a, b in zip(off, on) if a > 0]
+    print(f"{len(pairs)} pairs, CPU ms, fresh objects per setting, alternating order; {len(searches)} warp-local "
+          f"searches: {sum(s == 0 for s in searches)} settled by floors alone, the rest planned "
+          f"{sorted(s for s in searches if s)} steps; two-step plans chosen: {wins}")
+    for label, t in (("multistep=False", off), ("multistep=True", on)):
+        print(f"{label}: median {statistics.median(t):.2f}, p90 {quantile(t, 0.9):.2f}, max {max(t):.1f}, "
+              f"total {sum(t):.0f}")
+    print(f"on / off: median {statistics.median(on) / statistics.median(off):.3f}, p90 "
+          f"{quantile(on, 0.9) / quantile(off, 0.9):.3f}, total {sum(on) / sum(off):.2f}; per pair median "
+          f"{statistics.median(ratios):.2f}, p90 {quantile(ratios, 0.9):.2f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=80)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--compare", action="store_true", help="the floored search against planning every step in order")
+    ap.add_argument("--speed", action="store_true", help="the speed corpus with the search off and on, in one run")
     args = ap.parse_args()
     if args.compare:
         return compare()
+    if args.speed:
+        return speed()
     rng = random.Random(args.seed)
     cases = [(n, s, d, eb) for n, s, d in catalog_pairs()[:24:3] for eb in (16, 32)]
     while len(cases) < args.pairs:

@@ -80,7 +80,8 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "shuffle_floor", "step_floor", "Floor",
+__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks", "shuffle_floor",
+           "step_floor", "register_step_cost", "Floor",
            "step_bound", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
@@ -131,6 +132,17 @@ class Spans(NamedTuple):
     warp_rank: int  # rank of the register and lane columns together: the distinct elements of one warp
 
 
+class Masks(NamedTuple):
+    """A layout whose columns are single element bits (or zero): its register and lane spans as bit masks.
+
+    A span of single bits is every vector inside its mask: membership is a mask test, a rank a bit count, and
+    the quotient by it clears its bits.
+    """
+
+    registers: int
+    lanes: int
+
+
 class Endpoint:
     """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
 
@@ -140,10 +152,11 @@ class Endpoint:
     planned, once (the planner's memos live on that object).
     """
 
-    __slots__ = ("bits", "cols", "build", "built", "known")
+    __slots__ = ("bits", "cols", "build", "built", "known", "masks")
 
     def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout]) -> None:
         self.bits, self.cols, self.build, self.built, self.known = bits, cols, build, None, None
+        self.masks: Masks | None | bool = False  # not computed yet
 
     @classmethod
     def of(cls, layout: LinearLayout) -> Endpoint:
@@ -157,6 +170,21 @@ class Endpoint:
         if self.built is None:
             self.built = self.build()
         return self.built
+
+    def one_hot(self) -> Masks | None:
+        """:class:`Masks` when every column is one element bit or zero (compiler layouts' are), else None."""
+        if self.masks is False:
+            cols, reg, in_warp = self.cols, self.bits.reg, self.bits.reg + self.bits.lane
+            if any(c & (c - 1) for c in cols):
+                self.masks = None
+            else:
+                registers = lanes = 0
+                for c in cols[:reg]:
+                    registers |= c
+                for c in cols[reg:in_warp]:
+                    lanes |= c
+                self.masks = Masks(registers, lanes)
+        return self.masks  # type: ignore[return-value]
 
     def spans(self) -> Spans:
         if self.known is None:
@@ -220,6 +248,9 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     """
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    sm, dm = src.one_hot(), dst.one_hot()
+    if sm is not None and dm is not None:
+        return one_hot_demand(src, dst, sm, dm)
     sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
     ss, ds = src.spans(), dst.spans()
     rank_d, rank_s = ds.register_rank, ss.register_rank
@@ -243,6 +274,32 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
+def one_hot_demand(src: Endpoint, dst: Endpoint, sm: Masks, dm: Masks) -> Demand:
+    """:func:`demand` of two layouts of single-bit columns, by bit masks (the same quantities, no elimination)."""
+    sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
+    s_regs, s_lanes, d_regs = sm.registers, sm.lanes, dm.registers
+    shared = 1 << (s_regs & d_regs).bit_count()  # |Dr ∩ Sr|
+    reach = 0  # the bits the lane, warp and block bases' differences touch
+    outside_warps = []  # the warp and block bases' differences outside the source lanes' span
+    for k, (a, b) in enumerate(zip(s_cols[sh.reg:], d_cols[dh.reg:])):
+        reach |= a ^ b
+        if k >= sh.lane and (a ^ b) & ~s_lanes:
+            outside_warps.append((a ^ b) & ~s_lanes)
+    own = not reach & ~(s_regs | d_regs)
+    remote = (1 << d_regs.bit_count()) - (shared if own else 0)
+    sent = 0
+    if not s_regs & s_lanes and (d_regs | dm.lanes).bit_count() == (s_regs | s_lanes).bit_count():
+        repeats = 1 << (sh.lane - s_lanes.bit_count())
+        mine = repeats * shared if own else repeats // 2 * shared
+        sent = max(0, (1 << s_regs.bit_count()) - mine)
+    outside_lanes = dm.lanes & ~s_lanes  # the destination lanes' single bits outside the source lanes' span
+    if outside_warps:
+        selects = f2.rank([1 << i for i in range(outside_lanes.bit_length()) if outside_lanes >> i & 1] + outside_warps)
+    else:
+        selects = outside_lanes.bit_count()
+    return Demand(remote, sent, selects, 1 << sh.reg)
+
+
 def shuffle_floor(need: Demand, element_bits: int) -> int:
     """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
 
@@ -263,19 +320,21 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     >>> shuffle_floor(Demand(8, 8, 1, 16), 32), shuffle_floor(Demand(8, 0, 0, 16), 16)
     (165, 77)
     """
-    if need.remote <= 0:
+    remote, sent, per_word, registers = need
+    if remote <= 0:
         return 0
-    wpe = max(1, element_bits // 32)
-    floors = []
+    w = COST_WEIGHTS
+    shfl, prmt, selp = w["shfl.sync"] * max(1, element_bits // 32), w["prmt"], w["selp"]
+    best = None
     n = 1
     while n <= max(1, 32 // element_bits):
-        words = -(-need.remote // n)
-        unpack = 0 if n == 1 else COST_WEIGHTS["mov"] if (n == 2 and element_bits == 16) else (n - 1) * COST_WEIGHTS["prmt"]
-        pack = (n - 1) * COST_WEIGHTS["prmt"] * -(-need.sent // n)
-        selects = need.selects * min(words, max(1, need.src_registers // n))
-        floors.append(words * (COST_WEIGHTS["shfl.sync"] * wpe + unpack) + pack + selects * COST_WEIGHTS["selp"])
+        words = -(-remote // n)
+        unpack = 0 if n == 1 else w["mov"] if (n == 2 and element_bits == 16) else (n - 1) * prmt
+        floor = words * (shfl + unpack) + (n - 1) * prmt * -(-sent // n) + per_word * min(words, max(1, registers // n)) * selp
+        if best is None or floor < best:
+            best = floor
         n *= 2
-    return min(floors) + COST_WEIGHTS["shuffle_path"]
+    return best + w["shuffle_path"]
 
 
 class Floor(NamedTuple):
@@ -304,6 +363,9 @@ def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     need = demand(src, dst)
     if need.remote:
         return Floor(shuffle_floor(need, element_bits))
+    sm, dm = src.one_hot(), dst.one_hot()
+    if sm is not None and dm is not None and sm.registers.bit_count() == src.bits.reg:
+        return Floor(register_step_cost(src, dst, dm), exact=True)
     try:
         cm = conversion_map(src.layout, dst.layout)
     except InputError:
@@ -311,6 +373,21 @@ def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     if cm.level != 0:
         return Floor(0)
     return Floor(cost_of(register_program(cm, element_bits).counts), exact=True)
+
+
+def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
+    """The cost of a register step (every thread holds what it needs) whose source registers are distinct single bits.
+
+    The level-0 conversion map (:func:`~linlayout.convert.solve.conversion_map`) is then the only one: destination
+    register ``i`` reads the source register holding its bit (register 0 for a broadcast one), and a lane or warp
+    basis adds the registers holding its difference from the source's.  So ``Qr`` has the rank of the destination's
+    register bits and ``[Ql Qω]`` that of the differences, and
+    :class:`~linlayout.convert.warp.RegisterProgram` selects ``2^rank(Qr) (2^rank(Ql|Qω) - 1)`` times.
+    """
+    sh, dh = src.bits, dst.bits
+    differences = [a ^ b for a, b in zip(src.cols[sh.reg:], dst.cols[dh.reg:])]
+    selects = (1 << dm.registers.bit_count()) * ((1 << f2.rank(differences)) - 1)
+    return cost_of({"selp": selects} if selects else {})
 
 
 class Candidate(NamedTuple):
@@ -325,13 +402,16 @@ class Candidate(NamedTuple):
     second: Floor
 
 
-def intermediates(src: Endpoint, dst: Endpoint) -> list[tuple[Endpoint, bool]]:
+def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = None) -> list[tuple[Endpoint, bool]]:
     """The intermediate layouts in the search's order (:func:`neighbours` of ``src``, then of ``dst``, each once),
-    with whether each is next to ``src``; built from columns, their layouts only when needed."""
+    with whether each is next to ``src``; built from columns, their layouts only when needed.  ``limit``: only the
+    first that many (the budget reaches at most :data:`MAX_STEP_PLANS`: each layout reached counts a plan)."""
     mids: list[tuple[Endpoint, bool]] = []
     seen = {src.cols, dst.cols}
     for side, near_src in ((src, True), (dst, False)):
         for pos in swaps(side.bits.reg, side.bits.lane):
+            if len(mids) == limit:
+                return mids
             i, j = pos
             cols = list(side.cols)
             cols[i], cols[j] = cols[j], cols[i]
@@ -410,7 +490,7 @@ def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: C
     """
     known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
     out = []
-    mids = intermediates(src, dst)
+    mids = intermediates(src, dst, MAX_STEP_PLANS)
 
     def counted(index: int) -> int:  # plan a pending layout's first step: two plans if it costs less than direct
         mid, near_src = mids[index]
@@ -462,7 +542,7 @@ def in_order_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
     floors; slower, same answer)."""
     source, target = Endpoint.of(src), Endpoint.of(dst)
     budget, best_key, best = MAX_STEP_PLANS, (direct_cost, -1, -1), None
-    for i, (mid, near_src) in enumerate(intermediates(source, target)):
+    for i, (mid, near_src) in enumerate(intermediates(source, target, MAX_STEP_PLANS)):
         if budget <= 0:
             break
         budget -= 1

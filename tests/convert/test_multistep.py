@@ -101,6 +101,25 @@ def test_the_select_rank_is_zero_when_the_lanes_keep_their_span():
     assert demand(dst, src).selects == 0
 
 
+def test_the_bit_mask_demand_and_register_cost_agree_with_elimination():
+    """Single-bit columns take :func:`one_hot_demand` and :func:`register_step_cost`; the same floors as by elimination."""
+    def by_elimination(e):
+        point = Endpoint(e.bits, e.cols, lambda: e.layout)
+        point.masks = None  # as if some column had several bits
+        return point
+
+    register_steps = 0
+    for src, dst, bits in warp_local_pairs(5, 4):
+        source, target = Endpoint.of(src), Endpoint.of(dst)
+        assert source.one_hot() is not None
+        for mid, _ in intermediates(source, target):
+            for a, b in ((source, mid), (mid, target)):
+                assert demand(a, b) == demand(by_elimination(a), by_elimination(b))
+                assert step_bound(a, b, bits) == step_bound(by_elimination(a), by_elimination(b), bits)
+                register_steps += demand(a, b).remote == 0
+    assert register_steps
+
+
 def at(layout, register, lane, warp):
     index = {"register": register, "lane": lane, "warp": warp}
     return layout.apply_flat({d: index[d] for d in layout.in_dims if d in index})
