@@ -53,19 +53,28 @@ Then, with the same answer as planning everything in order
 The graph is two layers deep, so its shortest path is this minimum over the
 intermediate layouts; no graph library is needed.  On the 189 warp-local
 conversions of the 520 Triton pairs and the speed corpus
-(``tools/convert_multistep.py --compare``) the floors settle 160 searches
-without planning a step, and the step plans drop from 4,549 to 386 (a
+(``tools/convert_multistep.py --compare``) the floors settle 131 searches
+without planning a step, and the step plans drop from 4,549 to 492 (a
 register step's floor is its exact cost: it is planned only if its path
 wins), with the same answers.  A floor's soundness is what keeps the answer unchanged;
 ``tests/convert/test_multistep.py`` checks floors against planned steps and
-the search against :func:`in_order_path`.
+the search against :func:`in_order_path`.  Compiler layouts' columns are
+single element bits, so their floors are bit-mask arithmetic
+(:func:`one_hot_demand`, :func:`register_step_cost`): about half a
+millisecond for the 48 floors of a search that plans nothing.
 
-**Why it stays opt-in.**  The floors are also a sound test of whether a
-two-step plan could pay (some reachable intermediate layout's floors add up
-to less than the direct cost).  It fails on most warp-local conversions
-(about a millisecond of floors), but where it passes the search still plans
-most of its :data:`MAX_STEP_PLANS` steps (tens of milliseconds), and it found
-a cheaper plan on 2 of those 29 conversions (none of the speed corpus's).
+**Why it stays opt-in.**  The floors are also the sound test of whether a
+two-step plan could pay, and it passes on 14 of the speed corpus's 37
+warp-local conversions; there the search plans up to 22 steps (tens of
+milliseconds) to refute intermediate layouts whose floors lie well below
+their costs: a single register/lane swap costs about twice its floor, because
+the planner packs narrow elements into words (no program may take more
+``shfl.sync`` than the widest pack's fewest, :func:`~linlayout.convert.warp.packed_shuffle_bound`)
+and selects on both sides, which the floors, from ranks alone, cannot
+know.  On that corpus the search leaves the median plan time as it is but
+raises the 90th percentile by half (``tools/convert_multistep.py --speed``;
+``docs/convert.md``), and it finds a cheaper plan on none of its pairs (on 2
+of the 520 Triton pairs).
 """
 
 from __future__ import annotations
