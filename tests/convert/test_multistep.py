@@ -53,6 +53,21 @@ def planner_search(monkeypatch, src, dst, bits) -> dict:
     return seen
 
 
+def step_planner(src, dst, bits):
+    """The step planner plan_conversion hands the search (None when it does not search: a free conversion)."""
+    seen: dict = {}
+
+    def spy(s, d, direct, plan, element_bits=None):
+        seen["plan"] = plan
+
+    search, planner.cheapest_path = planner.cheapest_path, spy
+    try:
+        plan_conversion(src, dst, bits, multistep=True)
+    finally:
+        planner.cheapest_path = search
+    return seen.get("plan")
+
+
 def test_the_intermediate_layouts_are_the_neighbours_in_order():
     src, dst, _ = warp_local_pairs(1, 1)[0]
     mids = intermediates(Endpoint.of(src), Endpoint.of(dst))
@@ -74,6 +89,26 @@ def test_floors_never_exceed_a_planned_step(monkeypatch):
                 assert not step_bound(a, b, bits).exact or step_floor(a, b, bits) == p.cost
                 tight += step_floor(a, b, bits) == p.cost > 0
     assert tight  # some shuffle step costs exactly its floor
+
+
+@settings(max_examples=examples(6), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_floors_never_exceed_a_planned_step_on_random_pairs(seed, mixed):
+    """Any columns (``mixed``: several bits each, elimination; else single bits, masks): every step of the first
+    intermediate layouts planned without a ceiling costs at least its floor, exactly it when the floor says exact."""
+    rng = random.Random(seed)
+    step = None
+    while step is None:
+        src, dst = random_pair(rng, rng.choice([1, 2]), "warp", mixed=mixed, max_regs_bits=2)
+        dst, bits = aligned(src, dst), rng.choice([8, 16, 32, 64])
+        if src != dst and conversion_map(src, dst).level <= 1:
+            step = step_planner(src, dst, bits)
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    for mid, near_src in intermediates(source, target, 8):
+        for a, b in ((source, mid), (mid, target)):
+            bound, planned = step_bound(a, b, bits), step(a.layout, b.layout, True, None)
+            assert bound.value <= planned.cost
+            assert not bound.exact or bound.value == planned.cost
 
 
 def test_a_shuffle_floor_counts_words_unpacking_packing_and_selects():
