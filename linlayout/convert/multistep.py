@@ -89,9 +89,8 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
-__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks", "shuffle_floor",
-           "step_floor", "register_step_cost", "Floor",
-           "step_bound", "MAX_STEP_PLANS"]
+__all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks",
+           "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "MAX_STEP_PLANS"]
 
 MAX_STEP_PLANS = 24
 """At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
@@ -339,7 +338,8 @@ def shuffle_floor(need: Demand, element_bits: int) -> int:
     while n <= max(1, 32 // element_bits):
         words = -(-remote // n)
         unpack = 0 if n == 1 else w["mov"] if (n == 2 and element_bits == 16) else (n - 1) * prmt
-        floor = words * (shfl + unpack) + (n - 1) * prmt * -(-sent // n) + per_word * min(words, max(1, registers // n)) * selp
+        selects = per_word * min(words, max(1, registers // n))
+        floor = words * (shfl + unpack) + (n - 1) * prmt * -(-sent // n) + selects * selp
         if best is None or floor < best:
             best = floor
         n *= 2

@@ -137,7 +137,8 @@ def test_the_select_rank_is_zero_when_the_lanes_keep_their_span():
 
 
 def test_the_bit_mask_demand_and_register_cost_agree_with_elimination():
-    """Single-bit columns take :func:`one_hot_demand` and :func:`register_step_cost`; the same floors as by elimination."""
+    """Single-bit columns take :func:`one_hot_demand` and :func:`register_step_cost`: the same floors as by
+    elimination."""
     def by_elimination(e):
         point = Endpoint(e.bits, e.cols, lambda: e.layout)
         point.masks = None  # as if some column had several bits
