@@ -45,6 +45,7 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..count.matrix_tile import matrix_tile
+from ..count.offsets import inverse_columns
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
 from .solve import HW_DIMS, index_bits
@@ -243,16 +244,28 @@ def _leave_reps(write: Tile, read: Tile) -> int:
     return min(len(t.lane_contig) + len(t.lane_addr) - 3 for t in (write, read))
 
 
-def _intersection_size(b1: Sequence[int], b2: Sequence[int]) -> int:
-    """``len(_intersection(b1, b2))``, with the dimension of the intersection from ranks when it is not listed."""
-    if all(b & (b - 1) == 0 for b in b1) and all(b & (b - 1) == 0 for b in b2):
-        s2 = set(b2)
-        return sum(1 for b in b1 if b and b in s2)
-    return f2.rank(b1) + f2.rank(b2) - f2.rank(list(b1) + list(b2))
-
-
 def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
-    return ((1 << _intersection_size(segment, tile_src)) - 1) + ((1 << _intersection_size(segment, tile_dst)) - 1)
+    """Triton's bank conflicts of a pair of tiles: ``2^dim(segment ∩ tile) - 1`` per side (:func:`_intersection`'s
+    size).
+
+    Where the vectors are not all unit, ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is
+    eliminated once for both tiles and each tile is reduced against a copy of it, and alone."""
+    unit_segment = all(b & (b - 1) == 0 for b in segment)
+    seg = None
+    total = 0
+    for tile in (tile_src, tile_dst):
+        if unit_segment and all(b & (b - 1) == 0 for b in tile):
+            in_tile = set(tile)
+            shared = sum(1 for b in segment if b and b in in_tile)
+        else:
+            if seg is None:
+                seg = f2.Span(segment)
+            both, alone = f2.Span(), f2.Span()
+            both.lead.update(seg.lead)
+            grew = sum(1 for v in tile if both.add(v))  # rank(S + T) - rank S
+            shared = sum(1 for v in tile if alone.add(v)) - grew
+        total += (1 << shared) - 1
+    return total
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
@@ -419,7 +432,8 @@ def matrix_register_order(layout: LinearLayout, memory: LinearLayout, element_bi
     words = _log2(32 // element_bits) if element_bits < 32 else 0
     if words == 0 or "register" not in layout.in_dims:
         return ()
-    inverse = f2.inverse(list(memory.flat_columns()))
+    hit = inverse_columns(memory)  # the memory's inverse, kept on it: both sides and their counts read it
+    inverse = hit[1] if hit is not None else f2.inverse(list(memory.flat_columns()))
     offsets = [f2.apply(inverse, v) for v in layout.flat_bases("register")]
     found = [offsets.index(1 << i) for i in range(words) if (1 << i) in offsets]
     if len(found) < words or found == list(range(words)):
