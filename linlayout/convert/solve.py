@@ -261,6 +261,12 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 for d, start in zip(HW_DIMS, (sh.start(d) for d in HW_DIMS)) for k in range(dh.count(d))]
     for j, t in enumerate(dcols):
         dim, k, own, held = bases_of[j]
+        if (own and held == t) or (t == 0 and dim == "register"):
+            # What the loop below finds at level 0 without solving: the destination's own slot holds the element
+            # (its target is 0, or a register of src holds it), or a broadcast register copies another.
+            columns.append(own if t or dim != "register" else 0)
+            levels.append(0)
+            continue
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
             z = solve(t ^ (held if fixed else 0), level)
