@@ -160,12 +160,13 @@ def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int
     kernels = []
     start = 0
     for end in ends:
+        found = len(nulls)
         for j in range(start, end):
             null = ech.insert(cols[j], 1 << j)
             if null:
                 nulls.append(null)
         start = max(start, end)
-        kernels.append(_kernel_pivots(nulls))
+        kernels.append(_kernel_pivots(nulls) if len(nulls) > found or not kernels else kernels[-1])
     limits = [1 << end for end in ends]
     last = [None, (0, 0)]
 
@@ -198,9 +199,6 @@ def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
         if z >> h & 1:
             z ^= v
     return z
-
-
-_ALLOWED = (("register",), ("register", "lane"), ("register", "lane", "warp"), HW_DIMS)
 
 
 @dataclass(frozen=True)
@@ -246,19 +244,22 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     dst = aligned(src, dst)
     sh, scols = index_bits(src, "src")
     dh, dcols = index_bits(dst, "dst")
-    for d in ("lane", "warp", "block"):
-        if sh.count(d) != dh.count(d):
+    s_counts, d_counts = (sh.reg, sh.lane, sh.warp, sh.block), (dh.reg, dh.lane, dh.warp, dh.block)
+    for i, d in ((1, "lane"), (2, "warp"), (3, "block")):
+        if s_counts[i] != d_counts[i]:
             raise DimensionError(
-                f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
+                f"src and dst must run on the same threads: {d} size {1 << s_counts[i]} vs {1 << d_counts[i]}")
     columns: list[int] = []
     levels: list[int] = []
-    ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
+    # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
+    ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
     masks = [(1 << end) - 1 for end in ends]
     solve = prefix_solvers(scols, ends)
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
     # element that slot holds in src
+    starts = (0, ends[0], ends[1], ends[2])
     bases_of = [(d, k, 1 << (start + k), scols[start + k]) if (d != "register" or k < sh.reg) else (d, k, 0, 0)
-                for d, start in zip(HW_DIMS, (sh.start(d) for d in HW_DIMS)) for k in range(dh.count(d))]
+                for d, start, n in zip(HW_DIMS, starts, d_counts) for k in range(n)]
     for j, t in enumerate(dcols):
         dim, k, own, held = bases_of[j]
         if (own and held == t) or (t == 0 and dim == "register"):
@@ -288,11 +289,11 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0
-    for d in HW_DIMS:
-        split.append(tuple(columns[j:j + dh.count(d)]))
-        j += dh.count(d)
-    layout = LinearLayout.from_flat(tuple((d, dh.count(d)) for d in HW_DIMS), tuple((d, sh.count(d)) for d in HW_DIMS),
-                                    tuple(split), check=False)
+    for n in d_counts:
+        split.append(tuple(columns[j:j + n]))
+        j += n
+    layout = LinearLayout.from_flat(tuple(zip(HW_DIMS, d_counts)), tuple(zip(HW_DIMS, s_counts)), tuple(split),
+                                    check=False)
     return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)
 
 
