@@ -54,9 +54,10 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, REGISTER_RANK_KEY, per_layout, per_partner
+from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, per_layout, per_partner
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "aligned",
+           "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
 """The input dimensions of a hardware index (a distributed layout's), lowest level first."""
@@ -138,7 +139,9 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int | None]:
+def prefix_solvers(cols: list[int], ends: list[int],
+                   elimination: tuple[f2.Echelon, list[int], list[int]] | None = None
+                   ) -> Callable[[int, int], int | None]:
     """``(target, level) ->`` the solution ``z`` of ``S z = target`` on the columns ``cols[:ends[level]]`` whose
     highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest bits it
     can), or None.
@@ -152,21 +155,19 @@ def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int
     on the pivot columns (the mask of the reduction) is the same in the whole
     elimination.  A target is thus solvable on a prefix exactly when it
     reduces to zero with a mask below the prefix's end; each prefix keeps
-    only the kernel found within it.  One reduction per target answers every
-    level (the last target's is remembered: the levels are asked in order).
+    only the kernel found within it (a null vector found at column ``j`` has
+    ``j`` as its highest bit).  One reduction per target answers every level
+    (the last target's is remembered: the levels are asked in order).
+    ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``,
+    when the caller has it (:func:`index_echelon`).
     """
-    ech = f2.Echelon()
-    nulls: list[int] = []
-    kernels = []
-    start = 0
+    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]] if ends else [])
+    kernels: list[list[tuple[int, int]]] = []
+    seen = -1
     for end in ends:
-        found = len(nulls)
-        for j in range(start, end):
-            null = ech.insert(cols[j], 1 << j)
-            if null:
-                nulls.append(null)
-        start = max(start, end)
-        kernels.append(_kernel_pivots(nulls) if len(nulls) > found or not kernels else kernels[-1])
+        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
+        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
+        seen = len(within)
     limits = [1 << end for end in ends]
     last = [None, (0, 0)]
 
@@ -177,6 +178,13 @@ def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int
         return None if r or m >= limits[level] else _reduce_by(m, kernels[level])
 
     return solve
+
+
+def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
+    """:func:`~linlayout.core.f2.echelon` of a distributed layout's index columns (:func:`index_bits`' order), once
+    per layout object (:data:`~linlayout.convert.speed.INDEX_ECHELON_KEY`): the conversion map solves against the
+    source's, and Triton's scratch layout asks preimages of either side's."""
+    return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
 
 
 def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
@@ -254,7 +262,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
     ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
     masks = [(1 << end) - 1 for end in ends]
-    solve = prefix_solvers(scols, ends)
+    solve = prefix_solvers(scols, ends, index_echelon(src))
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
     # element that slot holds in src
     starts = (0, ends[0], ends[1], ends[2])

@@ -49,7 +49,7 @@ from ..count.offsets import inverse_columns
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
 from .solve import HW_DIMS, index_bits
-from .speed import FLAT_KEY, per_layout
+from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
            "renumber_registers", "triton_scratch", "ldst_reps"]
@@ -152,33 +152,41 @@ class _Flat:
 
     def __init__(self, L: LinearLayout):
         dims = L.in_dims
+        self._echelon: f2.Echelon | None = None
         if all(d in HW_DIMS for d in dims):  # the planner's layouts: their columns in index order, kept per layout
             ib, cols = index_bits(L, "layout")
             self.regs = [v for v in cols[:ib.reg] if v]
             self.lanes = cols[ib.reg:ib.reg + ib.lane]
             self.warps = cols[ib.reg + ib.lane:ib.reg + ib.lane + ib.warp]
-            self.dims = [d for d in HW_DIMS if d in dims]
-            self.sizes = [len(self.regs)] + [ib.count(d) for d in self.dims[1:]]
-            self.cols = self.regs + cols[ib.reg:]
+            # Preimages solve against all index columns (zero registers are never pivots, so a solution's bits
+            # are the same, at the layout's own register numbers): the source's elimination is the conversion
+            # map's, kept on the layout (solve.index_echelon), and is reused when there.
+            self.cols = cols
+            known = L.memo().get(INDEX_ECHELON_KEY)
+            self._echelon = known[0] if known is not None else None
+            present = [d for d in HW_DIMS if d in dims]
+            # (a layout without registers reads no lane index, as the port always has)
+            self._reg_bits = ib.reg
+            self._lane_bits = ib.lane if len(present) > 1 and present[1] == "lane" else 0
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
-            self.dims = [d for d in HW_DIMS if d in dims]
-            self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
-            self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
-        self._echelon: f2.Echelon | None = None
+            present = [d for d in HW_DIMS if d in dims]
+            self.cols = self.regs + [v for d in present[1:] for v in L.flat_bases(d)]
+            self._reg_bits = len(self.regs)
+            self._lane_bits = len(self.lanes) if len(present) > 1 and present[1] == "lane" else 0
 
     def preimage(self, element: int) -> tuple[int, int] | None:
-        """(register index, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``."""
+        """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the
+        register part is zero exactly when the preimage uses no register."""
         if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
             self._echelon = f2.echelon(self.cols)[0]
         residue, x = self._echelon.reduce(element)
         if residue:
             return None
-        nr = self.sizes[0]
-        nl = self.sizes[1] if len(self.sizes) > 1 and self.dims[1] == "lane" else 0
-        return x & ((1 << nr) - 1), (x >> nr) & ((1 << nl) - 1)
+        nr = self._reg_bits
+        return x & ((1 << nr) - 1), (x >> nr) & ((1 << self._lane_bits) - 1)
 
 
 # ----------------------------------------------------------------------------- the algorithm
