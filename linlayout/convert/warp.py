@@ -479,7 +479,24 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     inv = _coords_inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.basis([ls for ls in Ls])
+    img_lead = f2.Span(img).lead
     d = len(bad)
+
+    def independent(vectors: list[int]) -> bool:
+        """rank(img + vectors) == len(img) + len(vectors): img (a basis) is eliminated once, not per choice."""
+        lead = dict(img_lead)
+        for v in vectors:
+            while v:
+                h = v.bit_length() - 1
+                b = lead.get(h)
+                if b is None:
+                    lead[h] = v
+                    break
+                v ^= b
+            else:
+                return False  # v is in the span of img and the vectors before it
+        return True
+
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
     options += [("free", z, z[1]) for z in kernel]
 
@@ -492,8 +509,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     seen = 0
     lead = [0] * len(cmp_)
     for choice in itertools.permutations(range(len(options)), d):
-        ims = [options[i][2] for i in choice]
-        if f2.rank(img + ims) != len(img) + d:
+        if not independent([options[i][2] for i in choice]):
             continue
         yield (lanewise(lead, [options[i][1] if options[i][0] == "round" else 0 for i in choice]),
                lanewise(lead, [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]),
@@ -515,7 +531,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
             fixed = [i for i in choice if extended[i][0] != "extra"]
             if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
                 continue  # a first-phase candidate, or one option used twice
-            if f2.rank(img + [extended[i][2] for i in fixed]) != len(img) + len(fixed):
+            if not independent([extended[i][2] for i in fixed]):
                 continue
             mvals, qvals, svals, extra = [], [], [], []
             for v, i in zip(bad, choice):
