@@ -132,6 +132,8 @@ def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, 
 
 def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     """``dst`` with its output dimensions in ``src``'s order; both must cover the same tensor."""
+    if dst.out_dim_bits == src.out_dim_bits:  # the planner asks this several times per plan: the same dims, in order
+        return dst
     if src.out_sizes != dst.out_sizes:
         raise DimensionError(f"src and dst must cover the same tensor: {src.out_sizes} vs {dst.out_sizes}")
     if src.out_dims != dst.out_dims:
