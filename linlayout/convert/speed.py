@@ -57,7 +57,11 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     is worked out where the bound is known (below the widest pack width) or
     where it exceeds the fewest shuffles kept so far (at the widest); the
     conversion map answers its four levels from one elimination of the
-    source columns and one reduction per target; a shuffle
+    source columns (:data:`INDEX_ECHELON_KEY`) and one reduction per target,
+    and takes a destination basis its own source slot holds without solving;
+    Triton's scratch layout scores a pair of tiles' conflicts against one
+    elimination of the segment; a swap candidate's lane images are tested
+    against one elimination of ``image(Sl)``; a shuffle
     program's used rounds, local rounds and layer counts, a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
