@@ -130,11 +130,12 @@ def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
 def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
     """Triton's ``computeSegment``: unit vectors neither side uses, then the pairwise sums of the two sides' differences."""
     s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
-    seg = [1 << b for b in range(dim) if (1 << b) not in s_src and (1 << b) not in s_dst]
+    used = s_src | s_dst
+    seg = [1 << b for b in range(dim) if (1 << b) not in used]
     if len(seg) >= length:
         return seg[:length]
-    a = sorted(v for v in s_src if v not in s_dst)
-    b = sorted(v for v in s_dst if v not in s_src)
+    a = sorted(s_src - s_dst)
+    b = sorted(s_dst - s_src)
     if len(a) > len(b):
         a, b = b, a
     conflicts = min(max(0, length - len(a) - len(seg)), len(a))
@@ -259,7 +260,7 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
     Where the vectors are not all unit, ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is
     eliminated once for both tiles and each tile is reduced against a copy of it, and alone."""
     unit_segment = all(b & (b - 1) == 0 for b in segment)
-    seg = None
+    seg: dict[int, int] | None = None
     total = 0
     for tile in (tile_src, tile_dst):
         if unit_segment and all(b & (b - 1) == 0 for b in tile):
@@ -267,13 +268,27 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
             shared = sum(1 for b in segment if b and b in in_tile)
         else:
             if seg is None:
-                seg = f2.Span(segment)
-            both, alone = f2.Span(), f2.Span()
-            both.lead.update(seg.lead)
-            grew = sum(1 for v in tile if both.add(v))  # rank(S + T) - rank S
-            shared = sum(1 for v in tile if alone.add(v)) - grew
+                seg = {}
+                _grow(seg, segment)
+            grew = _grow(dict(seg), tile)  # rank(S + T) - rank S
+            shared = _grow({}, tile) - grew
         total += (1 << shared) - 1
     return total
+
+
+def _grow(lead: dict[int, int], vectors: Sequence[int]) -> int:
+    """Add ``vectors`` to the echelon basis ``lead`` (leading bit -> vector), in place; how many were independent."""
+    grew = 0
+    for v in vectors:
+        while v:
+            h = v.bit_length() - 1
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                grew += 1
+                break
+            v ^= b
+    return grew
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
