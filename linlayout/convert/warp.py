@@ -444,7 +444,8 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     needed = 1 << rank_d
     shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    own = all(f2.in_span(v, both) for v in differences)  # every thread meets its own lane's elements
+    span_both = f2.Span(both)
+    own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
     single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
@@ -518,11 +519,14 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
         if seen >= MAX_SWAP_CANDIDATES:
             break
     leads = []
+    aq_echelon = f2.echelon(list(Aq))[0] if cmp_ else None  # one elimination of Aq for every lead's solve
     for u in cmp_:
         opts = [0]
         lu = f2.apply(Lq, u)
-        if lu and f2.in_span(lu, Aq):
-            opts.append(f2.solve(list(Aq), lu))
+        if lu:
+            residue, solution = aq_echelon.reduce(lu)  # f2.solve's answer when lu is in span(Aq)
+            if not residue:
+                opts.append(solution)
         leads.append(opts)
     extended = options + [("extra", None, 0)]
     seen = 0
