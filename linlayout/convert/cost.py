@@ -99,19 +99,27 @@ def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = No
     >>> cost_of({"shfl.sync": 2}, spilled_words=10), cost_of({})
     (131, 0)
     """
+    # One pass over the counts: each opcode's weight, barriers as executed (executed_barriers) and the path
+    # constants (paths_of) noted on the way (a plan is priced about ten times, a candidate at a time).
+    w = COST_WEIGHTS
     c = 0
-    barriers = executed_barriers(instructions)
+    shuffles = shared = False
     for op, n in instructions.items():
-        op = opcode(op)
-        if op in SHARED_MEMORY_OPS:
-            c += COST_WEIGHTS["shared_instruction"] * n
-        elif op in barriers:
-            c += COST_WEIGHTS[op] * barriers[op]
+        if op.startswith(("stmatrix", "ldmatrix")) or op in SHARED_MEMORY_OPS:
+            c += w["shared_instruction"] * n
+            shared = shared or bool(n)
+        elif op == "bar.sync" or op == "bar.warp.sync":
+            c += w[op] * (n + 1) if n else 0
         else:
-            c += COST_WEIGHTS[op] * n
+            c += w[op] * n
+            shuffles = shuffles or (bool(n) and op == "shfl.sync")
     if wavefronts:
-        c += COST_WEIGHTS["wavefront"] * (wavefronts["write"] + wavefronts["read"])
-    return c + sum(COST_WEIGHTS[p] for p in paths_of(instructions)) + COST_WEIGHTS["spill"] * spilled_words
+        c += w["wavefront"] * (wavefronts["write"] + wavefronts["read"])
+    if shuffles:
+        c += w["shuffle_path"]
+    if shared:
+        c += w["shared_memory_path"]
+    return c + w["spill"] * spilled_words
 
 
 def paths_of(instructions: dict[str, int]) -> tuple[str, ...]:

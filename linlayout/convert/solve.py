@@ -54,9 +54,10 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, REGISTER_RANK_KEY, per_layout, per_partner
+from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, per_layout, per_partner
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "aligned", "conversion_map"]
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "aligned",
+           "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
 """The input dimensions of a hardware index (a distributed layout's), lowest level first."""
@@ -131,6 +132,8 @@ def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, 
 
 def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     """``dst`` with its output dimensions in ``src``'s order; both must cover the same tensor."""
+    if dst.out_dim_bits == src.out_dim_bits:  # the planner asks this several times per plan: the same dims, in order
+        return dst
     if src.out_sizes != dst.out_sizes:
         raise DimensionError(f"src and dst must cover the same tensor: {src.out_sizes} vs {dst.out_sizes}")
     if src.out_dims != dst.out_dims:
@@ -138,7 +141,9 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int | None]:
+def prefix_solvers(cols: list[int], ends: list[int],
+                   elimination: tuple[f2.Echelon, list[int], list[int]] | None = None
+                   ) -> Callable[[int, int], int | None]:
     """``(target, level) ->`` the solution ``z`` of ``S z = target`` on the columns ``cols[:ends[level]]`` whose
     highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest bits it
     can), or None.
@@ -152,20 +157,19 @@ def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int
     on the pivot columns (the mask of the reduction) is the same in the whole
     elimination.  A target is thus solvable on a prefix exactly when it
     reduces to zero with a mask below the prefix's end; each prefix keeps
-    only the kernel found within it.  One reduction per target answers every
-    level (the last target's is remembered: the levels are asked in order).
+    only the kernel found within it (a null vector found at column ``j`` has
+    ``j`` as its highest bit).  One reduction per target answers every level
+    (the last target's is remembered: the levels are asked in order).
+    ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``,
+    when the caller has it (:func:`index_echelon`).
     """
-    ech = f2.Echelon()
-    nulls: list[int] = []
-    kernels = []
-    start = 0
+    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]] if ends else [])
+    kernels: list[list[tuple[int, int]]] = []
+    seen = -1
     for end in ends:
-        for j in range(start, end):
-            null = ech.insert(cols[j], 1 << j)
-            if null:
-                nulls.append(null)
-        start = max(start, end)
-        kernels.append(_kernel_pivots(nulls))
+        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
+        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
+        seen = len(within)
     limits = [1 << end for end in ends]
     last = [None, (0, 0)]
 
@@ -176,6 +180,13 @@ def prefix_solvers(cols: list[int], ends: list[int]) -> Callable[[int, int], int
         return None if r or m >= limits[level] else _reduce_by(m, kernels[level])
 
     return solve
+
+
+def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
+    """:func:`~linlayout.core.f2.echelon` of a distributed layout's index columns (:func:`index_bits`' order), once
+    per layout object (:data:`~linlayout.convert.speed.INDEX_ECHELON_KEY`): the conversion map solves against the
+    source's, and Triton's scratch layout asks preimages of either side's."""
+    return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
 
 
 def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
@@ -198,9 +209,6 @@ def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
         if z >> h & 1:
             z ^= v
     return z
-
-
-_ALLOWED = (("register",), ("register", "lane"), ("register", "lane", "warp"), HW_DIMS)
 
 
 @dataclass(frozen=True)
@@ -246,21 +254,30 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     dst = aligned(src, dst)
     sh, scols = index_bits(src, "src")
     dh, dcols = index_bits(dst, "dst")
-    for d in ("lane", "warp", "block"):
-        if sh.count(d) != dh.count(d):
+    s_counts, d_counts = (sh.reg, sh.lane, sh.warp, sh.block), (dh.reg, dh.lane, dh.warp, dh.block)
+    for i, d in ((1, "lane"), (2, "warp"), (3, "block")):
+        if s_counts[i] != d_counts[i]:
             raise DimensionError(
-                f"src and dst must run on the same threads: {d} size {1 << sh.count(d)} vs {1 << dh.count(d)}")
+                f"src and dst must run on the same threads: {d} size {1 << s_counts[i]} vs {1 << d_counts[i]}")
     columns: list[int] = []
     levels: list[int] = []
-    ends = [sum(sh.count(d) for d in dims) for dims in _ALLOWED]  # each level's source bits are the lowest ones
+    # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
+    ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
     masks = [(1 << end) - 1 for end in ends]
-    solve = prefix_solvers(scols, ends)
+    solve = prefix_solvers(scols, ends, index_echelon(src))
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
     # element that slot holds in src
+    starts = (0, ends[0], ends[1], ends[2])
     bases_of = [(d, k, 1 << (start + k), scols[start + k]) if (d != "register" or k < sh.reg) else (d, k, 0, 0)
-                for d, start in zip(HW_DIMS, (sh.start(d) for d in HW_DIMS)) for k in range(dh.count(d))]
+                for d, start, n in zip(HW_DIMS, starts, d_counts) for k in range(n)]
     for j, t in enumerate(dcols):
         dim, k, own, held = bases_of[j]
+        if (own and held == t) or (t == 0 and dim == "register"):
+            # What the loop below finds at level 0 without solving: the destination's own slot holds the element
+            # (its target is 0, or a register of src holds it), or a broadcast register copies another.
+            columns.append(own if t or dim != "register" else 0)
+            levels.append(0)
+            continue
         for level, allowed in enumerate(masks):
             fixed = own & ~allowed if dim != "register" else 0
             z = solve(t ^ (held if fixed else 0), level)
@@ -282,11 +299,11 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0
-    for d in HW_DIMS:
-        split.append(tuple(columns[j:j + dh.count(d)]))
-        j += dh.count(d)
-    layout = LinearLayout.from_flat(tuple((d, dh.count(d)) for d in HW_DIMS), tuple((d, sh.count(d)) for d in HW_DIMS),
-                                    tuple(split), check=False)
+    for n in d_counts:
+        split.append(tuple(columns[j:j + n]))
+        j += n
+    layout = LinearLayout.from_flat(tuple(zip(HW_DIMS, d_counts)), tuple(zip(HW_DIMS, s_counts)), tuple(split),
+                                    check=False)
     return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)
 
 

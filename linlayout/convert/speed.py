@@ -23,14 +23,20 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     trip's barrier kind (:func:`linlayout.convert.smem.warp_private`) needs
     its level again; a multi-step search plans from the same ``src`` many
     times, to other destinations (one entry, replaced).
+:data:`INDEX_ECHELON_KEY`
+    :func:`linlayout.convert.solve.index_echelon`: one elimination of a
+    layout's index columns.  The conversion map solves every destination
+    basis against the source's, and Triton's scratch layout
+    (:mod:`linlayout.convert.triton_scratch`) asks preimages of lanes of
+    either side: without it the source was eliminated twice per plan.
 :data:`REGISTER_RANK_KEY`
     :func:`linlayout.convert.solve.register_rank`: the rank of a layout's
     register columns (a thread's distinct elements), which every round trip
     candidate's packing count and every slicing's cost floor read.
 :data:`FLAT_KEY`
     Triton's view of a layout in :mod:`linlayout.convert.triton_scratch`
-    (register, lane and warp bases as flat ints, and one elimination for its
-    preimages): Triton's scratch layout and its plain ``ld/st`` fallback
+    (register, lane and warp bases as flat ints, and for a layout of other
+    input dimensions one elimination for its preimages): Triton's scratch layout and its plain ``ld/st`` fallback
     (the default scratch budget) read both layouts of a pair.
 :data:`TRITON_SCRATCH_KEY`
     Triton's scratch layout of ``src`` for the last ``dst`` *object* (one
@@ -51,7 +57,11 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     is worked out where the bound is known (below the widest pack width) or
     where it exceeds the fewest shuffles kept so far (at the widest); the
     conversion map answers its four levels from one elimination of the
-    source columns and one reduction per target; a shuffle
+    source columns (:data:`INDEX_ECHELON_KEY`) and one reduction per target,
+    and takes a destination basis its own source slot holds without solving;
+    Triton's scratch layout scores a pair of tiles' conflicts against one
+    elimination of the segment; a swap candidate's lane images are tested
+    against one elimination of ``image(Sl)``; a shuffle
     program's used rounds, local rounds and layer counts, a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
@@ -71,12 +81,13 @@ from typing import Any, TypeVar
 
 from ..core.layout import LinearLayout
 
-__all__ = ["INDEX_BITS_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY", "per_layout",
+__all__ = ["INDEX_BITS_KEY", "INDEX_ECHELON_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY", "per_layout",
            "per_partner"]
 
 T = TypeVar("T")
 
 INDEX_BITS_KEY = ("convert.solve", "index bits")
+INDEX_ECHELON_KEY = ("convert.solve", "index echelon")
 CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
 REGISTER_RANK_KEY = ("convert.solve", "register rank")
 FLAT_KEY = ("convert.triton_scratch", "flat")

@@ -45,10 +45,11 @@ from ..core import f2
 from ..core.layout import LinearLayout
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..count.matrix_tile import matrix_tile
+from ..count.offsets import inverse_columns
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
 from .solve import HW_DIMS, index_bits
-from .speed import FLAT_KEY, per_layout
+from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
            "renumber_registers", "triton_scratch", "ldst_reps"]
@@ -129,11 +130,12 @@ def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
 def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
     """Triton's ``computeSegment``: unit vectors neither side uses, then the pairwise sums of the two sides' differences."""
     s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
-    seg = [1 << b for b in range(dim) if (1 << b) not in s_src and (1 << b) not in s_dst]
+    used = s_src | s_dst
+    seg = [1 << b for b in range(dim) if (1 << b) not in used]
     if len(seg) >= length:
         return seg[:length]
-    a = sorted(v for v in s_src if v not in s_dst)
-    b = sorted(v for v in s_dst if v not in s_src)
+    a = sorted(s_src - s_dst)
+    b = sorted(s_dst - s_src)
     if len(a) > len(b):
         a, b = b, a
     conflicts = min(max(0, length - len(a) - len(seg)), len(a))
@@ -151,33 +153,41 @@ class _Flat:
 
     def __init__(self, L: LinearLayout):
         dims = L.in_dims
+        self._echelon: f2.Echelon | None = None
         if all(d in HW_DIMS for d in dims):  # the planner's layouts: their columns in index order, kept per layout
             ib, cols = index_bits(L, "layout")
             self.regs = [v for v in cols[:ib.reg] if v]
             self.lanes = cols[ib.reg:ib.reg + ib.lane]
             self.warps = cols[ib.reg + ib.lane:ib.reg + ib.lane + ib.warp]
-            self.dims = [d for d in HW_DIMS if d in dims]
-            self.sizes = [len(self.regs)] + [ib.count(d) for d in self.dims[1:]]
-            self.cols = self.regs + cols[ib.reg:]
+            # Preimages solve against all index columns (zero registers are never pivots, so a solution's bits
+            # are the same, at the layout's own register numbers): the source's elimination is the conversion
+            # map's, kept on the layout (solve.index_echelon), and is reused when there.
+            self.cols = cols
+            known = L.memo().get(INDEX_ECHELON_KEY)
+            self._echelon = known[0] if known is not None else None
+            present = [d for d in HW_DIMS if d in dims]
+            # (a layout without registers reads no lane index, as the port always has)
+            self._reg_bits = ib.reg
+            self._lane_bits = ib.lane if len(present) > 1 and present[1] == "lane" else 0
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
-            self.dims = [d for d in HW_DIMS if d in dims]
-            self.sizes = [len(self.regs)] + [len(L.flat_bases(d)) for d in self.dims[1:]]
-            self.cols = self.regs + [v for d in self.dims[1:] for v in L.flat_bases(d)]
-        self._echelon: f2.Echelon | None = None
+            present = [d for d in HW_DIMS if d in dims]
+            self.cols = self.regs + [v for d in present[1:] for v in L.flat_bases(d)]
+            self._reg_bits = len(self.regs)
+            self._lane_bits = len(self.lanes) if len(present) > 1 and present[1] == "lane" else 0
 
     def preimage(self, element: int) -> tuple[int, int] | None:
-        """(register index, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``."""
+        """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the
+        register part is zero exactly when the preimage uses no register."""
         if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
             self._echelon = f2.echelon(self.cols)[0]
         residue, x = self._echelon.reduce(element)
         if residue:
             return None
-        nr = self.sizes[0]
-        nl = self.sizes[1] if len(self.sizes) > 1 and self.dims[1] == "lane" else 0
-        return x & ((1 << nr) - 1), (x >> nr) & ((1 << nl) - 1)
+        nr = self._reg_bits
+        return x & ((1 << nr) - 1), (x >> nr) & ((1 << self._lane_bits) - 1)
 
 
 # ----------------------------------------------------------------------------- the algorithm
@@ -243,16 +253,42 @@ def _leave_reps(write: Tile, read: Tile) -> int:
     return min(len(t.lane_contig) + len(t.lane_addr) - 3 for t in (write, read))
 
 
-def _intersection_size(b1: Sequence[int], b2: Sequence[int]) -> int:
-    """``len(_intersection(b1, b2))``, with the dimension of the intersection from ranks when it is not listed."""
-    if all(b & (b - 1) == 0 for b in b1) and all(b & (b - 1) == 0 for b in b2):
-        s2 = set(b2)
-        return sum(1 for b in b1 if b and b in s2)
-    return f2.rank(b1) + f2.rank(b2) - f2.rank(list(b1) + list(b2))
-
-
 def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
-    return ((1 << _intersection_size(segment, tile_src)) - 1) + ((1 << _intersection_size(segment, tile_dst)) - 1)
+    """Triton's bank conflicts of a pair of tiles: ``2^dim(segment ∩ tile) - 1`` per side (:func:`_intersection`'s
+    size).
+
+    Where the vectors are not all unit, ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is
+    eliminated once for both tiles and each tile is reduced against a copy of it, and alone."""
+    unit_segment = all(b & (b - 1) == 0 for b in segment)
+    seg: dict[int, int] | None = None
+    total = 0
+    for tile in (tile_src, tile_dst):
+        if unit_segment and all(b & (b - 1) == 0 for b in tile):
+            in_tile = set(tile)
+            shared = sum(1 for b in segment if b and b in in_tile)
+        else:
+            if seg is None:
+                seg = {}
+                _grow(seg, segment)
+            grew = _grow(dict(seg), tile)  # rank(S + T) - rank S
+            shared = _grow({}, tile) - grew
+        total += (1 << shared) - 1
+    return total
+
+
+def _grow(lead: dict[int, int], vectors: Sequence[int]) -> int:
+    """Add ``vectors`` to the echelon basis ``lead`` (leading bit -> vector), in place; how many were independent."""
+    grew = 0
+    for v in vectors:
+        while v:
+            h = v.bit_length() - 1
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                grew += 1
+                break
+            v ^= b
+    return grew
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
@@ -419,7 +455,8 @@ def matrix_register_order(layout: LinearLayout, memory: LinearLayout, element_bi
     words = _log2(32 // element_bits) if element_bits < 32 else 0
     if words == 0 or "register" not in layout.in_dims:
         return ()
-    inverse = f2.inverse(list(memory.flat_columns()))
+    hit = inverse_columns(memory)  # the memory's inverse, kept on it: both sides and their counts read it
+    inverse = hit[1] if hit is not None else f2.inverse(list(memory.flat_columns()))
     offsets = [f2.apply(inverse, v) for v in layout.flat_bases("register")]
     found = [offsets.index(1 << i) for i in range(words) if (1 << i) in offsets]
     if len(found) < words or found == list(range(words)):

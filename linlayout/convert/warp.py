@@ -444,7 +444,8 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     needed = 1 << rank_d
     shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    own = all(f2.in_span(v, both) for v in differences)  # every thread meets its own lane's elements
+    span_both = f2.Span(both)
+    own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
     single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
@@ -479,7 +480,24 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     inv = _coords_inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.basis([ls for ls in Ls])
+    img_lead = f2.Span(img).lead
     d = len(bad)
+
+    def independent(vectors: list[int]) -> bool:
+        """rank(img + vectors) == len(img) + len(vectors): img (a basis) is eliminated once, not per choice."""
+        lead = dict(img_lead)
+        for v in vectors:
+            while v:
+                h = v.bit_length() - 1
+                b = lead.get(h)
+                if b is None:
+                    lead[h] = v
+                    break
+                v ^= b
+            else:
+                return False  # v is in the span of img and the vectors before it
+        return True
+
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
     options += [("free", z, z[1]) for z in kernel]
 
@@ -492,8 +510,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     seen = 0
     lead = [0] * len(cmp_)
     for choice in itertools.permutations(range(len(options)), d):
-        ims = [options[i][2] for i in choice]
-        if f2.rank(img + ims) != len(img) + d:
+        if not independent([options[i][2] for i in choice]):
             continue
         yield (lanewise(lead, [options[i][1] if options[i][0] == "round" else 0 for i in choice]),
                lanewise(lead, [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]),
@@ -502,11 +519,14 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
         if seen >= MAX_SWAP_CANDIDATES:
             break
     leads = []
+    aq_echelon = f2.echelon(list(Aq))[0] if cmp_ else None  # one elimination of Aq for every lead's solve
     for u in cmp_:
         opts = [0]
         lu = f2.apply(Lq, u)
-        if lu and f2.in_span(lu, Aq):
-            opts.append(f2.solve(list(Aq), lu))
+        if lu:
+            residue, solution = aq_echelon.reduce(lu)  # f2.solve's answer when lu is in span(Aq)
+            if not residue:
+                opts.append(solution)
         leads.append(opts)
     extended = options + [("extra", None, 0)]
     seen = 0
@@ -515,7 +535,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
             fixed = [i for i in choice if extended[i][0] != "extra"]
             if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
                 continue  # a first-phase candidate, or one option used twice
-            if f2.rank(img + [extended[i][2] for i in fixed]) != len(img) + len(fixed):
+            if not independent([extended[i][2] for i in fixed]):
                 continue
             mvals, qvals, svals, extra = [], [], [], []
             for v, i in zip(bad, choice):

@@ -506,7 +506,8 @@ def _context(ins: Instruction, element_bits: int, hw: SharedMemory) -> tuple[Any
 class _LayoutFacts:
     """What a plan reads off a distributed layout alone, checked for a lane count once and kept in the layout's
     memo: its non-zero registers and whether lane bit 0 or 1 broadcasts (the same in ``C = M⁻¹ ∘ L`` for every
-    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form`, its flat bases by input dimension
+    invertible memory ``M``), its :func:`~linlayout.count.offsets.column_form` (made when a plan first needs it:
+    a count through the inverse columns does not), its output dimensions, its flat bases by input dimension
     (``bases``) and, when every basis is a single bit or zero (``unit``), how a memory's inverse columns (with 0
     appended) give the registers' offsets and the other bases' offsets, by indexing (``register_offsets``,
     ``other_offsets``).  ``last`` is the :class:`LayoutPlan` of the last query context and ``plans`` the last few
@@ -515,11 +516,11 @@ class _LayoutFacts:
     other's.  Built for every new layout object a count sees (a conversion's slices among them), so it reads
     each dimension's bases once."""
 
-    __slots__ = ("lanes", "nonzero", "broadcast", "form", "bases", "unit", "register_offsets", "other_offsets",
-                 "last", "plans")
+    __slots__ = ("lanes", "nonzero", "broadcast", "form", "out_dims", "bases", "unit", "register_offsets",
+                 "other_offsets", "last", "plans")
 
     def __init__(self, layout: LinearLayout, lanes: int) -> None:
-        self.lanes, self.form, self.last = lanes, column_form(layout), None
+        self.lanes, self.form, self.out_dims, self.last = lanes, None, layout.out_dim_bits, None
         self.plans: list[LayoutPlan] = []
         self.bases = bases = {d: layout.flat_bases(d) for d, _ in layout.in_dim_bits}
         regs, lane_bases = bases.get("register", ()), bases.get("lane", ())
@@ -575,7 +576,7 @@ class LayoutPlan:
         self.hw, self.ins, self.element_bits, self.vector_bits = hw, ins, element_bits, vector_bits
         self.matrix = ins.addressing == MATRIX
         self.cap = vector_cap(element_bits, hw)
-        self.out_dims = facts.form[0]  # the layout's output dimensions, (name, bits) pairs
+        self.out_dims = facts.out_dims  # the layout's output dimensions, (name, bits) pairs
         self.fits = ((element_bits << out_bits) + 7) >> 3 <= hw.smem_bytes  # a square memory of the layout's tile
         self.facts = facts
         # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
@@ -715,7 +716,10 @@ def plan_access(
 def _plan_checked(layout: LinearLayout, memory: Memory, lp: LayoutPlan) -> AccessPlan:
     """The plan of checked input: ``C = M⁻¹ ∘ L``, then the matrix tile or the vector rule."""
     if type(memory) is LinearLayout:
-        offs = offsets_through_inverse(layout, memory, lp.facts.form)
+        facts = lp.facts
+        if facts.form is None:
+            facts.form = column_form(layout)
+        offs = offsets_through_inverse(layout, memory, facts.form)
         if offs is None:
             offs = element_offsets(layout, memory)
     else:

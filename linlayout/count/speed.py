@@ -58,6 +58,9 @@ Per object (kept in :meth:`linlayout.core.layout.LinearLayout.memo`, under these
     builds no :class:`~linlayout.count.plan.AccessPlan`).
 
 Devices that stay beside the code (listed here so there is one index):
+a layout's :func:`~linlayout.count.offsets.column_form` is made when a plan
+first reads it (a count through a memory's inverse columns never does, and
+a conversion's slices are fresh layouts counted that way);
 ``functools.lru_cache`` on :func:`linlayout.count.matrix_tile.matrix_tile`
 and behind :data:`ACCESS_SHAPES`; the conflict rule's first test
 (``closed_form._conflict_free``: independent bank parts, no elimination).

@@ -333,3 +333,44 @@ def test_word_access_read_off_the_synthesis_equals_the_exact_reports(name, src, 
         for side, layout, ins, report in (("write", src, sw.write_instruction, sw.write),
                                           ("read", dst, sw.read_instruction, sw.read)):
             assert smem.moves_words(sw, side, layout, "sm90") == ("matrix" in ins or report.vector_bits >= 32)
+
+
+def test_cost_of_in_one_pass_is_the_definition():
+    """cost.cost_of prices counts in one pass; it equals the model written out: each opcode family's weight (a
+    shared-memory instruction's for st/ld.shared and stmatrix/ldmatrix of any size), barriers as executed
+    (executed_barriers), the path constants (paths_of), the wavefronts and spilled words."""
+    from linlayout.convert.cost import COST_WEIGHTS, SHARED_MEMORY_OPS, cost_of, executed_barriers, opcode, paths_of
+
+    def definition(ins, wf, spilled):
+        barriers = executed_barriers(ins)
+        c = 0
+        for op, n in ins.items():
+            op = opcode(op)
+            weight = COST_WEIGHTS["shared_instruction"] if op in SHARED_MEMORY_OPS else COST_WEIGHTS[op]
+            c += weight * barriers.get(op, n)
+        c += COST_WEIGHTS["wavefront"] * (wf["write"] + wf["read"]) if wf else 0
+        return c + sum(COST_WEIGHTS[p] for p in paths_of(ins)) + COST_WEIGHTS["spill"] * spilled
+
+    rng = random.Random(5)
+    ops = ["shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatrix.x4", "ldmatrix.x2.trans",
+           "bar.sync", "bar.warp.sync"]
+    for _ in range(300):
+        ins = {op: rng.choice([0, 0, 1, 2, 7]) for op in rng.sample(ops, rng.randint(0, len(ops)))}
+        wf = rng.choice([None, {"write": rng.randint(0, 9), "read": rng.randint(0, 9)}])
+        spilled = rng.choice([0, 0, 3])
+        assert cost_of(ins, wf, spilled) == definition(ins, wf, spilled)
+
+
+def test_index_echelon_is_kept_per_object_and_solves_the_conversion_map():
+    """solve.index_echelon eliminates a layout's index columns once per object (convert/speed.py's
+    INDEX_ECHELON_KEY); the conversion map's level solvers given it answer as with their own elimination."""
+    from linlayout.convert.solve import index_echelon, prefix_solvers
+
+    for _, src, dst in catalog_pairs()[:6]:
+        ib, cols = index_bits(src, "src")
+        ech = index_echelon(src)
+        assert index_echelon(src) is ech
+        ends = [ib.reg, ib.reg + ib.lane, ib.reg + ib.lane + ib.warp, ib.bits]
+        shared, own = prefix_solvers(cols, ends, ech), prefix_solvers(cols, ends)
+        for t in list(index_bits(aligned(src, dst), "dst")[1]) + [0, 1, 3]:
+            assert [shared(t, lv) for lv in range(4)] == [own(t, lv) for lv in range(4)]
