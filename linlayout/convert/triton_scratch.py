@@ -165,18 +165,17 @@ class _Flat:
             self.cols = cols
             known = L.memo().get(INDEX_ECHELON_KEY)
             self._echelon = known[0] if known is not None else None
-            present = [d for d in HW_DIMS if d in dims]
-            # (a layout without registers reads no lane index, as the port always has)
+            # Triton's layouts always have a register dimension (of size 1 when a thread holds one element), so a
+            # layout written without one is read as if it had it: its lane index is still the lane bits.
             self._reg_bits = ib.reg
-            self._lane_bits = ib.lane if len(present) > 1 and present[1] == "lane" else 0
+            self._lane_bits = ib.lane
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
-            present = [d for d in HW_DIMS if d in dims]
-            self.cols = self.regs + [v for d in present[1:] for v in L.flat_bases(d)]
+            self.cols = self.regs + [v for d in HW_DIMS if d in dims and d != "register" for v in L.flat_bases(d)]
             self._reg_bits = len(self.regs)
-            self._lane_bits = len(self.lanes) if len(present) > 1 and present[1] == "lane" else 0
+            self._lane_bits = len(self.lanes)
 
     def preimage(self, element: int) -> tuple[int, int] | None:
         """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the

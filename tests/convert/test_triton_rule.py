@@ -149,3 +149,18 @@ def test_random_round_trips_stay_within_tritons_staging():
         got, bound = triton_counts(plan.shared_memory), triton_counts(triton)
         assert all(got[k] <= bound[k] for k in TRITON_BOUNDED), (i, got, bound)
     assert bounded >= 8
+
+
+def test_a_layout_without_registers_is_read_as_tritons_one_register_layout():
+    # Triton's layouts always have a register dimension (size 1 for one element per thread); a layout written
+    # without one is the same layout, so its model of Triton's staging and its plan are the same (the port
+    # once read no lane index there and missed the stmatrix/ldmatrix staging below).
+    out = {"dim0": 16, "dim1": 16}
+    lanes = {"lane": [[8, 0], [2, 0], [0, 4], [0, 8], [0, 2]], "warp": [[0, 1], [4, 0], [1, 0]]}
+    dst = LinearLayout({"register": [[0, 4]], "lane": [[8, 0], [2, 0], [0, 2], [1, 0], [0, 1]],
+                        "warp": [[4, 0], [0, 8], [0, 0]]}, out)
+    bare, explicit = LinearLayout(lanes, out), LinearLayout(dict(lanes, register=[]), out)
+    assert triton_round_trip(bare, dst, 32).instructions == triton_round_trip(explicit, dst, 32).instructions
+    plan = plan_conversion(bare, dst, 32)
+    assert plan.to_dict() == plan_conversion(explicit, dst, 32).to_dict()
+    assert plan.instructions == {"stmatrix": 1, "ldmatrix": 1, "bar.sync": 1}
