@@ -34,9 +34,10 @@ Three passes, each only when it can matter:
 
 The best entry is then built (:func:`build_candidate`).  A floor-meeting
 entry keeps its analytic costs where they are provably exact
-(:func:`~.scoring.analytic_is_exact`); otherwise the built memory is scored
-exactly, and if that differs from the analytic score every candidate is
-built and chosen on exact costs (:func:`choose_exact`).
+(:func:`~.scoring.analytic_is_exact`), a matrix side's exact cost follows
+from its analytic one (:func:`~.scoring.tile_side_cost`); otherwise the
+built memory is scored exactly, and if that differs from the analytic score
+every candidate is built and chosen on exact costs (:func:`choose_exact`).
 
 Layouts with mixed bases (:func:`search_mixed`) have no closed form: every
 candidate of :mod:`.mixed` is scored exactly (pairs visited by floor, as
@@ -62,7 +63,7 @@ from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_f
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
-from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
+from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse, tile_side_cost
 from .sides import Cost, Geometry, SwizzleProblem, pair_problem
 from .speed import new_record, pair_sides, tile_groups_of
 
@@ -140,8 +141,8 @@ def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> S
     if not complete_search:
         best = build_candidate(p, scored[0], at_floor=True)
         if (best.write_cost, best.read_cost) != scored[0][4:6]:
-            # The exact evaluation found a matrix instruction's built layout above its analytic score (the
-            # analytic tile model can be optimistic there): score everything exactly.
+            # The built memory costs more than its analytic score (a matrix side whose tile has a zero vector
+            # register takes twice the instructions, scoring.tile_side_cost): score everything exactly.
             scored, relaxed = score_all(p, state)
             complete_search = True
     if complete_search:
@@ -349,18 +350,23 @@ def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None
 
 
 def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
-    """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
-    :func:`~linlayout.synth.scoring.analytic_is_exact` holds for a side its analytic cost is the exact one
-    (paper_notes/synthesis.md §3), so that side is not evaluated again on the built memory (with a matrix
-    instruction on the other side, only that side is)."""
+    """The entry's memory columns and exact costs.  A matrix instruction's side gets its exact cost from its
+    analytic one (:func:`~linlayout.synth.scoring.tile_side_cost`).  ``at_floor``: the entry meets the search
+    floor, and where :func:`~linlayout.synth.scoring.analytic_is_exact` holds for an ``ld/st`` side its
+    analytic cost is the exact one (paper_notes/synthesis.md §3); any other side is evaluated on the built
+    memory."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
     bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
-    exact_w = at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
-    exact_r = at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo)
+    if wi.is_matrix:
+        ew = tile_side_cost(sw, wi, ew, geo, hw)
+    if ri.is_matrix:
+        er = tile_side_cost(sr, ri, er, geo, hw)
+    exact_w = wi.is_matrix or (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo))
+    exact_r = ri.is_matrix or (at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo))
     if not (exact_w and exact_r):  # score exactly the sides whose analytic cost is not known to be exact
         inv = memory_inverse(cols)  # shared by both sides
         if not exact_w:
