@@ -11,7 +11,7 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from heapq import heappop, heappush
 from itertools import count
@@ -24,7 +24,7 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
-from .speed import counts_table, raised_floors_of
+from .speed import counts_table, options_table, raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
@@ -62,23 +62,64 @@ def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
 
 def width_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
     """The side's access shape at a ``2^k``-element vector, or None when no memory layout gives it that width."""
-    if not ins.is_matrix and (k > geo.max_vector or k > vector_limit(side, geo.offset_bits, geo.max_vector)):
-        return None
-    if ins.is_matrix:
-        return matrix_shape(side, ins, k, geo, hw)
-    return side_shape(side, ins, k, geo, hw)
+    limit = 0 if ins.is_matrix else vector_limit(side, geo.offset_bits, geo.max_vector)
+    return shape_at_width(ins, k, geo.element_bits, hw, geo.max_vector, limit, side.nregs, side.broadcast,
+                          register_gaps(side))
 
 
 def matrix_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
-    """A matrix instruction's shape as the access plan counts it (:func:`linlayout.count.plan.plan_access`): the
-    tile's vector registers count as registers even where the side's basis is zero (a ``.trans`` tile's row
-    generators may broadcast), so the instructions follow from them and the non-zero registers outside them."""
+    """A matrix instruction's shape as the access plan counts it (:func:`shape_at_width`)."""
+    return shape_at_width(ins, k, geo.element_bits, hw, geo.max_vector, 0, side.nregs, side.broadcast,
+                          register_gaps(side))
+
+
+def register_gaps(side: Side) -> tuple[int, tuple[int, ...]]:
+    """How many register bases the side has, and which of them are zero (broadcast): what a matrix tile's shape
+    reads of the side besides its counts."""
+    return len(side.regs), tuple([i for i, x in enumerate(side.regs) if not x])
+
+
+def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vector: int, limit: int, nregs: int,
+                   broadcast: bool, gaps: tuple[int, tuple[int, ...]]) -> AccessShape | None:
+    """:func:`width_shape` from what it reads of the side: its widest vector ``limit`` (:func:`vector_limit`,
+    ld/st only), its non-broadcast registers, whether a low lane broadcasts, and :func:`register_gaps`.
+
+    A matrix instruction's shape is the access plan's (:func:`linlayout.count.plan.plan_access`): the tile's
+    vector registers count as registers even where the side's basis is zero (a ``.trans`` tile's row generators
+    may broadcast), so the instructions follow from them and the non-zero registers outside them."""
     try:
-        vector_registers = matrix_tile(ins, geo.element_bits, hw).vector_registers
-        zeros = sum(1 for i in vector_registers if i >= len(side.regs) or not side.regs[i])
-        return access_shape(ins, geo.element_bits, hw, k, side.nregs + zeros, side.broadcast)
+        if not ins.is_matrix:
+            if k > max_vector or k > limit:
+                return None
+            return access_shape(ins, eb, hw, k, nregs, broadcast)
+        count_, zero = gaps
+        zeros = sum(1 for i in matrix_tile(ins, eb, hw).vector_registers if i >= count_ or i in zero)
+        return access_shape(ins, eb, hw, k, nregs + zeros, broadcast)
     except LoweringError:
         return None
+
+
+def side_widths(side: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
+                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple[int, int, AccessShape], ...]], ...]:
+    """Per instruction option, ``(instruction, ((base, k, shape), ...))`` for each width ``k`` of
+    :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost.  A function of
+    the side's counts (:func:`shape_at_width`), so it is a table by those (:func:`~linlayout.synth.speed.options_table`),
+    the same for every side with them.  (A matrix option's tile, which rules it out where it cannot be formed,
+    is the caller's.)"""
+    # (A mixed side's widest vector takes a search: asked only where an ld/st option needs it.)
+    limit = vector_limit(side, geo.offset_bits, geo.max_vector) if not all(i.is_matrix for i in opts) else 0
+    return options_table(_widths_from_counts, opts, hw, (geo.element_bits, fixed, geo.max_vector, limit, side.nregs,
+                                                         side.broadcast, register_gaps(side)))
+
+
+@lru_cache(maxsize=1024)  # a table by the side's counts (see linlayout.synth.speed)
+def _widths_from_counts(opts, hw, eb, fixed, max_vector, limit, nregs, broadcast, gaps):
+    out = []
+    for ins in opts:
+        ks = vector_widths(ins, eb, hw, fixed, None if ins.is_matrix or fixed is not None else limit)
+        out.append((ins, tuple((shape.base_wavefronts, k, shape) for k in ks if (
+            shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs, broadcast, gaps)) is not None)))
+    return tuple(out)
 
 
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
@@ -242,10 +283,9 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     widths: dict[str, list[list[tuple]]] = {}
     for name, side, opts in (("write", sw, w_opts), ("read", sr, r_opts)):
         order = count()
-        widths[name] = [[(shape.base_wavefronts, next(order), ins, k, shape, tile)
-                         for k in vector_range(side, ins, geo, hw, fixed)
-                         if (shape := width_shape(side, ins, k, geo, hw)) is not None]
-                        if (tile := matrix_columns(side, ins, geo, hw)) is not False else [] for ins in opts]
+        widths[name] = [[(base, next(order), ins, k, shape, tile) for base, k, shape in entries]
+                        if (tile := matrix_columns(side, ins, geo, hw)) is not False else []
+                        for ins, entries in side_widths(side, opts, geo, hw, fixed)]
     terms: dict[tuple[str, int], Terms] = {}
 
     def term(name: str, entry: tuple) -> Terms:
@@ -356,7 +396,8 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     lost_bank = sum(1 for p in range(max(k, geo.word_end), min(len(tile), geo.bank_end)) if tile[p] not in t.tau)
     if not lost_word and not lost_bank:
         return t
-    return replace(t, word=max(0, t.word - lost_word), bank=max(0, t.bank - lost_bank))
+    # Built field by field: dataclasses.replace re-reads every field by name, a tenth of a relaxation here.
+    return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
 
 
 def _floor_and_order(pair: tuple) -> tuple:

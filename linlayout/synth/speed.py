@@ -25,6 +25,9 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     ``bounds._pair_floors_from_counts``, each also an ``lru_cache`` by value) by the identities of the
     instruction options and the model, then the sides' counts: the key by value hashes every instruction of
     the default options (ten of them), once per synthesis.
+    :func:`options_table` finds the relaxation's table of one side's widths and shapes
+    (``bounds._widths_from_counts``, also an ``lru_cache`` by value) the same way: reading every option's widths
+    and shapes again was a third of a relaxation with the default options.
     :func:`visit_line_of` reads a pair-floor table's visit line and tile groups
     (:func:`linlayout.synth.search.visit_line`) once per table, found by the table's identity: the table is the
     search floor's cached tuple (``bounds._pair_floors_from_counts``), the same object for every problem with
@@ -72,7 +75,7 @@ from ..count.plan import matrix_tile
 from ..count.speed import Memo
 from ..errors import LoweringError
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "visit_line_of", "raised_floors_of",
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of", "raised_floors_of",
            "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
@@ -131,6 +134,21 @@ def counts_table(table: Callable[..., Any], w_opts: tuple, r_opts: tuple, hw: An
     if hit is None or hit[0] is not w_opts or hit[1] is not r_opts or hit[2] is not hw:
         hit = _COUNT_TABLES.put(key, (w_opts, r_opts, hw, table(w_opts, r_opts, hw, *counts)))
     return hit[3]
+
+
+_OPTION_TABLES = Memo(1024)
+
+
+def options_table(table: Callable[..., Any], opts: tuple, hw: Any, counts: tuple) -> Any:
+    """``table(opts, hw, *counts)`` (a table of one side's widths by its counts,
+    :func:`~linlayout.synth.bounds.side_widths`), found like :func:`counts_table`: by the identities of the
+    instruction options and the model, then the counts; options built afresh fall through to ``table``'s own
+    cache by value."""
+    key = (table, id(opts), id(hw)) + counts
+    hit = _OPTION_TABLES.get(key)
+    if hit is None or hit[0] is not opts or hit[1] is not hw:
+        hit = _OPTION_TABLES.put(key, (opts, hw, table(opts, hw, *counts)))
+    return hit[2]
 
 
 _TILE_GROUPS = Memo(256)
