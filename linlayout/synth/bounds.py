@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from heapq import heappop, heappush
-from itertools import count
+from itertools import chain, count
 from operator import itemgetter
 
 from ..core import f2
@@ -23,7 +23,7 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
-from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
+from .sides import Geometry, Side, SwizzleProblem, pass_lanes, shape_lanes
 from .speed import counts_table, options_table, raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
@@ -124,7 +124,10 @@ def _widths_from_counts(opts, hw, eb, fixed, max_vector, limit, nregs, broadcast
 
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
     """:func:`side_terms` given the side's shape at that width (:func:`width_shape`, not None)."""
-    tau = frozenset(pass_lanes(side, ins, k, geo, hw))
+    # An ld/st side's pass lanes are read off the shape at hand (the one pass_lanes would look up again).  A
+    # matrix side's come from pass_lanes, whose shape counts the side's non-zero registers only: where that
+    # shape has too few registers for the instruction, pass_lanes gives none (a weaker bound, kept as it is).
+    tau = frozenset(shape_lanes(side, shape) if not ins.is_matrix else pass_lanes(side, ins, k, geo, hw))
     t = len(tau) if side.distributed else f2.rank(tau)
     general = not side.distributed
     if ins.is_matrix:
@@ -277,15 +280,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    # Per side, per instruction option: (base, order, instruction, k, shape, tile) of each width any memory can give
-    # it; ``order`` numbers the side's widths in enumeration order; ``tile`` is the low offset columns a matrix
-    # instruction forces (None for ld/st).  A matrix instruction that cannot access the side has no width.
-    widths: dict[str, list[list[tuple]]] = {}
-    for name, side, opts in (("write", sw, w_opts), ("read", sr, r_opts)):
-        order = count()
-        widths[name] = [[(base, next(order), ins, k, shape, tile) for base, k, shape in entries]
-                        if (tile := matrix_columns(side, ins, geo, hw)) is not False else []
-                        for ins, entries in side_widths(side, opts, geo, hw, fixed)]
+    widths = {"write": width_entries(sw, sr, w_opts, geo, hw, fixed), "read": width_entries(sr, sw, r_opts, geo, hw, fixed)}
     terms: dict[tuple[str, int], Terms] = {}
 
     def term(name: str, entry: tuple) -> Terms:
@@ -296,7 +291,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
 
     lb: dict[str, int] = {}
     for name in ("write", "read"):
-        for entry in sorted((e for per_ins in widths[name] for e in per_ins), key=_floor_and_order):
+        for entry in sorted(chain.from_iterable(widths[name])):  # by (base, order): each order is the side's own
             if name in lb and entry[0] >= lb[name]:
                 break  # this width's bound and every later one's are at least its base
             t = term(name, entry)
@@ -312,7 +307,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
         joint = not ew[2].is_matrix and not er[2].is_matrix
         if joint and min(ew[3], er[3]) > ncommon:
             continue  # the common prefix of two ld/st vectors holds common registers only
-        if not joint and not tile_allows(ew, er, sw, sr, geo):
+        if not joint and not tile_allows(ew, er):
             continue
         tw, tr = term("write", ew), term("read", er)
         if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
@@ -324,6 +319,25 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
             if best is None or cand < best:
                 best, best_pair = cand, (fw, fr)
     return lb, best_pair
+
+
+def width_entries(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
+                  fixed: int | None) -> list[list[tuple]]:
+    """Per instruction option of one side, ``(base, order, instruction, k, shape, tile, prefix)`` of each width any
+    memory can give it (:func:`side_widths`): ``order`` numbers the side's widths in enumeration order; ``tile`` is
+    the low offset columns a matrix instruction forces (None for ld/st) and ``prefix`` how many of them are
+    registers of the other side (:func:`~linlayout.synth.candidates.register_prefix_len`, read by
+    :func:`tile_allows`; None for ld/st).  A matrix instruction that cannot access the side has no width."""
+    order = count()
+    out = []
+    for ins, entries in side_widths(side, opts, geo, hw, fixed):
+        tile = matrix_columns(side, ins, geo, hw)
+        if tile is False:
+            out.append([])
+            continue
+        prefix = None if tile is None else register_prefix_len(tile, other.reg_set, geo.max_vector)
+        out.append([(base, next(order), ins, k, shape, tile, prefix) for base, k, shape in entries])
+    return out
 
 
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
@@ -364,8 +378,8 @@ def tile_fits(side: Side, tile: list[int]) -> bool:
     return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
-def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
-    """Whether a memory can give a pair with a matrix instruction these widths.
+def tile_allows(ew: tuple, er: tuple) -> bool:
+    """Whether a memory can give a pair with a matrix instruction these widths (:func:`width_entries`' entries).
 
     The memory's lowest columns are the matrix side's tile, so two matrix
     instructions need the same tile, and an ld/st side's vector is at most
@@ -375,8 +389,7 @@ def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool
     tw, tr = ew[5], er[5]
     if tw is not None and tr is not None:
         return tw == tr
-    tile, plain, k = (tw, sr, er[3]) if tw is not None else (tr, sw, ew[3])
-    prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+    tile, prefix, k = (tw, ew[6], er[3]) if tw is not None else (tr, er[6], ew[3])
     return prefix == len(tile) or k <= prefix
 
 
@@ -400,10 +413,6 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
 
 
-def _floor_and_order(pair: tuple) -> tuple:
-    return pair[0], pair[1]
-
-
 def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective: str):
     """The (write width, read width) pairs of the relaxation, cheapest floor first, made as they are asked for.
 
@@ -416,10 +425,9 @@ def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective:
     side comes first in ``(floor, order)``, and the usual frontier of a sorted product (from ``(i, j)``,
     ``(i, j + 1)``, and ``(i + 1, 0)`` when ``j == 0``) meets every pair after its predecessor.
     """
-    ws = sorted(((e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)),
-                key=_floor_and_order_of_width)
-    rs = sorted(((e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)),
-                key=_floor_and_order_of_width)
+    # Sorted by (base, option, place): the option and place of an entry are its own, so the entries never compare.
+    ws = sorted([(e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)])
+    rs = sorted([(e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)])
     if not ws or not rs:
         return
 
@@ -435,10 +443,6 @@ def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective:
             heappush(line, item(i, j + 1))
         if j == 0 and i + 1 < len(ws):
             heappush(line, item(i + 1, 0))
-
-
-def _floor_and_order_of_width(w: tuple) -> tuple:
-    return w[0], w[1], w[2]
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:
