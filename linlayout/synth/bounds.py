@@ -11,10 +11,10 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from heapq import heappop, heappush
-from itertools import count
+from itertools import chain, count
 from operator import itemgetter
 
 from ..core import f2
@@ -23,8 +23,8 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
-from .sides import Geometry, Side, SwizzleProblem, pass_lanes, side_shape
-from .speed import counts_table, raised_floors_of
+from .sides import Geometry, Side, SwizzleProblem, pass_lanes, shape_lanes
+from .speed import counts_table, options_table, raised_floors_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
@@ -62,28 +62,72 @@ def side_terms(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMe
 
 def width_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
     """The side's access shape at a ``2^k``-element vector, or None when no memory layout gives it that width."""
-    if not ins.is_matrix and (k > geo.max_vector or k > vector_limit(side, geo.offset_bits, geo.max_vector)):
-        return None
-    if ins.is_matrix:
-        return matrix_shape(side, ins, k, geo, hw)
-    return side_shape(side, ins, k, geo, hw)
+    limit = 0 if ins.is_matrix else vector_limit(side, geo.offset_bits, geo.max_vector)
+    return shape_at_width(ins, k, geo.element_bits, hw, geo.max_vector, limit, side.nregs, side.broadcast,
+                          register_gaps(side))
 
 
 def matrix_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> AccessShape | None:
-    """A matrix instruction's shape as the access plan counts it (:func:`linlayout.count.plan.plan_access`): the
-    tile's vector registers count as registers even where the side's basis is zero (a ``.trans`` tile's row
-    generators may broadcast), so the instructions follow from them and the non-zero registers outside them."""
+    """A matrix instruction's shape as the access plan counts it (:func:`shape_at_width`)."""
+    return shape_at_width(ins, k, geo.element_bits, hw, geo.max_vector, 0, side.nregs, side.broadcast,
+                          register_gaps(side))
+
+
+def register_gaps(side: Side) -> tuple[int, tuple[int, ...]]:
+    """How many register bases the side has, and which of them are zero (broadcast): what a matrix tile's shape
+    reads of the side besides its counts."""
+    return len(side.regs), tuple([i for i, x in enumerate(side.regs) if not x])
+
+
+def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vector: int, limit: int, nregs: int,
+                   broadcast: bool, gaps: tuple[int, tuple[int, ...]]) -> AccessShape | None:
+    """:func:`width_shape` from what it reads of the side: its widest vector ``limit`` (:func:`vector_limit`,
+    ld/st only), its non-broadcast registers, whether a low lane broadcasts, and :func:`register_gaps`.
+
+    A matrix instruction's shape is the access plan's (:func:`linlayout.count.plan.plan_access`): the tile's
+    vector registers count as registers even where the side's basis is zero (a ``.trans`` tile's row generators
+    may broadcast), so the instructions follow from them and the non-zero registers outside them."""
     try:
-        vector_registers = matrix_tile(ins, geo.element_bits, hw).vector_registers
-        zeros = sum(1 for i in vector_registers if i >= len(side.regs) or not side.regs[i])
-        return access_shape(ins, geo.element_bits, hw, k, side.nregs + zeros, side.broadcast)
+        if not ins.is_matrix:
+            if k > max_vector or k > limit:
+                return None
+            return access_shape(ins, eb, hw, k, nregs, broadcast)
+        count_, zero = gaps
+        zeros = sum(1 for i in matrix_tile(ins, eb, hw).vector_registers if i >= count_ or i in zero)
+        return access_shape(ins, eb, hw, k, nregs + zeros, broadcast)
     except LoweringError:
         return None
 
 
+def side_widths(side: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
+                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple[int, int, AccessShape], ...]], ...]:
+    """Per instruction option, ``(instruction, ((base, k, shape), ...))`` for each width ``k`` of
+    :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost.  A function of
+    the side's counts (:func:`shape_at_width`), so it is a table by those (:func:`~linlayout.synth.speed.options_table`),
+    the same for every side with them.  (A matrix option's tile, which rules it out where it cannot be formed,
+    is the caller's.)"""
+    # (A mixed side's widest vector takes a search: asked only where an ld/st option needs it.)
+    limit = vector_limit(side, geo.offset_bits, geo.max_vector) if not all(i.is_matrix for i in opts) else 0
+    return options_table(_widths_from_counts, opts, hw, (geo.element_bits, fixed, geo.max_vector, limit, side.nregs,
+                                                         side.broadcast, register_gaps(side)))
+
+
+@lru_cache(maxsize=1024)  # a table by the side's counts (see linlayout.synth.speed)
+def _widths_from_counts(opts, hw, eb, fixed, max_vector, limit, nregs, broadcast, gaps):
+    out = []
+    for ins in opts:
+        ks = vector_widths(ins, eb, hw, fixed, None if ins.is_matrix or fixed is not None else limit)
+        out.append((ins, tuple((shape.base_wavefronts, k, shape) for k in ks if (
+            shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs, broadcast, gaps)) is not None)))
+    return tuple(out)
+
+
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
     """:func:`side_terms` given the side's shape at that width (:func:`width_shape`, not None)."""
-    tau = frozenset(pass_lanes(side, ins, k, geo, hw))
+    # An ld/st side's pass lanes are read off the shape at hand (the one pass_lanes would look up again).  A
+    # matrix side's come from pass_lanes, whose shape counts the side's non-zero registers only: where that
+    # shape has too few registers for the instruction, pass_lanes gives none (a weaker bound, kept as it is).
+    tau = frozenset(shape_lanes(side, shape) if not ins.is_matrix else pass_lanes(side, ins, k, geo, hw))
     t = len(tau) if side.distributed else f2.rank(tau)
     general = not side.distributed
     if ins.is_matrix:
@@ -236,16 +280,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    # Per side, per instruction option: (base, order, instruction, k, shape, tile) of each width any memory can give
-    # it; ``order`` numbers the side's widths in enumeration order; ``tile`` is the low offset columns a matrix
-    # instruction forces (None for ld/st).  A matrix instruction that cannot access the side has no width.
-    widths: dict[str, list[list[tuple]]] = {}
-    for name, side, opts in (("write", sw, w_opts), ("read", sr, r_opts)):
-        order = count()
-        widths[name] = [[(shape.base_wavefronts, next(order), ins, k, shape, tile)
-                         for k in vector_range(side, ins, geo, hw, fixed)
-                         if (shape := width_shape(side, ins, k, geo, hw)) is not None]
-                        if (tile := matrix_columns(side, ins, geo, hw)) is not False else [] for ins in opts]
+    widths = {"write": width_entries(sw, sr, w_opts, geo, hw, fixed), "read": width_entries(sr, sw, r_opts, geo, hw, fixed)}
     terms: dict[tuple[str, int], Terms] = {}
 
     def term(name: str, entry: tuple) -> Terms:
@@ -256,7 +291,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
 
     lb: dict[str, int] = {}
     for name in ("write", "read"):
-        for entry in sorted((e for per_ins in widths[name] for e in per_ins), key=_floor_and_order):
+        for entry in sorted(chain.from_iterable(widths[name])):  # by (base, order): each order is the side's own
             if name in lb and entry[0] >= lb[name]:
                 break  # this width's bound and every later one's are at least its base
             t = term(name, entry)
@@ -272,7 +307,7 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
         joint = not ew[2].is_matrix and not er[2].is_matrix
         if joint and min(ew[3], er[3]) > ncommon:
             continue  # the common prefix of two ld/st vectors holds common registers only
-        if not joint and not tile_allows(ew, er, sw, sr, geo):
+        if not joint and not tile_allows(ew, er):
             continue
         tw, tr = term("write", ew), term("read", er)
         if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
@@ -286,12 +321,34 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     return lb, best_pair
 
 
+def width_entries(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
+                  fixed: int | None) -> list[list[tuple]]:
+    """Per instruction option of one side, ``(base, order, instruction, k, shape, tile, prefix)`` of each width any
+    memory can give it (:func:`side_widths`): ``order`` numbers the side's widths in enumeration order; ``tile`` is
+    the low offset columns a matrix instruction forces (None for ld/st) and ``prefix`` how many of them are
+    registers of the other side (:func:`~linlayout.synth.candidates.register_prefix_len`, read by
+    :func:`tile_allows`; None for ld/st).  A matrix instruction that cannot access the side has no width."""
+    order = count()
+    out = []
+    for ins, entries in side_widths(side, opts, geo, hw, fixed):
+        tile = matrix_columns(side, ins, geo, hw)
+        if tile is False:
+            out.append([])
+            continue
+        prefix = None if tile is None else register_prefix_len(tile, other.reg_set, geo.max_vector)
+        out.append([(base, next(order), ins, k, shape, tile, prefix) for base, k, shape in entries])
+    return out
+
+
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
     """The low offset columns a matrix instruction forces on every memory it can access the side with (its tile,
     :func:`~linlayout.synth.candidates.tile_columns`), False when no memory lets it access the side (the tile
     cannot be formed, or is longer than the offset), None for ld/st (no columns forced)."""
     if not ins.is_matrix:
         return None
+    if side.distributed:  # its bases are distinct unit vectors: every tile that can be formed fits
+        tile = tile_columns(side, ins, geo.element_bits, hw)
+        return tile if tile is not None and len(tile) <= geo.offset_bits else False
     # Keyed like tile_columns, by ``trans`` (the tile is the same for .x1, .x2 and .x4), and by the model's
     # identity, checked with ``is`` (linlayout.synth.speed): the key hashes neither dataclass.
     key = ("matrix-columns", ins.trans, geo.element_bits, geo.offset_bits, id(hw))
@@ -321,8 +378,8 @@ def tile_fits(side: Side, tile: list[int]) -> bool:
     return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
-def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool:
-    """Whether a memory can give a pair with a matrix instruction these widths.
+def tile_allows(ew: tuple, er: tuple) -> bool:
+    """Whether a memory can give a pair with a matrix instruction these widths (:func:`width_entries`' entries).
 
     The memory's lowest columns are the matrix side's tile, so two matrix
     instructions need the same tile, and an ld/st side's vector is at most
@@ -332,8 +389,7 @@ def tile_allows(ew: tuple, er: tuple, sw: Side, sr: Side, geo: Geometry) -> bool
     tw, tr = ew[5], er[5]
     if tw is not None and tr is not None:
         return tw == tr
-    tile, plain, k = (tw, sr, er[3]) if tw is not None else (tr, sw, ew[3])
-    prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
+    tile, prefix, k = (tw, ew[6], er[3]) if tw is not None else (tr, er[6], ew[3])
     return prefix == len(tile) or k <= prefix
 
 
@@ -353,11 +409,8 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     lost_bank = sum(1 for p in range(max(k, geo.word_end), min(len(tile), geo.bank_end)) if tile[p] not in t.tau)
     if not lost_word and not lost_bank:
         return t
-    return replace(t, word=max(0, t.word - lost_word), bank=max(0, t.bank - lost_bank))
-
-
-def _floor_and_order(pair: tuple) -> tuple:
-    return pair[0], pair[1]
+    # Built field by field: dataclasses.replace re-reads every field by name, a tenth of a relaxation here.
+    return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
 
 
 def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective: str):
@@ -372,10 +425,9 @@ def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective:
     side comes first in ``(floor, order)``, and the usual frontier of a sorted product (from ``(i, j)``,
     ``(i, j + 1)``, and ``(i + 1, 0)`` when ``j == 0``) meets every pair after its predecessor.
     """
-    ws = sorted(((e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)),
-                key=_floor_and_order_of_width)
-    rs = sorted(((e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)),
-                key=_floor_and_order_of_width)
+    # Sorted by (base, option, place): the option and place of an entry are its own, so the entries never compare.
+    ws = sorted([(e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)])
+    rs = sorted([(e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)])
     if not ws or not rs:
         return
 
@@ -391,10 +443,6 @@ def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective:
             heappush(line, item(i, j + 1))
         if j == 0 and i + 1 < len(ws):
             heappush(line, item(i + 1, 0))
-
-
-def _floor_and_order_of_width(w: tuple) -> tuple:
-    return w[0], w[1], w[2]
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

@@ -46,7 +46,7 @@ with mixed bases are built by :mod:`.mixed` instead.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from operator import itemgetter
+from operator import itemgetter, xor
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -255,22 +255,20 @@ def _grassmann_cost(shape, fill_mask: int, bank_count: int) -> Cost | None:
 def complete_columns(partial: PartialCandidate) -> tuple[list[int], list[int]]:
     """The bank and segment columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
     # Every direction here is a unit vector (distributed sides), so a set of them is the mask of its members.
-    fill_mask = sum(partial.word_fill)  # distinct unit vectors: the sum is the mask
-    block_mask = sum(partial.low_block)
-    u = partial.pass_lanes["write"] & ~fill_mask
-    w = partial.pass_lanes["read"] & ~fill_mask
+    low_block, word_fill, pass_lanes, bank_count, segment_count, d = partial
+    fill_mask = sum(word_fill)  # distinct unit vectors: the sum is the mask
+    u = pass_lanes["write"] & ~fill_mask
+    w = pass_lanes["read"] & ~fill_mask
     both, only_write, only_read = u & w, u & ~w, w & ~u
-    free = ((1 << partial.offset_bits) - 1) & ~(block_mask | fill_mask | u | w)
-    segment, spanned, paired = _segment_columns(partial.segment_count, fill_mask, free, only_write, only_read, both)
+    free = ((1 << d) - 1) & ~(sum(low_block) | fill_mask | u | w)
+    segment, spanned, paired = _segment_columns(segment_count, fill_mask, free, only_write, only_read, both)
     # Bank columns: complete fill + segment to the free coordinates, lanes first (both sides', write-only,
     # read-only, free), skipping directions they already span: its units, and f of a pair e ^ f (e comes first).
-    bank: list[int] = []
     skip = spanned | paired
-    for m in (both & ~skip, only_write & ~skip, only_read & ~skip, free & ~skip):
-        if m:
-            bank += unit_vectors(m)
-    if len(bank) != partial.bank_count:  # pragma: no cover - dimension bookkeeping guard
-        raise AssertionError(f"bank completion gave {len(bank)} columns, expected {partial.bank_count}")
+    bank = [*unit_vectors(both & ~skip), *unit_vectors(only_write & ~skip), *unit_vectors(only_read & ~skip),
+            *unit_vectors(free & ~skip)]
+    if len(bank) != bank_count:  # pragma: no cover - dimension bookkeeping guard
+        raise AssertionError(f"bank completion gave {len(bank)} columns, expected {bank_count}")
     return bank, segment
 
 
@@ -279,24 +277,26 @@ def _segment_columns(s: int, fill_mask: int, free: int, only_write: int, only_re
     """The ``s`` segment columns: free directions first, then write/read pairs ``e ^ f``, then lanes of one
     side, then lanes of both.  Also returns the unit directions that fill + segment span (a mask) and the
     read lanes ``f`` of the pairs (spanned once ``e`` is a bank column)."""
-    segment: list[int] = []
-    spanned = fill_mask | _lowest(free, s, segment)
-    paired = 0
-    if len(segment) < s:
-        e_units, f_units = unit_vectors(only_write), unit_vectors(only_read)
-        npair = min(len(e_units), len(f_units), s - len(segment))
-        for e, f in zip(e_units, f_units[:npair]):
-            segment.append(e ^ f)
-            paired |= f
-        left = s - len(segment)
-        if left:
-            rest = (only_write & ~sum(e_units[:npair]) if len(e_units) > len(f_units)
-                    else only_read & ~sum(f_units[:npair]))
-            spanned |= _lowest(rest, left, segment)
-            left = s - len(segment)
-            if left:
-                spanned |= _lowest(sum(e_units[:npair]), left, segment)
-                spanned |= _lowest(both, s - len(segment), segment)
+    segment = list(unit_vectors(free)[:s])
+    spanned = fill_mask | sum(segment)
+    left = s - len(segment)
+    if not left:
+        return segment, spanned, 0
+    e_units, f_units = unit_vectors(only_write), unit_vectors(only_read)
+    npair = min(len(e_units), len(f_units), left)
+    es, fs = e_units[:npair], f_units[:npair]
+    segment += map(xor, es, fs)
+    paired = sum(fs)
+    left -= npair
+    if left:  # the unpaired rest of the larger side, then the paired e's, then lanes of both
+        rest = only_write & ~sum(es) if len(e_units) > len(f_units) else only_read & ~paired
+        for mask in (rest, sum(es), both):
+            taken = unit_vectors(mask)[:left]
+            segment += taken
+            spanned |= sum(taken)
+            left -= len(taken)
+            if not left:
+                break
     return segment, spanned, paired
 
 
@@ -333,7 +333,7 @@ def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tu
         cols.append(images[i])
     if ins.trans and not side.regs:
         return None
-    if any(c == 0 for c in cols) or len(set(cols)) != len(cols):
+    if 0 in cols or len(set(cols)) != len(cols):
         return None
     return tuple(cols)
 

@@ -10,8 +10,10 @@ the built layout; :func:`exact_pair` scores both sides.
 
 The distributed construction also knows each candidate's cost in closed form
 before it is built (:mod:`.candidates`); :func:`analytic_is_exact` says when
-that analytic cost is already the exact one, so the search need not score the
-built memory again (paper_notes/synthesis.md §3).
+that analytic cost is already the exact one for an ``ld/st.shared`` side, and
+:func:`tile_side_cost` gives a matrix instruction's side its exact cost from
+the analytic one, so the search need not score the built memory again
+(paper_notes/synthesis.md §3).
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from collections.abc import Sequence
 
 from ..core import f2
 from ..count.closed_form import collisions
-from ..count.plan import plan_from_offsets
+from ..count.plan import matrix_tile, plan_from_offsets
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side
 
-__all__ = ["memory_inverse", "exact_cost", "exact_pair", "analytic_is_exact"]
+__all__ = ["memory_inverse", "exact_cost", "exact_pair", "analytic_is_exact", "tile_side_cost"]
 
 
 def memory_inverse(cols: Sequence[int]) -> list[int] | None:
@@ -193,7 +195,7 @@ def analytic_is_exact(cols: Sequence[int], side: Side, ins: Instruction, cost: C
     positions ``len(low block)`` and up), so the vector ends at ``cost.vector`` unless column ``cost.vector`` is
     another register of the side (a fill or bank column that happens to extend it).  This checks that
     column.  A requested width (``fixed_vector``) is taken as it is, and a side at the widest access cannot
-    grow.  Matrix instructions are never taken on trust: their analytic tile model can be optimistic.
+    grow.  Matrix instructions are not judged here: :func:`tile_side_cost` gives their exact cost.
 
     >>> from linlayout.synth.sides import Cost, Geometry
     >>> from linlayout.hw import parse_instruction
@@ -207,3 +209,33 @@ def analytic_is_exact(cols: Sequence[int], side: Side, ins: Instruction, cost: C
         return False
     k = cost.vector
     return fixed_vector is not None or k >= geo.max_vector or k >= len(cols) or cols[k] not in side.reg_set
+
+
+def tile_side_cost(side: Side, ins: Instruction, cost: Cost, geo: Geometry, hw: SharedMemory) -> Cost:
+    """The exact cost of a matrix instruction's distributed side on the memory the construction built around its
+    tile (:func:`~linlayout.synth.candidates.word_fills`' low block, then
+    :func:`~linlayout.synth.candidates.complete_columns`), from its analytic ``cost`` (not None).
+
+    The tile's columns are the side's tile bases at offsets 1, 2, 4, ... and no other column has a component
+    along them, so the tile fits (Thm 5.1) and the row generators' offsets lie above the tile, a whole
+    row: the Claim of paper_notes/synthesis.md §3 gives the conflicts exactly, as the analytic cost has them.
+    Only the instruction count differs: the plan counts a tile's vector register whose basis is zero (a
+    ``.trans`` row generator may broadcast) as a register, where the analytic shape counts the side's non-zero
+    registers, so each such register doubles the instructions (as in :func:`~linlayout.synth.bounds.matrix_shape`).
+
+    >>> from linlayout.synth.sides import Cost, Geometry
+    >>> from linlayout.hw import parse_instruction, sm90
+    >>> class S: regs = (0, 8, 16)
+    >>> c = Cost(8, 2, 4, 4, 0, 1)
+    >>> tile_side_cost(S, parse_instruction("ldmatrix.x4.trans"), c, Geometry(9, 1, 6, 16, 3), sm90)
+    Cost(total=16, instructions=4, per_instruction=4, passes=4, ways_log2=0, vector=1)
+    """
+    regs = side.regs
+    zeros = 0
+    for i in matrix_tile(ins, geo.element_bits, hw).vector_registers:
+        if i >= len(regs) or not regs[i]:
+            zeros += 1
+    if not zeros:
+        return cost
+    return Cost(cost.total << zeros, cost.instructions << zeros, cost.per_instruction, cost.passes, cost.ways_log2,
+                cost.vector)

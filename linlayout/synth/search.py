@@ -34,9 +34,10 @@ Three passes, each only when it can matter:
 
 The best entry is then built (:func:`build_candidate`).  A floor-meeting
 entry keeps its analytic costs where they are provably exact
-(:func:`~.scoring.analytic_is_exact`); otherwise the built memory is scored
-exactly, and if that differs from the analytic score every candidate is
-built and chosen on exact costs (:func:`choose_exact`).
+(:func:`~.scoring.analytic_is_exact`), a matrix side's exact cost follows
+from its analytic one (:func:`~.scoring.tile_side_cost`); otherwise the
+built memory is scored exactly, and if that differs from the analytic score
+every candidate is built and chosen on exact costs (:func:`choose_exact`).
 
 Layouts with mixed bases (:func:`search_mixed`) have no closed form: every
 candidate of :mod:`.mixed` is scored exactly (pairs visited by floor, as
@@ -62,9 +63,9 @@ from .bounds import objective_key, pair_floors, relaxation, search_floor, tile_f
 from .candidates import Candidate, complete_columns, low_blocks, register_prefix_len, word_fills
 from .mixed import improve_columns, mixed_blocks, mixed_memories
 from .policy import pair_preference
-from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse
+from .scoring import analytic_is_exact, exact_cost, exact_pair, memory_inverse, tile_side_cost
 from .sides import Cost, Geometry, SwizzleProblem, pair_problem
-from .speed import new_record, pair_sides, tile_groups_of
+from .speed import new_record, pair_sides, visit_line_of
 
 __all__ = ["SearchOutcome", "search_distributed", "search_mixed"]
 
@@ -140,8 +141,8 @@ def search_pair(p: SwizzleProblem, state: SearchState, floor: tuple | None) -> S
     if not complete_search:
         best = build_candidate(p, scored[0], at_floor=True)
         if (best.write_cost, best.read_cost) != scored[0][4:6]:
-            # The exact evaluation found a matrix instruction's built layout above its analytic score (the
-            # analytic tile model can be optimistic there): score everything exactly.
+            # The built memory costs more than its analytic score (a matrix side whose tile has a zero vector
+            # register takes twice the instructions, scoring.tile_side_cost): score everything exactly.
             scored, relaxed = score_all(p, state)
             complete_search = True
     if complete_search:
@@ -157,13 +158,14 @@ def search_pairs(p: SwizzleProblem) -> SearchOutcome:
     (:func:`~linlayout.synth.policy.pair_preference`) of the visited pairs' best candidates, on exact costs, so
     it does not depend on the order of the visit."""
     best: list = []  # [key, outcome, names], then the best other pair's [key, names] (None until one is scored)
-    visited: dict[tuple[Instruction, Instruction], SearchOutcome | None] = {}
+    visited: list[tuple[Instruction, Instruction, SearchOutcome | None]] = []  # (write, read, what it found)
     problems: list[str] = []
-    for floor, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
+    for floor, preference, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
         wi, ri = sub.write_options[0], sub.read_options[0]
-        found = visited[(wi, ri)] = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
+        found = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
+        visited.append((wi, ri, found))
         if found is not None:
-            key = outcome_key(p, found.best) + pair_preference(wi, ri)
+            key = outcome_key(p, found.best) + preference
             if not best:
                 best[:] = [key, found, (wi.name, ri.name), None]
             elif key < best[0]:
@@ -188,9 +190,10 @@ def rival_note(p: SwizzleProblem, key: tuple, rival_key: tuple, names: tuple[str
     return (how,) + names
 
 
-def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, SwizzleProblem]]:
-    """The instruction pairs of ``p`` as one-pair problems with their floors, cheapest ``floor + preference``
-    first, until ``beaten(floor + preference)``: the caller's best key is below it, and below every later one.
+def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, tuple, SwizzleProblem]]:
+    """The instruction pairs of ``p`` as ``(floor, preference, one-pair problem)``, cheapest ``floor +
+    preference`` first (:func:`~linlayout.synth.policy.pair_preference`), until ``beaten(floor + preference)``:
+    the caller's best key is below it, and below every later one.
 
     A pair's floor starts from the sides' counts (:func:`~.bounds.pair_floors`, the same table for every pair).
     A pair with a matrix instruction has its floor raised by its tile before it is searched, when it is next in
@@ -199,33 +202,37 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
     goes back in line, so a cheaper pair found meanwhile can make its search unnecessary.  (The relaxation of
     the pair alone would raise it further, but costs about as much as the pair's search.)
 
-    The line is the table itself, read in order (it is sorted), merged with a small heap of the raised
-    entries: a raised floor is never below the pair's floor from the counts, so the merge meets every pair in
-    the order of its final key.  Keys differ between pairs (the preference names the pair)."""
-    table = pair_floors(p)  # sorted by key, cheapest first
-    groups = None  # tile group -> its pairs' entries (in line order), listed when the first group comes up
-    raised_groups = set()
+    The line is the table read in order (it is sorted), each tile group standing there once, at its cheapest
+    pair (:func:`visit_line`), merged with a small heap of the raised entries: a raised floor is never below
+    the pair's floor from the counts, so the merge meets every pair in the order of its final key.  Keys differ
+    between pairs (the preference names the pair)."""
+    line, groups = visit_line_of(pair_floors(p), visit_line)
     raised: list[tuple] = []  # raised entries (4 fields), a heap
-    i, n = 0, len(table)
+    i, n = 0, len(line)
     while i < n or raised:
-        if raised and (i == n or raised[0][0] < table[i][0]):
-            entry = heappop(raised)
+        if raised and (i == n or raised[0][0] < line[i][0]):
+            key, floor, wi, ri = heappop(raised)
         else:
-            entry = table[i]
+            key, floor, wi, ri, _, group = line[i]
             i += 1
-        key, floor, wi, ri = entry[:4]
+            if group is not None:  # a tile group: all its pairs are raised at once (one tile, one prefix)
+                if beaten(key):
+                    return
+                for e in tile_floors(p, groups[group]):
+                    heappush(raised, e)
+                continue
         if beaten(key):
             return
-        if len(entry) == 6 and entry[5] is not None:  # a matrix pair whose tile is not known yet
-            group = entry[5]
-            if group not in raised_groups:  # the whole tile group is raised at once (one tile, one prefix)
-                raised_groups.add(group)
-                if groups is None:
-                    groups = tile_groups_of(table, tile_groups)
-                for e in tile_floors(p, groups[group]):  # raised entries have 4 fields
-                    heappush(raised, e)
-            continue  # (a group raised already, with an earlier pair of it: its entry is in the heap)
-        yield floor, pair_problem(p, wi, ri)
+        yield floor, key[len(floor):], pair_problem(p, wi, ri)
+
+
+def visit_line(table: tuple[tuple, ...]) -> tuple[list[tuple], dict[tuple, list[tuple]]]:
+    """The line :func:`pairs_by_floor` reads off a :func:`~.bounds.pair_floors` table: its entries in order, a
+    tile group's only at the first (cheapest) of them, since the whole group is raised then; and the tile groups
+    (:func:`tile_groups`)."""
+    groups = tile_groups(table)
+    line = [e for e in table if e[5] is None or groups[e[5]][0] is e]
+    return line, groups
 
 
 def tile_groups(entries: Iterable[tuple]) -> dict[tuple, list[tuple]]:
@@ -245,14 +252,15 @@ def outcome_key(p: SwizzleProblem, c: Candidate) -> tuple:
         int(c.write_instruction.is_matrix) + int(c.read_instruction.is_matrix))
 
 
-def pairs_frontier(p: SwizzleProblem, visited: dict) -> list[tuple[int, int]]:
+def pairs_frontier(p: SwizzleProblem, visited: list[tuple]) -> list[tuple[int, int]]:
     """The frontier points of every instruction pair: those :func:`search_pairs` visited, and the others searched
     now (on demand: only the result's ``frontier`` asks)."""
     points: list[tuple[int, int]] = []
     for wi in p.write_options:
         for ri in p.read_options:
-            if (wi, ri) in visited:
-                found = visited[(wi, ri)]
+            seen = [found for w, r, found in visited if w is wi and r is ri]  # the options' own objects
+            if seen:
+                found = seen[0]
             else:
                 sub = pair_problem(p, wi, ri)
                 found = search_pair(sub, new_record(SearchState, ([], count(), [])), search_floor(sub))
@@ -349,18 +357,23 @@ def score_all(p: SwizzleProblem, state: SearchState) -> tuple[list, tuple | None
 
 
 def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> Candidate:
-    """The entry's memory columns and exact costs.  ``at_floor``: the entry meets the search floor, and where
-    :func:`~linlayout.synth.scoring.analytic_is_exact` holds for a side its analytic cost is the exact one
-    (paper_notes/synthesis.md §3), so that side is not evaluated again on the built memory (with a matrix
-    instruction on the other side, only that side is)."""
+    """The entry's memory columns and exact costs.  A matrix instruction's side gets its exact cost from its
+    analytic one (:func:`~linlayout.synth.scoring.tile_side_cost`).  ``at_floor``: the entry meets the search
+    floor, and where :func:`~linlayout.synth.scoring.analytic_is_exact` holds for an ``ld/st`` side its
+    analytic cost is the exact one (paper_notes/synthesis.md §3); any other side is evaluated on the built
+    memory."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
     bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
-    exact_w = at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo)
-    exact_r = at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo)
+    if wi.is_matrix:
+        ew = tile_side_cost(sw, wi, ew, geo, hw)
+    if ri.is_matrix:
+        er = tile_side_cost(sr, ri, er, geo, hw)
+    exact_w = wi.is_matrix or (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo))
+    exact_r = ri.is_matrix or (at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo))
     if not (exact_w and exact_r):  # score exactly the sides whose analytic cost is not known to be exact
         inv = memory_inverse(cols)  # shared by both sides
         if not exact_w:
@@ -457,10 +470,10 @@ def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple
     found: list[tuple[tuple, Candidate]] = []
     least: list = []  # the least key found
     visited = set()
-    for _, sub in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
+    for _, preference, sub in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
         wi, ri = sub.write_options[0], sub.read_options[0]
         visited.add((wi, ri))
-        more = _pair_candidates(p, wi, ri, problems, pair_preference(wi, ri), len(found))
+        more = _pair_candidates(p, wi, ri, problems, preference, len(found))
         if more:
             found += more
             key = min(more, key=_by_key)[0]

@@ -25,10 +25,14 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     ``bounds._pair_floors_from_counts``, each also an ``lru_cache`` by value) by the identities of the
     instruction options and the model, then the sides' counts: the key by value hashes every instruction of
     the default options (ten of them), once per synthesis.
-    :func:`tile_groups_of` lists a pair-floor table's entries by tile group once per table, found by the
-    table's identity: the table is the search floor's cached tuple (``bounds._pair_floors_from_counts``), the
-    same object for every problem with the same counts, and listing its two dozen entries again per synthesis
-    cost about a twentieth of one that ends with a matrix pair.
+    :func:`options_table` finds the relaxation's table of one side's widths and shapes
+    (``bounds._widths_from_counts``, also an ``lru_cache`` by value) the same way: reading every option's widths
+    and shapes again was a third of a relaxation with the default options.
+    :func:`visit_line_of` reads a pair-floor table's visit line and tile groups
+    (:func:`linlayout.synth.search.visit_line`) once per table, found by the table's identity: the table is the
+    search floor's cached tuple (``bounds._pair_floors_from_counts``), the same object for every problem with
+    the same counts, and listing its two dozen entries again per synthesis cost about a twentieth of one that
+    ends with a matrix pair.
     :func:`raised_floors_of` remembers a tile group's raised floors by the group's entries (one of those lists,
     by identity) and the ld/st side's vector cap under the tile: a synthesis raises up to three groups before
     its first search when matrix pairs' floors from the counts undercut ld/st (32-bit transposes), and
@@ -71,7 +75,7 @@ from ..count.plan import matrix_tile
 from ..count.speed import Memo
 from ..errors import LoweringError
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "tile_groups_of", "raised_floors_of",
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of", "raised_floors_of",
            "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
@@ -99,7 +103,9 @@ def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
     (:func:`linlayout.count.plan.access_shape`), so every side with the same
     instruction, element width, hardware and those two facts shares one map,
     and a layout never seen before finds it filled.  The map is found by the
-    objects' identities (see the module doc).
+    objects' identities (see the module doc); its entry also keeps a matrix
+    instruction's tile width, read once (``matrix_tile``'s cache by value
+    hashes the instruction and the model on every call).
     """
     out = []
     eb = geo.element_bits
@@ -107,9 +113,9 @@ def pair_sides(sides: dict, ins: dict, geo: Any, hw: Any) -> list[tuple]:
         i = ins[nm]
         key = (id(i), eb, id(hw), sd.nregs, sd.broadcast)  # identities, checked below: no dataclass hashing
         hit = _SHAPE_MAPS.get(key)
-        if hit is None or hit[0] is not i or hit[1] is not hw:
-            hit = _SHAPE_MAPS.put(key, (i, hw, {}))
-        out.append((nm, sd, i, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1, hit[2]))
+        if hit is None or hit[0] is not i or hit[1] is not hw:  # the tile's width kept too: matrix_tile hashes both
+            hit = _SHAPE_MAPS.put(key, (i, hw, {}, len(matrix_tile(i, eb, hw).vector_registers) if i.is_matrix else -1))
+        out.append((nm, sd, i, hit[3], hit[2]))
     return out
 
 
@@ -130,13 +136,28 @@ def counts_table(table: Callable[..., Any], w_opts: tuple, r_opts: tuple, hw: An
     return hit[3]
 
 
+_OPTION_TABLES = Memo(1024)
+
+
+def options_table(table: Callable[..., Any], opts: tuple, hw: Any, counts: tuple) -> Any:
+    """``table(opts, hw, *counts)`` (a table of one side's widths by its counts,
+    :func:`~linlayout.synth.bounds.side_widths`), found like :func:`counts_table`: by the identities of the
+    instruction options and the model, then the counts; options built afresh fall through to ``table``'s own
+    cache by value."""
+    key = (table, id(opts), id(hw)) + counts
+    hit = _OPTION_TABLES.get(key)
+    if hit is None or hit[0] is not opts or hit[1] is not hw:
+        hit = _OPTION_TABLES.put(key, (opts, hw, table(opts, hw, *counts)))
+    return hit[2]
+
+
 _TILE_GROUPS = Memo(256)
 
 
-def tile_groups_of(table: tuple, listing: Callable[[tuple], dict]) -> dict:
-    """``listing(table)`` (the tile groups of a :func:`~linlayout.synth.bounds.pair_floors` table), remembered
-    by the table's identity; the entry keeps the table and is checked with ``is`` (see :func:`pair_sides`).
-    The caller must not change the dict it gets."""
+def visit_line_of(table: tuple, listing: Callable[[tuple], Any]) -> Any:
+    """``listing(table)`` (the visit line and tile groups of a :func:`~linlayout.synth.bounds.pair_floors`
+    table), remembered by the table's identity; the entry keeps the table and is checked with ``is`` (see
+    :func:`pair_sides`).  The caller must not change what it gets."""
     hit = _TILE_GROUPS.get(id(table))
     if hit is None or hit[0] is not table:
         hit = _TILE_GROUPS.put(id(table), (table, listing(table)))
@@ -149,7 +170,7 @@ _RAISED_FLOORS = Memo(1024)
 def raised_floors_of(entries: list, prefix: int | None, raising: Callable[[list, int | None], list]) -> list:
     """``raising(entries, prefix)`` (a tile group's floors once its tile is known,
     :func:`~linlayout.synth.bounds.raised_floors`), remembered by the identity of ``entries`` (a list of
-    :func:`tile_groups_of`'s, the same object for every problem with the same counts) and the cap ``prefix``;
+    :func:`visit_line_of`'s, the same object for every problem with the same counts) and the cap ``prefix``;
     the entry keeps the list and is checked with ``is``.  The caller must not change the list it gets."""
     key = (id(entries), prefix)
     hit = _RAISED_FLOORS.get(key)

@@ -246,6 +246,7 @@ def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
     """search.pairs_by_floor raises a tile group only when its first pair comes up, merging the raised floors
     into the sorted table: the pairs it yields are those of every group raised at once, sorted by final key."""
     from linlayout.synth import search
+    from linlayout.synth.policy import pair_preference
     from linlayout.synth.synthesis import swizzle_problem
 
     rng = random.Random(27)
@@ -259,10 +260,11 @@ def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
         for group in search.tile_groups(table).values():
             final += bounds.tile_floors(p, group)
         lazy = [(floor, sub.write_options[0], sub.read_options[0])
-                for floor, sub in search.pairs_by_floor(p, lambda key: False)]
+                for floor, preference, sub in search.pairs_by_floor(p, lambda key: False)
+                if preference == pair_preference(sub.write_options[0], sub.read_options[0])]
         assert lazy == [(floor, wi, ri) for _, floor, wi, ri in sorted(final, key=lambda e: e[0])]
         cut = sorted(final, key=lambda e: e[0])[len(final) // 2][0] if final else None  # a caller's best key
-        stopped = [floor for floor, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
+        stopped = [floor for floor, _, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
         assert stopped == [e[1] for e in sorted(final, key=lambda e: e[0]) if not cut < e[0]]
 
 
