@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from linlayout.catalog import triton_encodings as te
-from linlayout.io.ttgir.encodings import _swizzled_candidates, swizzled_offsets
+from linlayout.io.ttgir.encodings import swizzled_candidates, swizzled_offsets
 
 from ..conftest import examples
 
@@ -17,7 +17,7 @@ SHAPES = [[1, 8], [4, 8], [64, 16], [2, 4, 8]]
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_direct_offsets_are_the_catalogues(shape):
-    for vec, pp, mp, order in _swizzled_candidates(shape):
+    for vec, pp, mp, order in swizzled_candidates(shape):
         cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)
         assert swizzled_offsets(shape, vec, pp, mp, order) == tuple(cand.bases["offset"]), (shape, vec, pp, mp, order)
 

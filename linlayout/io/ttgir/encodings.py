@@ -33,7 +33,8 @@ Attribute                  Fields read
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import permutations
 
 from ...catalog import triton_encodings as te
 from ...core.layout import LinearLayout
@@ -175,11 +176,11 @@ def _shape_of(L: LinearLayout) -> list[int]:
     return [L.out_sizes[f"dim{i}"] for i in range(len(L.out_dims))]
 
 
-def _swizzled_candidates(shape: list[int]):
+def swizzled_candidates(shape: list[int]) -> Iterator[tuple[int, int, int, list[int]]]:
+    """Every ``#ttg.swizzled_shared`` parameter set ``(vec, perPhase, maxPhase, order)`` worth trying for a
+    tensor of ``shape``, the ones :func:`to_ttgir_shared` searches for a memory layout's printed form."""
     rank = len(shape)
-    import itertools
-
-    orders = [list(p) for p in itertools.permutations(range(rank))] if rank <= 3 else [list(range(rank - 1, -1, -1))]
+    orders = [list(p) for p in permutations(range(rank))] if rank <= 3 else [list(range(rank - 1, -1, -1))]
     for order in orders:
         ncols = shape[order[0]] if rank > 1 else 1
         for vec in [1 << k for k in range(max(1, ncols.bit_length()))]:
@@ -269,7 +270,7 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             if nvmma:
                 return nvmma
             offsets = tuple(L.bases["offset"])
-            for vec, pp, mp, order in sorted(_swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
+            for vec, pp, mp, order in sorted(swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
                 if swizzled_offsets(shape, vec, pp, mp, order) != offsets:
                     continue
                 try:
