@@ -60,11 +60,8 @@ class SwizzleResult:
     read_instructions: int
     objective: str
     hardware: str
-    _hw: SharedMemory = field(repr=False, compare=False)
     _search: SearchOutcome = field(repr=False, compare=False)  # the problem's search: best candidate, frontier
-    _problem: SwizzleProblem = field(repr=False, compare=False)
-    _layouts: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)
-    _vector_arg: int | None = field(repr=False, compare=False, default=None)
+    _problem: SwizzleProblem = field(repr=False, compare=False)  # the checked query: layouts, model, vector width
 
     @classmethod
     def from_fields(cls, values: dict[str, Any]) -> SwizzleResult:
@@ -78,6 +75,19 @@ class SwizzleResult:
         if values.keys() != _FIELD_NAMES:
             raise TypeError(f"SwizzleResult.from_fields needs exactly the fields {sorted(_FIELD_NAMES)}")
         return new_instance(cls, values)
+
+    @property
+    def _hw(self) -> SharedMemory:
+        return self._problem.hw
+
+    @property
+    def _layouts(self) -> tuple[LinearLayout, LinearLayout]:
+        sides = self._problem.sides
+        return sides["write"].layout, sides["read"].layout
+
+    @property
+    def _vector_arg(self) -> int | None:
+        return self._problem.vector_bits
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         outs = self.memory.out_dim_bits
@@ -310,17 +320,17 @@ _FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
 
 
 def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
-    """The result of a search: the best candidate's memory and costs, the search kept for the proof."""
+    """The result of a search: the best candidate's memory and costs, the search and the problem kept for the
+    properties read on demand (the proof, the exact reports, the parts by role, the standard swizzles)."""
     best = outcome.best
-    sides, _, _, _, geo, hw, _, objective, element_bits, vector_bits = p
-    sw, sr = sides["write"], sides["read"]
-    outs = sw.layout.out_dim_bits
-    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), outs, (tuple(best.columns),), check=False)
+    geo, hw, element_bits = p.geo, p.hw, p.element_bits
+    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), p.sides["write"].layout.out_dim_bits, (best.columns,),
+                                 check=False)
     cw, cr = best.write_cost, best.read_cost
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     ww = hw.register_bytes * 8 if best.write_instruction.is_matrix else element_bits << cw.vector
     wr = hw.register_bytes * 8 if best.read_instruction.is_matrix else element_bits << cr.vector
-    res = new_instance(SwizzleResult, {
+    values = {
         "memory": mem,
         "element_bits": element_bits,
         "extended_side": best.extended,
@@ -332,14 +342,11 @@ def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
         "read_wavefronts": cr.total,
         "write_instructions": cw.instructions,
         "read_instructions": cr.instructions,
-        "objective": objective,
+        "objective": p.objective,
         "hardware": hw.name,
         "_search": outcome,
         "_problem": p,
-        "_hw": hw,
-        "_layouts": (sw.layout, sr.layout),
-        "_vector_arg": vector_bits,
-    })
+    }
     if outcome.relaxed is not None:
-        res.__dict__["_relaxed"] = outcome.relaxed  # already computed (the cached property's slot)
-    return res
+        values["_relaxed"] = outcome.relaxed  # already computed by the search (the cached property's slot)
+    return new_instance(SwizzleResult, values)

@@ -99,11 +99,7 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
     T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
     cols = tuple(T.flat_columns())
     regs, lanes, warps, blocks = split(cols)
-    # LinearLayout.is_distributed on the images at hand: the non-zero bases are the tensor's unit directions,
-    # each once.
-    nonzero = set(cols)
-    nonzero.discard(0)
-    distributed = nonzero == unit_directions(out_bits) and len(cols) - cols.count(0) == out_bits
+    distributed = is_distributed_images(cols, out_bits)
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
@@ -116,10 +112,27 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
                              len(regs) - zeros, lane_set, {}, distributed))
 
 
+def is_distributed_images(images: tuple[int, ...], bits: int) -> bool:
+    """:meth:`LinearLayout.is_distributed <linlayout.core.layout.LinearLayout.is_distributed>` on a layout's flat
+    images onto a ``bits``-bit tensor: its non-zero images are the tensor's unit directions, each once.
+
+    Read without building a set: every image is zero or a unit direction, ``bits`` of them are non-zero, and
+    those add up to ``2^bits - 1``.  ``bits`` powers of two sum to the number with ``bits`` ones only when no
+    two are alike (a repeat carries into a higher bit and leaves fewer ones), so they are the ``bits`` unit
+    directions.
+
+    >>> is_distributed_images((1, 0, 4, 2), 3), is_distributed_images((1, 2, 2), 3), is_distributed_images((1, 6), 3)
+    (True, False, False)
+    """
+    return (len(images) - images.count(0) == bits and sum(images) == (1 << bits) - 1
+            and zero_or_unit_directions(bits).issuperset(images))
+
+
 @lru_cache(maxsize=64)
-def unit_directions(bits: int) -> frozenset[int]:
-    """The unit tensor directions of a ``bits``-bit tensor, ``{1, 2, 4, ...}`` (a set compared whole, in C)."""
-    return frozenset(1 << b for b in range(bits))
+def zero_or_unit_directions(bits: int) -> frozenset[int]:
+    """Zero and the unit tensor directions of a ``bits``-bit tensor, ``{0, 1, 2, 4, ...}`` (a set that
+    :func:`is_distributed_images` tests a layout's images against in one C call)."""
+    return frozenset([0] + [1 << b for b in range(bits)])
 
 
 def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:
