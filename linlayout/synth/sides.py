@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import itemgetter
+from functools import lru_cache, reduce
+from operator import itemgetter, or_
 from typing import NamedTuple
 
 from ..core import f2
@@ -116,23 +116,15 @@ def is_distributed_images(images: tuple[int, ...], bits: int) -> bool:
     """:meth:`LinearLayout.is_distributed <linlayout.core.layout.LinearLayout.is_distributed>` on a layout's flat
     images onto a ``bits``-bit tensor: its non-zero images are the tensor's unit directions, each once.
 
-    Read without building a set: every image is zero or a unit direction, ``bits`` of them are non-zero, and
-    those add up to ``2^bits - 1``.  ``bits`` powers of two sum to the number with ``bits`` ones only when no
-    two are alike (a repeat carries into a higher bit and leaves fewer ones), so they are the ``bits`` unit
-    directions.
+    Read with three C loops and no set: ``bits`` images are non-zero, they add up to their bitwise OR (no two
+    share a bit: a shared bit would carry), and that OR is every tensor bit.  ``bits`` non-zero images with
+    disjoint bits covering ``bits`` bits hold one bit each, so they are the unit directions, each once.
 
     >>> is_distributed_images((1, 0, 4, 2), 3), is_distributed_images((1, 2, 2), 3), is_distributed_images((1, 6), 3)
     (True, False, False)
     """
-    return (len(images) - images.count(0) == bits and sum(images) == (1 << bits) - 1
-            and zero_or_unit_directions(bits).issuperset(images))
-
-
-@lru_cache(maxsize=64)
-def zero_or_unit_directions(bits: int) -> frozenset[int]:
-    """Zero and the unit tensor directions of a ``bits``-bit tensor, ``{0, 1, 2, 4, ...}`` (a set that
-    :func:`is_distributed_images` tests a layout's images against in one C call)."""
-    return frozenset([0] + [1 << b for b in range(bits)])
+    full = (1 << bits) - 1
+    return len(images) - images.count(0) == bits and sum(images) == full and reduce(or_, images, 0) == full
 
 
 def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:
