@@ -21,7 +21,7 @@ from .bounds import objective_key, relaxation
 from .explain import explain, unflat
 from .policy import MemoryChoice, choose_memory, instruction_reason
 from .search import SearchOutcome
-from .sides import SwizzleProblem
+from .sides import SwizzleProblem, in_tensor_order
 from .speed import new_instance
 
 __all__ = ["SwizzleResult", "build_result"]
@@ -61,7 +61,8 @@ class SwizzleResult:
     objective: str
     hardware: str
     _search: SearchOutcome = field(repr=False, compare=False)  # the problem's search: best candidate, frontier
-    _problem: SwizzleProblem = field(repr=False, compare=False)  # the checked query: layouts, model, vector width
+    _problem: SwizzleProblem = field(repr=False, compare=False)  # the checked query: sides, model, vector width
+    _given: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)  # write and read, as given
 
     @classmethod
     def from_fields(cls, values: dict[str, Any]) -> SwizzleResult:
@@ -80,10 +81,12 @@ class SwizzleResult:
     def _hw(self) -> SharedMemory:
         return self._problem.hw
 
-    @property
+    @cached_property
     def _layouts(self) -> tuple[LinearLayout, LinearLayout]:
-        sides = self._problem.sides
-        return sides["write"].layout, sides["read"].layout
+        """Write and read with their output dimensions in the memory's order (only the exact reports and the
+        standard swizzles read them)."""
+        outs = self.memory.out_dim_bits
+        return in_tensor_order(self._given[0], outs), in_tensor_order(self._given[1], outs)
 
     @property
     def _vector_arg(self) -> int | None:
@@ -319,13 +322,13 @@ class SwizzleResult:
 _FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
 
 
-def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
-    """The result of a search: the best candidate's memory and costs, the search and the problem kept for the
-    properties read on demand (the proof, the exact reports, the parts by role, the standard swizzles)."""
+def build_result(p: SwizzleProblem, outcome: SearchOutcome, layouts: tuple[LinearLayout, LinearLayout]) -> SwizzleResult:
+    """The result of a search on the problem of ``layouts`` (write, read): the best candidate's memory and costs;
+    the search, the problem and the layouts kept for the properties read on demand (the proof, the exact reports,
+    the parts by role, the standard swizzles)."""
     best = outcome.best
     geo, hw, element_bits = p.geo, p.hw, p.element_bits
-    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), p.sides["write"].layout.out_dim_bits, (best.columns,),
-                                 check=False)
+    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), layouts[0].out_dim_bits, (best.columns,), check=False)
     cw, cr = best.write_cost, best.read_cost
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     ww = hw.register_bytes * 8 if best.write_instruction.is_matrix else element_bits << cw.vector
@@ -346,6 +349,7 @@ def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
         "hardware": hw.name,
         "_search": outcome,
         "_problem": p,
+        "_given": layouts,
     }
     if outcome.relaxed is not None:
         values["_relaxed"] = outcome.relaxed  # already computed by the search (the cached property's slot)

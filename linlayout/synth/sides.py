@@ -29,7 +29,7 @@ from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 from .speed import CHECKED_DIM_SPANS, new_record
 
-__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
+__all__ = ["Side", "side_of", "in_tensor_order", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
            "pass_lanes", "shape_lanes"]
 
 
@@ -42,12 +42,13 @@ class Side(NamedTuple):
     """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
 
     An immutable record; ``memo`` is its memo (pass lanes per instruction and vector width, the bounds'
-    per-side facts, :meth:`unit_bits`), filled on first use.
+    per-side facts, :meth:`unit_bits`), filled on first use.  It holds images, not the layout: a side is kept
+    in its layout's memo, and a reference back would make a cycle that keeps every layout alive until the
+    cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
     """
 
     name: str  # "write" / "read"
     op: str  # "store" / "load"
-    layout: LinearLayout  # the layout, its output dimensions in the synthesis' order
     regs: tuple[int, ...]  # flat tensor image per register bit (0 = broadcast)
     lanes: tuple[int, ...]  # flat tensor image per lane bit
     others: tuple[int, ...]  # warps and blocks
@@ -96,8 +97,7 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
     if split is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
         check_distributed_dims(L, hw, name + " layout")
         split = CHECKED_DIM_SPANS.put((dims, hw.lanes), dim_splitter(dims))
-    T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
-    cols = tuple(T.flat_columns())
+    cols = tuple(in_tensor_order(L, outs).flat_columns())
     regs, lanes, warps, blocks = split(cols)
     distributed = is_distributed_images(cols, out_bits)
     if not distributed and not L.is_surjective():
@@ -108,8 +108,14 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
     zeros = regs.count(0)
     reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
     lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
-    return new_record(Side, (name, op, T, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
+    return new_record(Side, (name, op, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
                              len(regs) - zeros, lane_set, {}, distributed))
+
+
+def in_tensor_order(L: LinearLayout, outs: DimSpec) -> LinearLayout:
+    """``L`` with its output dimensions in the order of ``outs`` (the tensor's order in the synthesis, the write
+    layout's): ``L`` itself when they are already in that order."""
+    return L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
 
 
 def is_distributed_images(images: tuple[int, ...], bits: int) -> bool:

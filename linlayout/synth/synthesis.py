@@ -186,12 +186,13 @@ def optimal_swizzle(
         if not (read is _REQUIRED and element_bits is _REQUIRED and hardware == "sm90" and objective == DEFAULT_OBJECTIVE
                 and vector_bits is None and instructions is None):
             raise TypeError("optimal_swizzle takes a SwizzleQuery alone (its fields hold the other arguments)")
-        problem = write._checked_problem
+        problem, layouts = write._checked_problem, (write.write, write.read)
     else:
         if read is _REQUIRED or element_bits is _REQUIRED:
             raise TypeError(f"optimal_swizzle() missing required argument: '{'read' if read is _REQUIRED else 'element_bits'}'")
         problem = swizzle_problem(write, read, element_bits, hardware, objective, vector_bits, instructions)
-    return build_result(problem, search(problem))
+        layouts = (write, read)
+    return build_result(problem, search(problem), layouts)
 
 
 def search(problem: SwizzleProblem) -> SearchOutcome:
