@@ -21,7 +21,7 @@ from .bounds import objective_key, relaxation
 from .explain import explain, unflat
 from .policy import MemoryChoice, choose_memory, instruction_reason
 from .search import SearchOutcome
-from .sides import SwizzleProblem
+from .sides import SwizzleProblem, in_tensor_order
 from .speed import new_instance
 
 __all__ = ["SwizzleResult", "build_result"]
@@ -60,11 +60,9 @@ class SwizzleResult:
     read_instructions: int
     objective: str
     hardware: str
-    _hw: SharedMemory = field(repr=False, compare=False)
     _search: SearchOutcome = field(repr=False, compare=False)  # the problem's search: best candidate, frontier
-    _problem: SwizzleProblem = field(repr=False, compare=False)
-    _layouts: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)
-    _vector_arg: int | None = field(repr=False, compare=False, default=None)
+    _problem: SwizzleProblem = field(repr=False, compare=False)  # the checked query: sides, model, vector width
+    _given: tuple[LinearLayout, LinearLayout] = field(repr=False, compare=False)  # write and read, as given
 
     @classmethod
     def from_fields(cls, values: dict[str, Any]) -> SwizzleResult:
@@ -78,6 +76,21 @@ class SwizzleResult:
         if values.keys() != _FIELD_NAMES:
             raise TypeError(f"SwizzleResult.from_fields needs exactly the fields {sorted(_FIELD_NAMES)}")
         return new_instance(cls, values)
+
+    @property
+    def _hw(self) -> SharedMemory:
+        return self._problem.hw
+
+    @cached_property
+    def _layouts(self) -> tuple[LinearLayout, LinearLayout]:
+        """Write and read with their output dimensions in the memory's order (only the exact reports and the
+        standard swizzles read them)."""
+        outs = self.memory.out_dim_bits
+        return in_tensor_order(self._given[0], outs), in_tensor_order(self._given[1], outs)
+
+    @property
+    def _vector_arg(self) -> int | None:
+        return self._problem.vector_bits
 
     def _part(self, cols: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         outs = self.memory.out_dim_bits
@@ -309,18 +322,18 @@ class SwizzleResult:
 _FIELD_NAMES = frozenset(f.name for f in fields(SwizzleResult))
 
 
-def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
-    """The result of a search: the best candidate's memory and costs, the search kept for the proof."""
+def build_result(p: SwizzleProblem, outcome: SearchOutcome, layouts: tuple[LinearLayout, LinearLayout]) -> SwizzleResult:
+    """The result of a search on the problem of ``layouts`` (write, read): the best candidate's memory and costs;
+    the search, the problem and the layouts kept for the properties read on demand (the proof, the exact reports,
+    the parts by role, the standard swizzles)."""
     best = outcome.best
-    sides, _, _, _, geo, hw, _, objective, element_bits, vector_bits = p
-    sw, sr = sides["write"], sides["read"]
-    outs = sw.layout.out_dim_bits
-    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), outs, (tuple(best.columns),), check=False)
+    geo, hw, element_bits = p.geo, p.hw, p.element_bits
+    mem = LinearLayout.from_flat((("offset", geo.offset_bits),), layouts[0].out_dim_bits, (best.columns,), check=False)
     cw, cr = best.write_cost, best.read_cost
     # Access widths of the two sides (a matrix instruction moves one 32-bit register per lane and matrix).
     ww = hw.register_bytes * 8 if best.write_instruction.is_matrix else element_bits << cw.vector
     wr = hw.register_bytes * 8 if best.read_instruction.is_matrix else element_bits << cr.vector
-    res = new_instance(SwizzleResult, {
+    values = {
         "memory": mem,
         "element_bits": element_bits,
         "extended_side": best.extended,
@@ -332,14 +345,12 @@ def build_result(p: SwizzleProblem, outcome: SearchOutcome) -> SwizzleResult:
         "read_wavefronts": cr.total,
         "write_instructions": cw.instructions,
         "read_instructions": cr.instructions,
-        "objective": objective,
+        "objective": p.objective,
         "hardware": hw.name,
         "_search": outcome,
         "_problem": p,
-        "_hw": hw,
-        "_layouts": (sw.layout, sr.layout),
-        "_vector_arg": vector_bits,
-    })
+        "_given": layouts,
+    }
     if outcome.relaxed is not None:
-        res.__dict__["_relaxed"] = outcome.relaxed  # already computed (the cached property's slot)
-    return res
+        values["_relaxed"] = outcome.relaxed  # already computed by the search (the cached property's slot)
+    return new_instance(SwizzleResult, values)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import itemgetter
+from functools import lru_cache, reduce
+from operator import itemgetter, or_
 from typing import NamedTuple
 
 from ..core import f2
@@ -29,7 +29,7 @@ from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 from .speed import CHECKED_DIM_SPANS, new_record
 
-__all__ = ["Side", "side_of", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
+__all__ = ["Side", "side_of", "in_tensor_order", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
            "pass_lanes", "shape_lanes"]
 
 
@@ -42,12 +42,13 @@ class Side(NamedTuple):
     """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
 
     An immutable record; ``memo`` is its memo (pass lanes per instruction and vector width, the bounds'
-    per-side facts, :meth:`unit_bits`), filled on first use.
+    per-side facts, :meth:`unit_bits`), filled on first use.  It holds images, not the layout: a side is kept
+    in its layout's memo, and a reference back would make a cycle that keeps every layout alive until the
+    cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
     """
 
     name: str  # "write" / "read"
     op: str  # "store" / "load"
-    layout: LinearLayout  # the layout, its output dimensions in the synthesis' order
     regs: tuple[int, ...]  # flat tensor image per register bit (0 = broadcast)
     lanes: tuple[int, ...]  # flat tensor image per lane bit
     others: tuple[int, ...]  # warps and blocks
@@ -96,14 +97,9 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
     if split is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
         check_distributed_dims(L, hw, name + " layout")
         split = CHECKED_DIM_SPANS.put((dims, hw.lanes), dim_splitter(dims))
-    T = L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
-    cols = tuple(T.flat_columns())
+    cols = tuple(in_tensor_order(L, outs).flat_columns())
     regs, lanes, warps, blocks = split(cols)
-    # LinearLayout.is_distributed on the images at hand: the non-zero bases are the tensor's unit directions,
-    # each once.
-    nonzero = set(cols)
-    nonzero.discard(0)
-    distributed = nonzero == unit_directions(out_bits) and len(cols) - cols.count(0) == out_bits
+    distributed = is_distributed_images(cols, out_bits)
     if not distributed and not L.is_surjective():
         raise SwizzleError(
             f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
@@ -112,14 +108,29 @@ def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimS
     zeros = regs.count(0)
     reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
     lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
-    return new_record(Side, (name, op, T, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
+    return new_record(Side, (name, op, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
                              len(regs) - zeros, lane_set, {}, distributed))
 
 
-@lru_cache(maxsize=64)
-def unit_directions(bits: int) -> frozenset[int]:
-    """The unit tensor directions of a ``bits``-bit tensor, ``{1, 2, 4, ...}`` (a set compared whole, in C)."""
-    return frozenset(1 << b for b in range(bits))
+def in_tensor_order(L: LinearLayout, outs: DimSpec) -> LinearLayout:
+    """``L`` with its output dimensions in the order of ``outs`` (the tensor's order in the synthesis, the write
+    layout's): ``L`` itself when they are already in that order."""
+    return L if L.out_dim_bits == outs else L.transpose_outs([n for n, _ in outs])
+
+
+def is_distributed_images(images: tuple[int, ...], bits: int) -> bool:
+    """:meth:`LinearLayout.is_distributed <linlayout.core.layout.LinearLayout.is_distributed>` on a layout's flat
+    images onto a ``bits``-bit tensor: its non-zero images are the tensor's unit directions, each once.
+
+    Read with three C loops and no set: ``bits`` images are non-zero, they add up to their bitwise OR (no two
+    share a bit: a shared bit would carry), and that OR is every tensor bit.  ``bits`` non-zero images with
+    disjoint bits covering ``bits`` bits hold one bit each, so they are the unit directions, each once.
+
+    >>> is_distributed_images((1, 0, 4, 2), 3), is_distributed_images((1, 2, 2), 3), is_distributed_images((1, 6), 3)
+    (True, False, False)
+    """
+    full = (1 << bits) - 1
+    return len(images) - images.count(0) == bits and sum(images) == full and reduce(or_, images, 0) == full
 
 
 def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:

@@ -81,6 +81,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
 from ..core.validate import check_keyword, check_sequence
 from ..count.plan import check_element_bits, check_tile_bytes
@@ -90,7 +91,7 @@ from .bounds import OBJECTIVES, objective_key
 from .policy import DEFAULT_OBJECTIVE, LDST_INSTRUCTIONS, default_instructions
 from .result import SwizzleResult, build_result
 from .search import SearchOutcome, search_distributed, search_mixed
-from .sides import SwizzleProblem, geometry, side_of
+from .sides import Geometry, SwizzleProblem, geometry, side_of
 from .speed import new_record
 
 __all__ = ["SwizzleQuery", "SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
@@ -185,12 +186,13 @@ def optimal_swizzle(
         if not (read is _REQUIRED and element_bits is _REQUIRED and hardware == "sm90" and objective == DEFAULT_OBJECTIVE
                 and vector_bits is None and instructions is None):
             raise TypeError("optimal_swizzle takes a SwizzleQuery alone (its fields hold the other arguments)")
-        problem = write._checked_problem
+        problem, layouts = write._checked_problem, (write.write, write.read)
     else:
         if read is _REQUIRED or element_bits is _REQUIRED:
             raise TypeError(f"optimal_swizzle() missing required argument: '{'read' if read is _REQUIRED else 'element_bits'}'")
         problem = swizzle_problem(write, read, element_bits, hardware, objective, vector_bits, instructions)
-    return build_result(problem, search(problem))
+        layouts = (write, read)
+    return build_result(problem, search(problem), layouts)
 
 
 def search(problem: SwizzleProblem) -> SearchOutcome:
@@ -210,16 +212,15 @@ def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, 
     check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
         raise DimensionError("write and read must be LinearLayout objects")
-    d = write.out_bits
-    check_tile_bytes(1 << d, element_bits, hw)
     outs = write.out_dim_bits
+    geo, defaults = tile_facts(outs, element_bits, hw)
     if outs != read.out_dim_bits and sorted(outs) != sorted(read.out_dim_bits):
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
+    d = geo.offset_bits
     sides = {"write": side_of("write", "store", write, hw, outs, d), "read": side_of("read", "load", read, hw, outs, d)}
-    geo = geometry(d, element_bits, hw)
-    w_opts, r_opts = instruction_options(instructions, element_bits, hw)
+    w_opts, r_opts = defaults if instructions is None else instruction_options(instructions)
     fixed = None if vector_bits is None else fixed_vector_width(vector_bits, element_bits, geo.max_vector, hw)
     sw, sr = sides["write"], sides["read"]
     rr = sr.reg_set
@@ -227,6 +228,31 @@ def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, 
     if not sw.distributed:  # repeated register images
         common = list(dict.fromkeys(common))
     return new_record(SwizzleProblem, (sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits))
+
+
+@lru_cache(maxsize=256)
+def tile_facts(outs: DimSpec, element_bits: int, hw: SharedMemory) -> tuple[Geometry, tuple[tuple[Instruction, ...],
+                                                                                            tuple[Instruction, ...]]]:
+    """What a query's checks and the pipeline need of the tile's shape alone, found once per shape: the tile
+    checked against the model's shared memory (``check_tile_bytes``, which raises), its offset
+    :func:`~linlayout.synth.sides.geometry`, and the default instruction options for the element width
+    (:func:`default_options`).
+
+    ``outs`` is the tensor's ``(name, log2 size)`` pairs; a shape that fails the check raises every time (an
+    ``lru_cache`` keeps no exception).
+    """
+    d = 0
+    for _, bits in outs:
+        d += bits
+    check_tile_bytes(1 << d, element_bits, hw)
+    return geometry(d, element_bits, hw), default_options(element_bits, hw)
+
+
+@lru_cache(maxsize=32)
+def default_options(element_bits: int, hw: SharedMemory) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
+    """The store and load options of the policy's :func:`~linlayout.synth.policy.default_instructions`, one tuple
+    pair per element width and model (the search's tables find it by identity, :mod:`linlayout.synth.speed`)."""
+    return instruction_options(default_instructions(element_bits, hw))
 
 
 def fixed_vector_width(vector_bits: int, element_bits: int, max_vector: int, hw: SharedMemory) -> int:
@@ -242,11 +268,6 @@ def fixed_vector_width(vector_bits: int, element_bits: int, max_vector: int, hw:
     return fixed
 
 
-@lru_cache(maxsize=32)
-def _default_options(element_bits: int, hw: SharedMemory) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
-    return instruction_options(default_instructions(element_bits, hw))
-
-
 def instruction_options(instructions: Sequence[str] | None, element_bits: int | None = None,
                         hw: SharedMemory | None = None) -> tuple[tuple[Instruction, ...], tuple[Instruction, ...]]:
     """The store and load options, each without repeats (default: :func:`~linlayout.synth.policy.default_instructions`
@@ -254,7 +275,7 @@ def instruction_options(instructions: Sequence[str] | None, element_bits: int | 
     if instructions is None:
         if element_bits is None or hw is None:
             return instruction_options(LDST_INSTRUCTIONS)
-        return _default_options(element_bits, hw)
+        return default_options(element_bits, hw)
     if isinstance(instructions, str):
         instructions = [instructions]
     w, r = [], []

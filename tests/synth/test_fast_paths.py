@@ -300,3 +300,17 @@ def test_tile_positions_and_columns_follow_the_tile_and_the_model_object():
     none = replace(sm90, name="none", matrix_rows=0)
     assert candidates.tile_columns(side, stm, 16, none) is None and bounds.matrix_columns(side, stm, geo, none) is False
     assert bounds.matrix_columns(side, stm, geo, replace(sm90)) == (8, 32, 64)  # an equal model, another object
+
+
+def test_distributed_images_against_the_set_definition():
+    """:func:`linlayout.synth.sides.is_distributed_images` (count, sum and OR of the images) against
+    Def. 4.10 read with a set, on every list of up to four images of a tensor of up to three bits."""
+    from itertools import product
+
+    from linlayout.synth.sides import is_distributed_images
+
+    for bits in range(4):
+        units = {1 << b for b in range(bits)}
+        for n in range(5):
+            for images in product(range(1 << bits), repeat=n):
+                assert is_distributed_images(images, bits) == (set(images) - {0} == units and n - images.count(0) == bits)

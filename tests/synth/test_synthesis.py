@@ -614,3 +614,34 @@ def test_second_extension_order_only_when_strictly_cheaper():
     assert (new.write_wavefronts, new.read_wavefronts) == (old.write_wavefronts, old.read_wavefronts) == (16, 8)
     assert new.write_instructions + new.read_instructions < old.write_instructions + old.read_instructions
     assert new.optimal and new.extended_side == "write"
+
+
+def test_a_synthesis_on_fresh_layouts_leaves_no_cyclic_garbage():
+    """The sides kept in the layouts' memos hold images, not the layouts (no cycle layout -> memo -> side ->
+    layout): a synthesis on fresh layouts, its result dropped, is freed by reference counting alone, the read
+    side in another output order included."""
+    import gc
+
+    store = {"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}
+    load = {"register": [[2, 0], [4, 0], [8, 0], [16, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]}
+    optimal_swizzle(LinearLayout(store, {"dim0": 16, "dim1": 32}), LinearLayout(load, {"dim1": 32, "dim0": 16}), 16)
+    gc.collect()
+    gc.disable()
+    try:
+        res = optimal_swizzle(LinearLayout(store, {"dim0": 16, "dim1": 32}), LinearLayout(load, {"dim1": 32, "dim0": 16}), 16)
+        assert res.memory.out_dims == ("dim0", "dim1")
+        del res
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_the_exact_reports_read_the_layouts_in_the_memorys_output_order():
+    """The result keeps the layouts as given and puts them in the memory's output order when a report is read."""
+    store = {"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}
+    load = {"register": [[2, 0], [4, 0], [8, 0], [16, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]}
+    write, read = LinearLayout(store, {"dim0": 16, "dim1": 32}), LinearLayout(load, {"dim1": 32, "dim0": 16})
+    res = optimal_swizzle(write, read, 16)
+    assert (res.write.wavefronts, res.read.wavefronts) == (res.write_wavefronts, res.read_wavefronts)
+    assert res.read.wavefronts == wavefronts(read.transpose_outs(["dim0", "dim1"]), res.memory, 16, "load", res.read_instruction,
+                                             None, "sm90").wavefronts
