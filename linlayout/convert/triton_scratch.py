@@ -259,7 +259,7 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
     Where the vectors are not all unit, ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is
     eliminated once for both tiles and each tile is reduced against a copy of it, and alone."""
     unit_segment = all(b & (b - 1) == 0 for b in segment)
-    seg: dict[int, int] | None = None
+    seg: f2.Span | None = None
     total = 0
     for tile in (tile_src, tile_dst):
         if unit_segment and all(b & (b - 1) == 0 for b in tile):
@@ -267,27 +267,11 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
             shared = sum(1 for b in segment if b and b in in_tile)
         else:
             if seg is None:
-                seg = {}
-                _grow(seg, segment)
-            grew = _grow(dict(seg), tile)  # rank(S + T) - rank S
-            shared = _grow({}, tile) - grew
+                seg = f2.Span(segment)
+            grew = seg.copy().extend(tile)  # rank(S + T) - rank S
+            shared = f2.Span().extend(tile) - grew
         total += (1 << shared) - 1
     return total
-
-
-def _grow(lead: dict[int, int], vectors: Sequence[int]) -> int:
-    """Add ``vectors`` to the echelon basis ``lead`` (leading bit -> vector), in place; how many were independent."""
-    grew = 0
-    for v in vectors:
-        while v:
-            h = v.bit_length() - 1
-            b = lead.get(h)
-            if b is None:
-                lead[h] = v
-                grew += 1
-                break
-            v ^= b
-    return grew
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:

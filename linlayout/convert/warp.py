@@ -479,24 +479,12 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     basis = cmp_ + Z + bad
     inv = _coords_inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
-    img = f2.basis([ls for ls in Ls])
-    img_lead = f2.Span(img).lead
+    img = f2.Span(Ls)  # eliminated once, copied per choice
     d = len(bad)
 
     def independent(vectors: list[int]) -> bool:
-        """rank(img + vectors) == len(img) + len(vectors): img (a basis) is eliminated once, not per choice."""
-        lead = dict(img_lead)
-        for v in vectors:
-            while v:
-                h = v.bit_length() - 1
-                b = lead.get(h)
-                if b is None:
-                    lead[h] = v
-                    break
-                v ^= b
-            else:
-                return False  # v is in the span of img and the vectors before it
-        return True
+        """rank(img + vectors) == rank(img) + len(vectors)."""
+        return img.copy().extend(vectors) == len(vectors)
 
     options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
     options += [("free", z, z[1]) for z in kernel]

@@ -258,6 +258,35 @@ class Span:
             v ^= b
         return False
 
+    def extend(self, vectors: Iterable[int]) -> int:
+        """Add every vector of ``vectors``; how many made the span grow (as many as there are vectors exactly when
+        they are independent, of each other and of the span).
+
+        >>> s = Span([0b001])
+        >>> s.extend([0b011, 0b010, 0b100]), len(s)
+        (2, 3)
+        """
+        lead = self.lead
+        grew = 0
+        for v in vectors:
+            if v < 0:
+                raise BasisError(f"{v} is negative; F2 vectors are non-negative ints")
+            while v:
+                h = v.bit_length() - 1
+                b = lead.get(h)
+                if b is None:
+                    lead[h] = v
+                    grew += 1
+                    break
+                v ^= b
+        return grew
+
+    def copy(self) -> Span:
+        """An independent copy (adding to it leaves this span as it is)."""
+        out = Span()
+        out.lead = dict(self.lead)
+        return out
+
     def __contains__(self, v: int) -> bool:
         return self.reduce(v) == 0
 
@@ -360,16 +389,7 @@ def rank(vectors: Iterable[int]) -> int:
         raise BasisError(f"{min(vs)} is negative; F2 vectors are non-negative ints")
     if sum(map(int.bit_count, vs)) == len(vs):
         return len(vs)  # distinct single-bit vectors (a distributed layout's bases) are independent
-    lead: dict[int, int] = {}
-    for v in vs:
-        while v:
-            h = v.bit_length() - 1
-            b = lead.get(h)
-            if b is None:
-                lead[h] = v
-                break
-            v ^= b
-    return len(lead)
+    return Span().extend(vs)
 
 
 def basis(vectors: Iterable[int]) -> list[int]:
