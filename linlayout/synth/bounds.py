@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from heapq import heappop, heappush
-from itertools import chain, count
 from operator import itemgetter
 
 from ..core import f2
@@ -24,10 +22,10 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, pass_lanes, shape_lanes
-from .speed import counts_table, options_table, raised_floors_of
+from .speed import counts_table, options_table, raised_floors_of, relaxation_order_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
+           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "relaxation_order"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
 
@@ -276,68 +274,126 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     passes), so widths and width pairs are visited cheapest ``base`` first and the visit stops once the
     conflict-free costs alone cannot beat the best bound found (a pair's bounds need its pass lanes,
     :func:`terms_of`, computed only for the pairs visited).  Ties go to the first pair and bound in the
-    enumeration order (instruction options, then widths), as in a full scan.
+    enumeration order (instruction options, then widths), as in a full scan.  The visit order is a function
+    of the sides' counts (:func:`relaxation_order`); what the sides' bases add is read per problem: each
+    matrix option's tile (:func:`option_tiles`) and the pass lanes of the widths visited.
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    widths = {"write": width_entries(sw, sr, w_opts, geo, hw, fixed), "read": width_entries(sr, sw, r_opts, geo, hw, fixed)}
-    terms: dict[tuple[str, int], Terms] = {}
+    ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
+    ws, rs, pairs = relaxation_order_of(side_widths(sw, w_opts, geo, hw, fixed), side_widths(sr, r_opts, geo, hw, fixed),
+                                        objective, ncommon, relaxation_order)
+    tiles_w, tiles_r = option_tiles(sw, sr, w_opts, geo, hw), option_tiles(sr, sw, r_opts, geo, hw)
+    terms_w: list[Terms | None] = [None] * len(ws)
+    terms_r: list[Terms | None] = [None] * len(rs)
 
-    def term(name: str, entry: tuple) -> Terms:
-        t = terms.get((name, entry[1]))
+    def term(side: Side, terms: list, entries: list, n: int) -> Terms:
+        t = terms[n]
         if t is None:
-            t = terms[(name, entry[1])] = terms_of(sides[name], entry[2], entry[3], geo, hw, entry[4])
+            _, _, ins, k, shape = entries[n]
+            t = terms[n] = terms_of(side, ins, k, geo, hw, shape)
         return t
 
     lb: dict[str, int] = {}
-    for name in ("write", "read"):
-        for entry in sorted(chain.from_iterable(widths[name])):  # by (base, order): each order is the side's own
-            if name in lb and entry[0] >= lb[name]:
+    for name, side, entries, terms, tiles in (("write", sw, ws, terms_w, tiles_w), ("read", sr, rs, terms_r, tiles_r)):
+        least = None
+        for n, entry in enumerate(entries):  # by (base, order): each order is the side's own
+            if tiles[entry[1]] is False:
+                continue  # the matrix instruction cannot access the side: no memory gives it this width
+            if least is not None and entry[0] >= least:
                 break  # this width's bound and every later one's are at least its base
-            t = term(name, entry)
+            t = term(side, terms, entries, n)
             bound = t.base << max(0, t.rank - t.word - t.bank)
-            if name not in lb or bound < lb[name]:
-                lb[name] = bound
-    ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    best = None  # (key, pair order, bound order) of the best bound so far
+            if least is None or bound < least:
+                least = bound
+        if least is not None:
+            lb[name] = least
+    both_distributed = sw.distributed and sr.distributed
+    best = None  # (key, pair order) of the best bound so far (orders are unique: a later pair never ties it)
     best_pair = None
-    for floor, order, ew, er in pairs_by_floor(widths["write"], widths["read"], objective):
-        if best is not None and (floor, order) > best[:2]:
+    for floor_order, i, j, joint in pairs:
+        if best is not None and floor_order > best:
             break  # every bound of this pair and of the later ones is worse, or equal and later
-        joint = not ew[2].is_matrix and not er[2].is_matrix
-        if joint and min(ew[3], er[3]) > ncommon:
-            continue  # the common prefix of two ld/st vectors holds common registers only
-        if not joint and not tile_allows(ew, er):
+        ew, er = ws[i], rs[j]
+        tile_w, tile_r = tiles_w[ew[1]], tiles_r[er[1]]
+        if tile_w is False or tile_r is False:
             continue
-        tw, tr = term("write", ew), term("read", er)
-        if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
-            tw = under_tile(tw, ew[3], er[5], geo)
-        elif ew[5] is not None and er[5] is None and sw.distributed and sr.distributed:
-            tr = under_tile(tr, er[3], ew[5], geo)
-        for j, (fw, fr) in enumerate(pair_bounds(tw, ew[3], tr, er[3], geo, joint)):
-            cand = (objective_key(objective, fw, fr), order, j)
+        if not joint and not tile_allows(tile_w, tile_r, ew[3], er[3]):
+            continue
+        tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+        if both_distributed and not joint:
+            if tile_w is None:
+                tw = under_tile(tw, ew[3], tile_r[0], geo)
+            elif tile_r is None:
+                tr = under_tile(tr, er[3], tile_w[0], geo)
+        order = floor_order[1]
+        for fw, fr in pair_bounds(tw, ew[3], tr, er[3], geo, joint):  # ties: the pair's first bound
+            cand = (objective_key(objective, fw, fr), order)
             if best is None or cand < best:
                 best, best_pair = cand, (fw, fr)
     return lb, best_pair
 
 
-def width_entries(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
-                  fixed: int | None) -> list[list[tuple]]:
-    """Per instruction option of one side, ``(base, order, instruction, k, shape, tile, prefix)`` of each width any
-    memory can give it (:func:`side_widths`): ``order`` numbers the side's widths in enumeration order; ``tile`` is
-    the low offset columns a matrix instruction forces (None for ld/st) and ``prefix`` how many of them are
-    registers of the other side (:func:`~linlayout.synth.candidates.register_prefix_len`, read by
-    :func:`tile_allows`; None for ld/st).  A matrix instruction that cannot access the side has no width."""
-    order = count()
-    out = []
-    for ins, entries in side_widths(side, opts, geo, hw, fixed):
-        tile = matrix_columns(side, ins, geo, hw)
-        if tile is False:
-            out.append([])
+def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int) -> tuple[list, list, list]:
+    """What the relaxation visits, from the sides' width tables (:func:`side_widths`) alone: each side's width
+    entries ``(base, option, instruction, k, shape)`` sorted by ``(base, option, place)``, and the width pairs
+    ``((floor, order), write place, read place, joint)`` sorted by ``(floor, order)``, ``order`` being
+    the enumeration order (write option, read option, write width, read width), where ``joint`` marks two ld/st widths; two ld/st vectors wider than the common
+    prefix (``ncommon``, Fact 1) are left out.  A function of the tables' counts, remembered per table
+    (:func:`~linlayout.synth.speed.relaxation_order_of`)."""
+    per_side = []
+    for table in (write_widths, read_widths):
+        places = [(base, a, c, ins, k, shape) for a, (ins, widths) in enumerate(table)
+                  for c, (base, k, shape) in enumerate(widths)]
+        places.sort(key=itemgetter(0, 1, 2))
+        per_side.append(places)
+    ws, rs = per_side
+    pairs = []
+    for i, (bw, a, c, wi, kw, _) in enumerate(ws):
+        for j, (br, b, d, ri, kr, _) in enumerate(rs):
+            joint = not wi.is_matrix and not ri.is_matrix
+            if joint and min(kw, kr) > ncommon:
+                continue  # the common prefix of two ld/st vectors holds common registers only
+            pairs.append(((objective_key(objective, bw, br), (a, b, c, d)), i, j, joint))
+    pairs.sort(key=itemgetter(0))
+    return [(e[0], e[1], e[3], e[4], e[5]) for e in ws], [(e[0], e[1], e[3], e[4], e[5]) for e in rs], pairs
+
+
+def option_tiles(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry,
+                 hw: SharedMemory) -> list[tuple[tuple[int, ...], int] | None | bool]:
+    """Per instruction option of one side, what a matrix instruction forces: ``(tile, prefix)`` with ``tile`` the
+    low offset columns (:func:`matrix_columns`) and ``prefix`` how many of them are registers of the other side
+    (:func:`~linlayout.synth.candidates.register_prefix_len`, read by :func:`tile_allows`); False when
+    no memory lets the instruction access the side, None for ld/st.  Options sharing a tile (``.x1``, ``.x2``,
+    ``.x4``) read it once."""
+    by_trans: dict[bool, tuple[tuple[int, ...], int] | bool] = {}
+    out: list[tuple[tuple[int, ...], int] | None | bool] = []
+    for ins in opts:
+        if not ins.is_matrix:
+            out.append(None)
             continue
-        prefix = None if tile is None else register_prefix_len(tile, other.reg_set, geo.max_vector)
-        out.append([(base, next(order), ins, k, shape, tile, prefix) for base, k, shape in entries])
+        hit = by_trans.get(ins.trans)
+        if hit is None:
+            tile = matrix_columns(side, ins, geo, hw)
+            hit = by_trans[ins.trans] = tile if tile is False else (
+                tile, register_prefix_len(tile, other.reg_set, geo.max_vector))
+        out.append(hit)
     return out
+
+
+def tile_allows(tile_w: tuple | None, tile_r: tuple | None, kw: int, kr: int) -> bool:
+    """Whether a memory can give a pair with a matrix instruction the widths ``(kw, kr)``, from the two sides'
+    :func:`option_tiles` entries (not both None).
+
+    The memory's lowest columns are the matrix side's tile, so two matrix
+    instructions need the same tile, and an ld/st side's vector is at most
+    the tile's prefix of its registers when a column that is not one of its
+    registers ends that prefix inside the tile (:func:`~linlayout.synth.candidates.register_prefix_len`).
+    """
+    if tile_w is not None and tile_r is not None:
+        return tile_w[0] == tile_r[0]
+    (tile, prefix), k = (tile_w, kr) if tile_w is not None else (tile_r, kw)
+    return prefix == len(tile) or k <= prefix
 
 
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
@@ -378,21 +434,6 @@ def tile_fits(side: Side, tile: list[int]) -> bool:
     return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
-def tile_allows(ew: tuple, er: tuple) -> bool:
-    """Whether a memory can give a pair with a matrix instruction these widths (:func:`width_entries`' entries).
-
-    The memory's lowest columns are the matrix side's tile, so two matrix
-    instructions need the same tile, and an ld/st side's vector is at most
-    the tile's prefix of its registers when a column that is not one of its
-    registers ends that prefix inside the tile (:func:`~linlayout.synth.candidates.register_prefix_len`).
-    """
-    tw, tr = ew[5], er[5]
-    if tw is not None and tr is not None:
-        return tw == tr
-    tile, prefix, k = (tw, ew[6], er[3]) if tw is not None else (tr, er[6], ew[3])
-    return prefix == len(tile) or k <= prefix
-
-
 def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     """An ld/st side's terms at a ``2^k``-element vector when the other side's matrix instruction fixes the
     lowest columns to ``tile`` (both sides distributed).
@@ -411,38 +452,6 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
         return t
     # Built field by field: dataclasses.replace re-reads every field by name, a tenth of a relaxation here.
     return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
-
-
-def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective: str):
-    """The (write width, read width) pairs of the relaxation, cheapest floor first, made as they are asked for.
-
-    ``write`` and ``read`` hold, per instruction option, a side's width entries ``(base, ...)``; a pair's
-    floor is ``objective_key(objective, write base, read base)`` and its order the enumeration order (write
-    instruction, read instruction, write width, read width).  Yields ``(floor, order, write entry, read
-    entry)`` sorted by ``(floor, order)``, as sorting the whole product would, but lazily: the relaxation
-    usually stops after a few pairs of a product of dozens.  Each side is sorted by ``(base, its own
-    order)``; every objective's key grows strictly with either base, so a pair's predecessor on either
-    side comes first in ``(floor, order)``, and the usual frontier of a sorted product (from ``(i, j)``,
-    ``(i, j + 1)``, and ``(i + 1, 0)`` when ``j == 0``) meets every pair after its predecessor.
-    """
-    # Sorted by (base, option, place): the option and place of an entry are its own, so the entries never compare.
-    ws = sorted([(e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)])
-    rs = sorted([(e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)])
-    if not ws or not rs:
-        return
-
-    def item(i: int, j: int) -> tuple:
-        w, r = ws[i], rs[j]
-        return objective_key(objective, w[0], r[0]), (w[1], r[1], w[2], r[2]), i, j
-
-    line = [item(0, 0)]
-    while line:
-        floor, order, i, j = heappop(line)
-        yield floor, order, ws[i][3], rs[j][3]
-        if j + 1 < len(rs):
-            heappush(line, item(i, j + 1))
-        if j == 0 and i + 1 < len(ws):
-            heappush(line, item(i + 1, 0))
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

@@ -229,17 +229,22 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
     assert stopped >= 10  # the floor is met often enough for the stop to matter
 
 
-@given(st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
-       st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
-       st.sampled_from(bounds.OBJECTIVES))
-def test_pairs_by_floor_is_the_sorted_product(write_bases, read_bases, objective):
-    """The relaxation's lazy pair order equals sorting the whole product by (floor, enumeration order)."""
-    write = [[(b, f"w{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(write_bases)]
-    read = [[(b, f"r{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(read_bases)]
-    product = [(bounds.objective_key(objective, ew[0], er[0]), (a, b, c, d), ew, er)
-               for a, wl in enumerate(write) for b, rl in enumerate(read)
-               for c, ew in enumerate(wl) for d, er in enumerate(rl)]
-    assert list(bounds.pairs_by_floor(write, read, objective)) == sorted(product, key=lambda p: p[:2])
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(1, 6), max_size=4)), max_size=4),
+       st.lists(st.tuples(st.booleans(), st.lists(st.integers(1, 6), max_size=4)), max_size=4),
+       st.sampled_from(bounds.OBJECTIVES), st.integers(0, 3))
+def test_relaxation_order_is_the_sorted_product(write_opts, read_opts, objective, ncommon):
+    """The relaxation's visit order (a table by counts) equals sorting the whole product by (floor, enumeration
+    order), less the pairs of two ld/st vectors wider than the common prefix."""
+    ins = {True: parse_instruction("ldmatrix.x4"), False: parse_instruction("ld.shared")}
+    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}") for k, b in enumerate(per))) for a, (m, per) in enumerate(write_opts))
+    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}") for k, b in enumerate(per))) for a, (m, per) in enumerate(read_opts))
+    ws, rs, pairs = bounds.relaxation_order(write, read, objective, ncommon)
+    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw), (br, b, ri, d, sr))
+               for a, (wi, wl) in enumerate(write) for b, (ri, rl) in enumerate(read)
+               for c, (bw, _, sw) in enumerate(wl) for d, (br, _, sr) in enumerate(rl)
+               if wi.is_matrix or ri.is_matrix or min(c, d) <= ncommon]
+    assert [(fo, ws[i], rs[j]) for fo, i, j, _ in pairs] == sorted(product, key=lambda p: p[0])
+    assert all(joint == (not ws[i][2].is_matrix and not rs[j][2].is_matrix) for _, i, j, joint in pairs)
 
 
 def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
