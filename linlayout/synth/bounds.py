@@ -11,9 +11,9 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import NamedTuple
 
 from ..core import f2
 from ..count.plan import AccessShape, access_shape, matrix_tile
@@ -40,9 +40,9 @@ def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
     return (w, r)
 
 
-@dataclass(frozen=True)
-class Terms:
-    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
+class Terms(NamedTuple):
+    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed (a record
+    built for each width the relaxation visits: a tuple builds faster than a frozen dataclass)."""
 
     base: int  # instructions x passes
     tau: frozenset[int]  # directions varying within one pass
@@ -318,14 +318,24 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
         tile_w, tile_r = tiles_w[ew[1]], tiles_r[er[1]]
         if tile_w is False or tile_r is False:
             continue
-        if not joint and not tile_allows(tile_w, tile_r, ew[3], er[3]):
-            continue
-        tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
-        if both_distributed and not joint:
-            if tile_w is None:
+        if joint:
+            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+        elif tile_w is None:  # an ld/st write under the read's tile: its vector within the tile's cap
+            if ew[3] > tile_r[1]:
+                continue
+            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+            if both_distributed:
                 tw = under_tile(tw, ew[3], tile_r[0], geo)
-            elif tile_r is None:
+        elif tile_r is None:
+            if er[3] > tile_w[1]:
+                continue
+            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+            if both_distributed:
                 tr = under_tile(tr, er[3], tile_w[0], geo)
+        elif tile_w[0] != tile_r[0]:  # two matrix instructions need the same tile
+            continue
+        else:
+            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
         order = floor_order[1]
         for fw, fr in pair_bounds(tw, ew[3], tr, er[3], geo, joint):  # ties: the pair's first bound
             cand = (objective_key(objective, fw, fr), order)
@@ -361,11 +371,14 @@ def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, nc
 
 def option_tiles(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry,
                  hw: SharedMemory) -> list[tuple[tuple[int, ...], int] | None | bool]:
-    """Per instruction option of one side, what a matrix instruction forces: ``(tile, prefix)`` with ``tile`` the
-    low offset columns (:func:`matrix_columns`) and ``prefix`` how many of them are registers of the other side
-    (:func:`~linlayout.synth.candidates.register_prefix_len`, read by :func:`tile_allows`); False when
-    no memory lets the instruction access the side, None for ld/st.  Options sharing a tile (``.x1``, ``.x2``,
-    ``.x4``) read it once."""
+    """Per instruction option of one side, what a matrix instruction forces on every memory: ``(tile, cap)``,
+    False when no memory lets the instruction access the side, None for ld/st.
+
+    ``tile`` is the low offset columns (:func:`matrix_columns`): two matrix instructions need the same tile.
+    ``cap`` is the widest vector (log2 elements) the other side can have with ld/st under the tile: the
+    tile's prefix of its registers (:func:`~linlayout.synth.candidates.register_prefix_len`) when a column
+    that is not one of its registers ends that prefix inside the tile, else the widest access (no cap: no
+    ld/st width exceeds it).  Options sharing a tile (``.x1``, ``.x2``, ``.x4``) read it once."""
     by_trans: dict[bool, tuple[tuple[int, ...], int] | bool] = {}
     out: list[tuple[tuple[int, ...], int] | None | bool] = []
     for ins in opts:
@@ -375,25 +388,14 @@ def option_tiles(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Ge
         hit = by_trans.get(ins.trans)
         if hit is None:
             tile = matrix_columns(side, ins, geo, hw)
-            hit = by_trans[ins.trans] = tile if tile is False else (
-                tile, register_prefix_len(tile, other.reg_set, geo.max_vector))
+            if tile is False:
+                hit = False
+            else:
+                prefix = register_prefix_len(tile, other.reg_set, geo.max_vector)
+                hit = (tile, geo.max_vector if prefix == len(tile) else prefix)
+            by_trans[ins.trans] = hit
         out.append(hit)
     return out
-
-
-def tile_allows(tile_w: tuple | None, tile_r: tuple | None, kw: int, kr: int) -> bool:
-    """Whether a memory can give a pair with a matrix instruction the widths ``(kw, kr)``, from the two sides'
-    :func:`option_tiles` entries (not both None).
-
-    The memory's lowest columns are the matrix side's tile, so two matrix
-    instructions need the same tile, and an ld/st side's vector is at most
-    the tile's prefix of its registers when a column that is not one of its
-    registers ends that prefix inside the tile (:func:`~linlayout.synth.candidates.register_prefix_len`).
-    """
-    if tile_w is not None and tile_r is not None:
-        return tile_w[0] == tile_r[0]
-    (tile, prefix), k = (tile_w, kr) if tile_w is not None else (tile_r, kw)
-    return prefix == len(tile) or k <= prefix
 
 
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
@@ -446,12 +448,17 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     therefore separates none of them: it is neither a word nor a bank
     position the side can use.
     """
-    lost_word = sum(1 for p in range(k, min(len(tile), geo.word_end)) if tile[p] not in t.tau)
-    lost_bank = sum(1 for p in range(max(k, geo.word_end), min(len(tile), geo.bank_end)) if tile[p] not in t.tau)
+    tau, word_end = t.tau, geo.word_end
+    lost_word = lost_bank = 0
+    for p in range(k, min(len(tile), geo.bank_end)):
+        if tile[p] not in tau:
+            if p < word_end:
+                lost_word += 1
+            else:
+                lost_bank += 1
     if not lost_word and not lost_bank:
         return t
-    # Built field by field: dataclasses.replace re-reads every field by name, a tenth of a relaxation here.
-    return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
+    return Terms(t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:
@@ -485,7 +492,7 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
 def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
     """The instruction pairs with a matrix instruction that a memory limits, as ``(write, read, cap)``: ``cap``
     -1 when no memory serves the pair (a matrix instruction cannot access its side, or two tiles differ), else
-    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`tile_allows`)."""
+    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`option_tiles`)."""
     sides, w_opts, r_opts, _, geo, hw, _, _, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     if not any(i.is_matrix for i in w_opts + r_opts):
@@ -541,7 +548,7 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
     tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
     if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
         return []
-    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (tile_allows)
+    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (option_tiles)
     if tw is None or tr is None:
         tile, plain = (tw, sides["read"]) if tw is not None else (tr, sides["write"])
         prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
