@@ -28,6 +28,7 @@ __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "relaxation_order"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
+OTHER = {"write": "read", "read": "write"}
 
 
 def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
@@ -276,16 +277,16 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     :func:`terms_of`, computed only for the pairs visited).  Ties go to the first pair and bound in the
     enumeration order (instruction options, then widths), as in a full scan.  The visit order is a function
     of the sides' counts (:func:`relaxation_order`); what the sides' bases add is read per problem: each
-    matrix option's tile (:func:`option_tiles`) and the pass lanes of the widths visited.
+    matrix instruction's tile (:func:`option_tile`) and the pass lanes of the widths visited.
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
     ws, rs, pairs = relaxation_order_of(side_widths(sw, w_opts, geo, hw, fixed), side_widths(sr, r_opts, geo, hw, fixed),
                                         objective, ncommon, relaxation_order)
-    tiles_w, tiles_r = option_tiles(sw, sr, w_opts, geo, hw), option_tiles(sr, sw, r_opts, geo, hw)
     terms_w: list[Terms | None] = [None] * len(ws)
     terms_r: list[Terms | None] = [None] * len(rs)
+    tiles: dict[tuple[str, bool], tuple[tuple[int, ...], int] | bool] = {}
 
     def term(side: Side, terms: list, entries: list, n: int) -> Terms:
         t = terms[n]
@@ -294,14 +295,22 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
             t = terms[n] = terms_of(side, ins, k, geo, hw, shape)
         return t
 
+    def tile(name: str, ins: Instruction) -> tuple[tuple[int, ...], int] | None | bool:
+        if not ins.is_matrix:
+            return None
+        hit = tiles.get((name, ins.trans))  # read when first asked: a visit that stops early reads few
+        if hit is None:
+            hit = tiles[(name, ins.trans)] = option_tile(sides[name], sides[OTHER[name]], ins, geo, hw)
+        return hit
+
     lb: dict[str, int] = {}
-    for name, side, entries, terms, tiles in (("write", sw, ws, terms_w, tiles_w), ("read", sr, rs, terms_r, tiles_r)):
+    for name, side, entries, terms in (("write", sw, ws, terms_w), ("read", sr, rs, terms_r)):
         least = None
         for n, entry in enumerate(entries):  # by (base, order): each order is the side's own
-            if tiles[entry[1]] is False:
-                continue  # the matrix instruction cannot access the side: no memory gives it this width
             if least is not None and entry[0] >= least:
                 break  # this width's bound and every later one's are at least its base
+            if tile(name, entry[2]) is False:
+                continue  # the matrix instruction cannot access the side: no memory gives it this width
             t = term(side, terms, entries, n)
             bound = t.base << max(0, t.rank - t.word - t.bank)
             if least is None or bound < least:
@@ -315,27 +324,28 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
         if best is not None and floor_order > best:
             break  # every bound of this pair and of the later ones is worse, or equal and later
         ew, er = ws[i], rs[j]
-        tile_w, tile_r = tiles_w[ew[1]], tiles_r[er[1]]
-        if tile_w is False or tile_r is False:
-            continue
         if joint:
             tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
-        elif tile_w is None:  # an ld/st write under the read's tile: its vector within the tile's cap
-            if ew[3] > tile_r[1]:
-                continue
-            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
-            if both_distributed:
-                tw = under_tile(tw, ew[3], tile_r[0], geo)
-        elif tile_r is None:
-            if er[3] > tile_w[1]:
-                continue
-            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
-            if both_distributed:
-                tr = under_tile(tr, er[3], tile_w[0], geo)
-        elif tile_w[0] != tile_r[0]:  # two matrix instructions need the same tile
-            continue
         else:
-            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+            tile_w, tile_r = tile("write", ew[2]), tile("read", er[2])
+            if tile_w is False or tile_r is False:
+                continue
+            if tile_w is None:  # an ld/st write under the read's tile: its vector within the tile's cap
+                if ew[3] > tile_r[1]:
+                    continue
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+                if both_distributed:
+                    tw = under_tile(tw, ew[3], tile_r[0], geo)
+            elif tile_r is None:
+                if er[3] > tile_w[1]:
+                    continue
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+                if both_distributed:
+                    tr = under_tile(tr, er[3], tile_w[0], geo)
+            elif tile_w[0] != tile_r[0]:  # two matrix instructions need the same tile
+                continue
+            else:
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
         order = floor_order[1]
         for fw, fr in pair_bounds(tw, ew[3], tr, er[3], geo, joint):  # ties: the pair's first bound
             cand = (objective_key(objective, fw, fr), order)
@@ -369,33 +379,21 @@ def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, nc
     return [(e[0], e[1], e[3], e[4], e[5]) for e in ws], [(e[0], e[1], e[3], e[4], e[5]) for e in rs], pairs
 
 
-def option_tiles(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry,
-                 hw: SharedMemory) -> list[tuple[tuple[int, ...], int] | None | bool]:
-    """Per instruction option of one side, what a matrix instruction forces on every memory: ``(tile, cap)``,
-    False when no memory lets the instruction access the side, None for ld/st.
+def option_tile(side: Side, other: Side, ins: Instruction, geo: Geometry,
+                hw: SharedMemory) -> tuple[tuple[int, ...], int] | bool:
+    """What a matrix instruction forces on every memory that lets it access the side: ``(tile, cap)``; False
+    when no memory does.
 
     ``tile`` is the low offset columns (:func:`matrix_columns`): two matrix instructions need the same tile.
     ``cap`` is the widest vector (log2 elements) the other side can have with ld/st under the tile: the
     tile's prefix of its registers (:func:`~linlayout.synth.candidates.register_prefix_len`) when a column
     that is not one of its registers ends that prefix inside the tile, else the widest access (no cap: no
-    ld/st width exceeds it).  Options sharing a tile (``.x1``, ``.x2``, ``.x4``) read it once."""
-    by_trans: dict[bool, tuple[tuple[int, ...], int] | bool] = {}
-    out: list[tuple[tuple[int, ...], int] | None | bool] = []
-    for ins in opts:
-        if not ins.is_matrix:
-            out.append(None)
-            continue
-        hit = by_trans.get(ins.trans)
-        if hit is None:
-            tile = matrix_columns(side, ins, geo, hw)
-            if tile is False:
-                hit = False
-            else:
-                prefix = register_prefix_len(tile, other.reg_set, geo.max_vector)
-                hit = (tile, geo.max_vector if prefix == len(tile) else prefix)
-            by_trans[ins.trans] = hit
-        out.append(hit)
-    return out
+    ld/st width exceeds it)."""
+    tile = matrix_columns(side, ins, geo, hw)
+    if tile is False:
+        return False
+    prefix = register_prefix_len(tile, other.reg_set, geo.max_vector)
+    return tile, geo.max_vector if prefix == len(tile) else prefix
 
 
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
@@ -492,7 +490,7 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
 def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
     """The instruction pairs with a matrix instruction that a memory limits, as ``(write, read, cap)``: ``cap``
     -1 when no memory serves the pair (a matrix instruction cannot access its side, or two tiles differ), else
-    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`option_tiles`)."""
+    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`option_tile`)."""
     sides, w_opts, r_opts, _, geo, hw, _, _, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     if not any(i.is_matrix for i in w_opts + r_opts):
@@ -548,7 +546,7 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
     tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
     if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
         return []
-    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (option_tiles)
+    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (option_tile)
     if tw is None or tr is None:
         tile, plain = (tw, sides["read"]) if tw is not None else (tr, sides["write"])
         prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)
