@@ -21,8 +21,8 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
-from .sides import Geometry, Side, SwizzleProblem, pass_lanes, shape_lanes
-from .speed import counts_table, options_table, raised_floors_of, relaxation_order_of
+from .sides import Geometry, Side, SwizzleProblem, shape_lanes
+from .speed import counts_table, new_record, options_table, raised_floors_of, relaxation_order_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "relaxation_order"]
@@ -99,12 +99,13 @@ def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vect
 
 
 def side_widths(side: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
-                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple[int, int, AccessShape], ...]], ...]:
-    """Per instruction option, ``(instruction, ((base, k, shape), ...))`` for each width ``k`` of
-    :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost.  A function of
-    the side's counts (:func:`shape_at_width`), so it is a table by those (:func:`~linlayout.synth.speed.options_table`),
-    the same for every side with them.  (A matrix option's tile, which rules it out where it cannot be formed,
-    is the caller's.)"""
+                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple, ...]], ...]:
+    """Per instruction option, ``(instruction, ((base, k, shape, lane shape, row bits), ...))`` for each width
+    ``k`` of :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost; the
+    lane shape and the row bits are what :func:`width_terms` reads (:func:`lane_facts`).  A function of the
+    side's counts (:func:`shape_at_width`), so it is a table by those
+    (:func:`~linlayout.synth.speed.options_table`), the same for every side with them.  (A matrix option's tile,
+    which rules it out where it cannot be formed, is the caller's.)"""
     # (A mixed side's widest vector takes a search: asked only where an ld/st option needs it.)
     limit = vector_limit(side, geo.offset_bits, geo.max_vector) if not all(i.is_matrix for i in opts) else 0
     return options_table(_widths_from_counts, opts, hw, (geo.element_bits, fixed, geo.max_vector, limit, side.nregs,
@@ -116,25 +117,44 @@ def _widths_from_counts(opts, hw, eb, fixed, max_vector, limit, nregs, broadcast
     out = []
     for ins in opts:
         ks = vector_widths(ins, eb, hw, fixed, None if ins.is_matrix or fixed is not None else limit)
-        out.append((ins, tuple((shape.base_wavefronts, k, shape) for k in ks if (
-            shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs, broadcast, gaps)) is not None)))
+        out.append((ins, tuple((shape.base_wavefronts, k, shape) + lane_facts(ins, k, eb, hw, nregs, broadcast, shape)
+                               for k in ks if (shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs,
+                                                                       broadcast, gaps)) is not None)))
     return tuple(out)
+
+
+def lane_facts(ins: Instruction, k: int, eb: int, hw: SharedMemory, nregs: int, broadcast: bool,
+               shape: AccessShape) -> tuple[AccessShape | None, int | None]:
+    """What :func:`width_terms` reads of a width besides its base, from the side's counts: the shape whose
+    within-pass generators are the side's pass lanes, and a matrix instruction's row (log2 elements, None for
+    ld/st).  An ld/st side's lanes are its shape's.  A matrix side's are those of the shape that counts the
+    side's non-zero registers only (:func:`~linlayout.synth.sides.pass_lanes`' shape; None where that shape has
+    too few registers for the instruction: no lanes, a weaker bound, kept as it is)."""
+    if not ins.is_matrix:
+        return shape, None
+    try:
+        lanes_shape = access_shape(ins, eb, hw, k, nregs, broadcast)
+    except LoweringError:
+        lanes_shape = None
+    return lanes_shape, matrix_tile(ins, eb, hw).row_elements.bit_length() - 1
 
 
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
     """:func:`side_terms` given the side's shape at that width (:func:`width_shape`, not None)."""
-    # An ld/st side's pass lanes are read off the shape at hand (the one pass_lanes would look up again).  A
-    # matrix side's come from pass_lanes, whose shape counts the side's non-zero registers only: where that
-    # shape has too few registers for the instruction, pass_lanes gives none (a weaker bound, kept as it is).
-    tau = frozenset(shape_lanes(side, shape) if not ins.is_matrix else pass_lanes(side, ins, k, geo, hw))
+    lanes_shape, row_bits = lane_facts(ins, k, geo.element_bits, hw, side.nregs, side.broadcast, shape)
+    return width_terms(side, k, geo, shape.base_wavefronts, lanes_shape, row_bits)
+
+
+def width_terms(side: Side, k: int, geo: Geometry, base: int, lanes_shape: AccessShape | None,
+                row_bits: int | None) -> Terms:
+    """:func:`side_terms` from a width's :func:`lane_facts` (the relaxation reads them off its table)."""
+    tau = frozenset(shape_lanes(side, lanes_shape))
     t = len(tau) if side.distributed else f2.rank(tau)
-    general = not side.distributed
-    if ins.is_matrix:
-        row_bits = min(geo.offset_bits, (matrix_tile(ins, geo.element_bits, hw).row_elements).bit_length() - 1)  # one matrix row
-        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set,
-                     t, general)
-    return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
-                 side.reg_set, t, general)
+    if row_bits is not None:  # a matrix instruction: the bank positions above one matrix row
+        word, bank = 0, max(0, geo.bank_end - max(min(geo.offset_bits, row_bits), geo.word_end))
+    else:
+        word, bank = max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end))
+    return new_record(Terms, (base, tau, word, bank, side.reg_set, t, not side.distributed))
 
 
 def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int | None:
@@ -291,8 +311,8 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     def term(side: Side, terms: list, entries: list, n: int) -> Terms:
         t = terms[n]
         if t is None:
-            _, _, ins, k, shape = entries[n]
-            t = terms[n] = terms_of(side, ins, k, geo, hw, shape)
+            base, _, _, k, _, lanes_shape, row_bits = entries[n]
+            t = terms[n] = width_terms(side, k, geo, base, lanes_shape, row_bits)
         return t
 
     def tile(name: str, ins: Instruction) -> tuple[tuple[int, ...], int] | None | bool:
@@ -356,27 +376,27 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
 
 def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int) -> tuple[list, list, list]:
     """What the relaxation visits, from the sides' width tables (:func:`side_widths`) alone: each side's width
-    entries ``(base, option, instruction, k, shape)`` sorted by ``(base, option, place)``, and the width pairs
+    entries ``(base, option, instruction, k, shape, lane shape, row bits)`` sorted by ``(base, option, place)``, and the width pairs
     ``((floor, order), write place, read place, joint)`` sorted by ``(floor, order)``, ``order`` being
     the enumeration order (write option, read option, write width, read width), where ``joint`` marks two ld/st widths; two ld/st vectors wider than the common
     prefix (``ncommon``, Fact 1) are left out.  A function of the tables' counts, remembered per table
     (:func:`~linlayout.synth.speed.relaxation_order_of`)."""
     per_side = []
     for table in (write_widths, read_widths):
-        places = [(base, a, c, ins, k, shape) for a, (ins, widths) in enumerate(table)
-                  for c, (base, k, shape) in enumerate(widths)]
+        places = [(base, a, c, ins, k, shape, lanes_shape, row_bits) for a, (ins, widths) in enumerate(table)
+                  for c, (base, k, shape, lanes_shape, row_bits) in enumerate(widths)]
         places.sort(key=itemgetter(0, 1, 2))
         per_side.append(places)
     ws, rs = per_side
     pairs = []
-    for i, (bw, a, c, wi, kw, _) in enumerate(ws):
-        for j, (br, b, d, ri, kr, _) in enumerate(rs):
+    for i, (bw, a, c, wi, kw, *_) in enumerate(ws):
+        for j, (br, b, d, ri, kr, *_) in enumerate(rs):
             joint = not wi.is_matrix and not ri.is_matrix
             if joint and min(kw, kr) > ncommon:
                 continue  # the common prefix of two ld/st vectors holds common registers only
             pairs.append(((objective_key(objective, bw, br), (a, b, c, d)), i, j, joint))
     pairs.sort(key=itemgetter(0))
-    return [(e[0], e[1], e[3], e[4], e[5]) for e in ws], [(e[0], e[1], e[3], e[4], e[5]) for e in rs], pairs
+    return [e[:2] + e[3:] for e in ws], [e[:2] + e[3:] for e in rs], pairs
 
 
 def option_tile(side: Side, other: Side, ins: Instruction, geo: Geometry,
@@ -456,7 +476,7 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
                 lost_bank += 1
     if not lost_word and not lost_bank:
         return t
-    return Terms(t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
+    return new_record(Terms, (t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general))
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

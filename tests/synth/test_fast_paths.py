@@ -236,12 +236,12 @@ def test_relaxation_order_is_the_sorted_product(write_opts, read_opts, objective
     """The relaxation's visit order (a table by counts) equals sorting the whole product by (floor, enumeration
     order), less the pairs of two ld/st vectors wider than the common prefix."""
     ins = {True: parse_instruction("ldmatrix.x4"), False: parse_instruction("ld.shared")}
-    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}") for k, b in enumerate(per))) for a, (m, per) in enumerate(write_opts))
-    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}") for k, b in enumerate(per))) for a, (m, per) in enumerate(read_opts))
+    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}", None, k) for k, b in enumerate(per))) for a, (m, per) in enumerate(write_opts))
+    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}", None, k) for k, b in enumerate(per))) for a, (m, per) in enumerate(read_opts))
     ws, rs, pairs = bounds.relaxation_order(write, read, objective, ncommon)
-    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw), (br, b, ri, d, sr))
+    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw, None, c), (br, b, ri, d, sr, None, d))
                for a, (wi, wl) in enumerate(write) for b, (ri, rl) in enumerate(read)
-               for c, (bw, _, sw) in enumerate(wl) for d, (br, _, sr) in enumerate(rl)
+               for c, (bw, _, sw, _, _) in enumerate(wl) for d, (br, _, sr, _, _) in enumerate(rl)
                if wi.is_matrix or ri.is_matrix or min(c, d) <= ncommon]
     assert [(fo, ws[i], rs[j]) for fo, i, j, _ in pairs] == sorted(product, key=lambda p: p[0])
     assert all(joint == (not ws[i][2].is_matrix and not rs[j][2].is_matrix) for _, i, j, joint in pairs)
