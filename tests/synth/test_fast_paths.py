@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,9 @@ from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inver
 from linlayout.synth.sides import geometry, side_of
 
 from ..strategies import invertible_matrices
-from ..conftest import examples
+from ..conftest import ROOT, examples
+
+EXAMPLES = ROOT / "examples"
 
 
 @settings(max_examples=examples(60), deadline=None)
@@ -305,3 +309,34 @@ def test_tile_positions_and_columns_follow_the_tile_and_the_model_object():
     none = replace(sm90, name="none", matrix_rows=0)
     assert candidates.tile_columns(side, stm, 16, none) is None and bounds.matrix_columns(side, stm, geo, none) is False
     assert bounds.matrix_columns(side, stm, geo, replace(sm90)) == (8, 32, 64)  # an equal model, another object
+
+
+@pytest.mark.parametrize("example, broadcast", [("gemm_fp16_operand_a.json", False), ("gemm_fp16_operand_a.json", True),
+                                                ("transpose_fp8_128x128.json", False), ("transpose_16x32.json", False)])
+def test_width_table_lane_facts_match_the_sides_own_pass_lanes(example, broadcast):
+    """The relaxation reads each width's pass lanes and matrix row off the width table (by counts); they are the
+    side's own: ``pass_lanes`` (a matrix side's, at its non-zero registers) or the width's shape (ld/st), and the
+    matrix tile's row.  ``broadcast``: the read side's first register is zero (its matrix widths' shapes count it,
+    its pass lanes do not)."""
+    from linlayout.count.plan import matrix_tile
+    from linlayout.synth.sides import pass_lanes, shape_lanes
+    from linlayout.synth.synthesis import optimal_swizzle
+
+    q = json.loads((EXAMPLES / example).read_text())
+    if broadcast:
+        q["read"]["bases"]["register"].insert(0, [0] * len(q["read"]["out_dims"]))
+    res = optimal_swizzle(LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"]), q["element_bits"])
+    p = res._problem
+    seen_matrix = 0
+    for side, opts in ((p.sides["write"], p.write_options), (p.sides["read"], p.read_options)):
+        for ins, widths in bounds.side_widths(side, opts, p.geo, p.hw, p.fixed_vector):
+            for base, k, shape, lanes_shape, row_bits in widths:
+                t = bounds.width_terms(side, k, p.geo, base, lanes_shape, row_bits)
+                if ins.is_matrix:
+                    seen_matrix += 1
+                    assert t.tau == frozenset(pass_lanes(side, ins, k, p.geo, p.hw))
+                    assert 1 << row_bits == matrix_tile(ins, p.element_bits, p.hw).row_elements
+                else:
+                    assert t.tau == frozenset(shape_lanes(side, shape)) and row_bits is None
+                assert t.base == shape.base_wavefronts
+    assert seen_matrix or example == "transpose_fp8_128x128.json"
