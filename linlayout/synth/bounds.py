@@ -302,8 +302,8 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    ws, rs, pairs = relaxation_order_of(side_widths(sw, w_opts, geo, hw, fixed), side_widths(sr, r_opts, geo, hw, fixed),
-                                        objective, ncommon, relaxation_order)
+    ws, rs, pairs = relaxation_order_of(side_widths(sw, w_opts, geo, hw, fixed),
+                                        side_widths(sr, r_opts, geo, hw, fixed), objective, ncommon, relaxation_order)
     terms_w: list[Terms | None] = [None] * len(ws)
     terms_r: list[Terms | None] = [None] * len(rs)
     tiles: dict[tuple[str, bool], tuple[tuple[int, ...], int] | bool] = {}
@@ -375,11 +375,13 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
 
 
 def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int) -> tuple[list, list, list]:
-    """What the relaxation visits, from the sides' width tables (:func:`side_widths`) alone: each side's width
-    entries ``(base, option, instruction, k, shape, lane shape, row bits)`` sorted by ``(base, option, place)``, and the width pairs
-    ``((floor, order), write place, read place, joint)`` sorted by ``(floor, order)``, ``order`` being
-    the enumeration order (write option, read option, write width, read width), where ``joint`` marks two ld/st widths; two ld/st vectors wider than the common
-    prefix (``ncommon``, Fact 1) are left out.  A function of the tables' counts, remembered per table
+    """What the relaxation visits, from the sides' width tables (:func:`side_widths`) alone.
+
+    Each side's width entries ``(base, option, instruction, k, shape, lane shape, row bits)`` sorted by
+    ``(base, option, place)``, and the width pairs ``((floor, order), write place, read place, joint)`` sorted
+    by ``(floor, order)``: ``order`` is the enumeration order (write option, read option, write width, read
+    width) and ``joint`` marks two ld/st widths; two ld/st vectors wider than the common prefix (``ncommon``,
+    Fact 1) are left out.  A function of the tables' counts, remembered per table
     (:func:`~linlayout.synth.speed.relaxation_order_of`)."""
     per_side = []
     for table in (write_widths, read_widths):
@@ -476,7 +478,8 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
                 lost_bank += 1
     if not lost_word and not lost_bank:
         return t
-    return new_record(Terms, (t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general))
+    return new_record(Terms, (t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank,
+                              t.general))
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:

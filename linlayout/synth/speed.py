@@ -79,8 +79,8 @@ from ..count.plan import matrix_tile
 from ..count.speed import Memo
 from ..errors import LoweringError
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of", "raised_floors_of",
-           "relaxation_order_of", "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
+           "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__

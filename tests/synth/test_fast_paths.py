@@ -240,10 +240,13 @@ def test_relaxation_order_is_the_sorted_product(write_opts, read_opts, objective
     """The relaxation's visit order (a table by counts) equals sorting the whole product by (floor, enumeration
     order), less the pairs of two ld/st vectors wider than the common prefix."""
     ins = {True: parse_instruction("ldmatrix.x4"), False: parse_instruction("ld.shared")}
-    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}", None, k) for k, b in enumerate(per))) for a, (m, per) in enumerate(write_opts))
-    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}", None, k) for k, b in enumerate(per))) for a, (m, per) in enumerate(read_opts))
+    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}", None, k) for k, b in enumerate(per)))
+                  for a, (m, per) in enumerate(write_opts))
+    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}", None, k) for k, b in enumerate(per)))
+                 for a, (m, per) in enumerate(read_opts))
     ws, rs, pairs = bounds.relaxation_order(write, read, objective, ncommon)
-    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw, None, c), (br, b, ri, d, sr, None, d))
+    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw, None, c),
+                (br, b, ri, d, sr, None, d))
                for a, (wi, wl) in enumerate(write) for b, (ri, rl) in enumerate(read)
                for c, (bw, _, sw, _, _) in enumerate(wl) for d, (br, _, sr, _, _) in enumerate(rl)
                if wi.is_matrix or ri.is_matrix or min(c, d) <= ncommon]
@@ -312,7 +315,8 @@ def test_tile_positions_and_columns_follow_the_tile_and_the_model_object():
 
 
 @pytest.mark.parametrize("example, broadcast", [("gemm_fp16_operand_a.json", False), ("gemm_fp16_operand_a.json", True),
-                                                ("transpose_fp8_128x128.json", False), ("transpose_16x32.json", False)])
+                                                ("transpose_fp8_128x128.json", False),
+                                                ("transpose_16x32.json", False)])
 def test_width_table_lane_facts_match_the_sides_own_pass_lanes(example, broadcast):
     """The relaxation reads each width's pass lanes and matrix row off the width table (by counts); they are the
     side's own: ``pass_lanes`` (a matrix side's, at its non-zero registers) or the width's shape (ld/st), and the
