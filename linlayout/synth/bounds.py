@@ -11,11 +11,9 @@ no memory layout can beat it (``paper_notes/synthesis.md`` has the argument).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from heapq import heappop, heappush
-from itertools import chain, count
 from operator import itemgetter
+from typing import NamedTuple
 
 from ..core import f2
 from ..count.plan import AccessShape, access_shape, matrix_tile
@@ -23,13 +21,14 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
-from .sides import Geometry, Side, SwizzleProblem, pass_lanes, shape_lanes
-from .speed import counts_table, options_table, raised_floors_of
+from .sides import Geometry, Side, SwizzleProblem, shape_lanes
+from .speed import counts_table, new_record, options_table, raised_floors_of, relaxation_order_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
-           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "pairs_by_floor"]
+           "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "relaxation_order"]
 
 OBJECTIVES = ("balanced", "read", "write", "sum")
+OTHER = {"write": "read", "read": "write"}
 
 
 def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
@@ -42,9 +41,9 @@ def objective_key(objective: str, w: int, r: int) -> tuple[int, int]:
     return (w, r)
 
 
-@dataclass(frozen=True)
-class Terms:
-    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed."""
+class Terms(NamedTuple):
+    """One side at a fixed vector width: cost = base * 2^conflicts, conflicts >= t - bank - absorbed (a record
+    built for each width the relaxation visits: a tuple builds faster than a frozen dataclass)."""
 
     base: int  # instructions x passes
     tau: frozenset[int]  # directions varying within one pass
@@ -100,12 +99,13 @@ def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vect
 
 
 def side_widths(side: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
-                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple[int, int, AccessShape], ...]], ...]:
-    """Per instruction option, ``(instruction, ((base, k, shape), ...))`` for each width ``k`` of
-    :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost.  A function of
-    the side's counts (:func:`shape_at_width`), so it is a table by those (:func:`~linlayout.synth.speed.options_table`),
-    the same for every side with them.  (A matrix option's tile, which rules it out where it cannot be formed,
-    is the caller's.)"""
+                fixed: int | None) -> tuple[tuple[Instruction, tuple[tuple, ...]], ...]:
+    """Per instruction option, ``(instruction, ((base, k, shape, lane shape, row bits), ...))`` for each width
+    ``k`` of :func:`vector_range` that has a shape (:func:`width_shape`), ``base`` its conflict-free cost; the
+    lane shape and the row bits are what :func:`width_terms` reads (:func:`lane_facts`).  A function of the
+    side's counts (:func:`shape_at_width`), so it is a table by those
+    (:func:`~linlayout.synth.speed.options_table`), the same for every side with them.  (A matrix option's tile,
+    which rules it out where it cannot be formed, is the caller's.)"""
     # (A mixed side's widest vector takes a search: asked only where an ld/st option needs it.)
     limit = vector_limit(side, geo.offset_bits, geo.max_vector) if not all(i.is_matrix for i in opts) else 0
     return options_table(_widths_from_counts, opts, hw, (geo.element_bits, fixed, geo.max_vector, limit, side.nregs,
@@ -117,25 +117,44 @@ def _widths_from_counts(opts, hw, eb, fixed, max_vector, limit, nregs, broadcast
     out = []
     for ins in opts:
         ks = vector_widths(ins, eb, hw, fixed, None if ins.is_matrix or fixed is not None else limit)
-        out.append((ins, tuple((shape.base_wavefronts, k, shape) for k in ks if (
-            shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs, broadcast, gaps)) is not None)))
+        out.append((ins, tuple((shape.base_wavefronts, k, shape) + lane_facts(ins, k, eb, hw, nregs, broadcast, shape)
+                               for k in ks if (shape := shape_at_width(ins, k, eb, hw, max_vector, limit, nregs,
+                                                                       broadcast, gaps)) is not None)))
     return tuple(out)
+
+
+def lane_facts(ins: Instruction, k: int, eb: int, hw: SharedMemory, nregs: int, broadcast: bool,
+               shape: AccessShape) -> tuple[AccessShape | None, int | None]:
+    """What :func:`width_terms` reads of a width besides its base, from the side's counts: the shape whose
+    within-pass generators are the side's pass lanes, and a matrix instruction's row (log2 elements, None for
+    ld/st).  An ld/st side's lanes are its shape's.  A matrix side's are those of the shape that counts the
+    side's non-zero registers only (:func:`~linlayout.synth.sides.pass_lanes`' shape; None where that shape has
+    too few registers for the instruction: no lanes, a weaker bound, kept as it is)."""
+    if not ins.is_matrix:
+        return shape, None
+    try:
+        lanes_shape = access_shape(ins, eb, hw, k, nregs, broadcast)
+    except LoweringError:
+        lanes_shape = None
+    return lanes_shape, matrix_tile(ins, eb, hw).row_elements.bit_length() - 1
 
 
 def terms_of(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory, shape: AccessShape) -> Terms:
     """:func:`side_terms` given the side's shape at that width (:func:`width_shape`, not None)."""
-    # An ld/st side's pass lanes are read off the shape at hand (the one pass_lanes would look up again).  A
-    # matrix side's come from pass_lanes, whose shape counts the side's non-zero registers only: where that
-    # shape has too few registers for the instruction, pass_lanes gives none (a weaker bound, kept as it is).
-    tau = frozenset(shape_lanes(side, shape) if not ins.is_matrix else pass_lanes(side, ins, k, geo, hw))
+    lanes_shape, row_bits = lane_facts(ins, k, geo.element_bits, hw, side.nregs, side.broadcast, shape)
+    return width_terms(side, k, geo, shape.base_wavefronts, lanes_shape, row_bits)
+
+
+def width_terms(side: Side, k: int, geo: Geometry, base: int, lanes_shape: AccessShape | None,
+                row_bits: int | None) -> Terms:
+    """:func:`side_terms` from a width's :func:`lane_facts` (the relaxation reads them off its table)."""
+    tau = frozenset(shape_lanes(side, lanes_shape))
     t = len(tau) if side.distributed else f2.rank(tau)
-    general = not side.distributed
-    if ins.is_matrix:
-        row_bits = min(geo.offset_bits, (matrix_tile(ins, geo.element_bits, hw).row_elements).bit_length() - 1)  # one matrix row
-        return Terms(shape.base_wavefronts, tau, 0, max(0, geo.bank_end - max(row_bits, geo.word_end)), side.reg_set,
-                     t, general)
-    return Terms(shape.base_wavefronts, tau, max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end)),
-                 side.reg_set, t, general)
+    if row_bits is not None:  # a matrix instruction: the bank positions above one matrix row
+        word, bank = 0, max(0, geo.bank_end - max(min(geo.offset_bits, row_bits), geo.word_end))
+    else:
+        word, bank = max(0, geo.word_end - k), max(0, geo.bank_end - max(k, geo.word_end))
+    return new_record(Terms, (base, tau, word, bank, side.reg_set, t, not side.distributed))
 
 
 def side_bound(side: Side, ins: Instruction, k: int, geo: Geometry, hw: SharedMemory) -> int | None:
@@ -276,68 +295,127 @@ def relaxation(problem: SwizzleProblem) -> tuple[dict[str, int], tuple[int, int]
     passes), so widths and width pairs are visited cheapest ``base`` first and the visit stops once the
     conflict-free costs alone cannot beat the best bound found (a pair's bounds need its pass lanes,
     :func:`terms_of`, computed only for the pairs visited).  Ties go to the first pair and bound in the
-    enumeration order (instruction options, then widths), as in a full scan.
+    enumeration order (instruction options, then widths), as in a full scan.  The visit order is a function
+    of the sides' counts (:func:`relaxation_order`); what the sides' bases add is read per problem: each
+    matrix instruction's tile (:func:`option_tile`) and the pass lanes of the widths visited.
     """
     sides, w_opts, r_opts, common, geo, hw, fixed, objective, _, _ = problem
     sw, sr = sides["write"], sides["read"]
-    widths = {"write": width_entries(sw, sr, w_opts, geo, hw, fixed), "read": width_entries(sr, sw, r_opts, geo, hw, fixed)}
-    terms: dict[tuple[str, int], Terms] = {}
+    ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
+    ws, rs, pairs = relaxation_order_of(side_widths(sw, w_opts, geo, hw, fixed),
+                                        side_widths(sr, r_opts, geo, hw, fixed), objective, ncommon, relaxation_order)
+    terms_w: list[Terms | None] = [None] * len(ws)
+    terms_r: list[Terms | None] = [None] * len(rs)
+    tiles: dict[tuple[str, bool], tuple[tuple[int, ...], int] | bool] = {}
 
-    def term(name: str, entry: tuple) -> Terms:
-        t = terms.get((name, entry[1]))
+    def term(side: Side, terms: list, entries: list, n: int) -> Terms:
+        t = terms[n]
         if t is None:
-            t = terms[(name, entry[1])] = terms_of(sides[name], entry[2], entry[3], geo, hw, entry[4])
+            base, _, _, k, _, lanes_shape, row_bits = entries[n]
+            t = terms[n] = width_terms(side, k, geo, base, lanes_shape, row_bits)
         return t
 
+    def tile(name: str, ins: Instruction) -> tuple[tuple[int, ...], int] | None | bool:
+        if not ins.is_matrix:
+            return None
+        hit = tiles.get((name, ins.trans))  # read when first asked: a visit that stops early reads few
+        if hit is None:
+            hit = tiles[(name, ins.trans)] = option_tile(sides[name], sides[OTHER[name]], ins, geo, hw)
+        return hit
+
     lb: dict[str, int] = {}
-    for name in ("write", "read"):
-        for entry in sorted(chain.from_iterable(widths[name])):  # by (base, order): each order is the side's own
-            if name in lb and entry[0] >= lb[name]:
+    for name, side, entries, terms in (("write", sw, ws, terms_w), ("read", sr, rs, terms_r)):
+        least = None
+        for n, entry in enumerate(entries):  # by (base, order): each order is the side's own
+            if least is not None and entry[0] >= least:
                 break  # this width's bound and every later one's are at least its base
-            t = term(name, entry)
+            if tile(name, entry[2]) is False:
+                continue  # the matrix instruction cannot access the side: no memory gives it this width
+            t = term(side, terms, entries, n)
             bound = t.base << max(0, t.rank - t.word - t.bank)
-            if name not in lb or bound < lb[name]:
-                lb[name] = bound
-    ncommon = common_limit(sw, sr, common, geo.offset_bits, geo.max_vector)
-    best = None  # (key, pair order, bound order) of the best bound so far
+            if least is None or bound < least:
+                least = bound
+        if least is not None:
+            lb[name] = least
+    both_distributed = sw.distributed and sr.distributed
+    best = None  # (key, pair order) of the best bound so far (orders are unique: a later pair never ties it)
     best_pair = None
-    for floor, order, ew, er in pairs_by_floor(widths["write"], widths["read"], objective):
-        if best is not None and (floor, order) > best[:2]:
+    for floor_order, i, j, joint in pairs:
+        if best is not None and floor_order > best:
             break  # every bound of this pair and of the later ones is worse, or equal and later
-        joint = not ew[2].is_matrix and not er[2].is_matrix
-        if joint and min(ew[3], er[3]) > ncommon:
-            continue  # the common prefix of two ld/st vectors holds common registers only
-        if not joint and not tile_allows(ew, er):
-            continue
-        tw, tr = term("write", ew), term("read", er)
-        if er[5] is not None and ew[5] is None and sw.distributed and sr.distributed:
-            tw = under_tile(tw, ew[3], er[5], geo)
-        elif ew[5] is not None and er[5] is None and sw.distributed and sr.distributed:
-            tr = under_tile(tr, er[3], ew[5], geo)
-        for j, (fw, fr) in enumerate(pair_bounds(tw, ew[3], tr, er[3], geo, joint)):
-            cand = (objective_key(objective, fw, fr), order, j)
+        ew, er = ws[i], rs[j]
+        if joint:
+            tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+        else:
+            tile_w, tile_r = tile("write", ew[2]), tile("read", er[2])
+            if tile_w is False or tile_r is False:
+                continue
+            if tile_w is None:  # an ld/st write under the read's tile: its vector within the tile's cap
+                if ew[3] > tile_r[1]:
+                    continue
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+                if both_distributed:
+                    tw = under_tile(tw, ew[3], tile_r[0], geo)
+            elif tile_r is None:
+                if er[3] > tile_w[1]:
+                    continue
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+                if both_distributed:
+                    tr = under_tile(tr, er[3], tile_w[0], geo)
+            elif tile_w[0] != tile_r[0]:  # two matrix instructions need the same tile
+                continue
+            else:
+                tw, tr = term(sw, terms_w, ws, i), term(sr, terms_r, rs, j)
+        order = floor_order[1]
+        for fw, fr in pair_bounds(tw, ew[3], tr, er[3], geo, joint):  # ties: the pair's first bound
+            cand = (objective_key(objective, fw, fr), order)
             if best is None or cand < best:
                 best, best_pair = cand, (fw, fr)
     return lb, best_pair
 
 
-def width_entries(side: Side, other: Side, opts: tuple[Instruction, ...], geo: Geometry, hw: SharedMemory,
-                  fixed: int | None) -> list[list[tuple]]:
-    """Per instruction option of one side, ``(base, order, instruction, k, shape, tile, prefix)`` of each width any
-    memory can give it (:func:`side_widths`): ``order`` numbers the side's widths in enumeration order; ``tile`` is
-    the low offset columns a matrix instruction forces (None for ld/st) and ``prefix`` how many of them are
-    registers of the other side (:func:`~linlayout.synth.candidates.register_prefix_len`, read by
-    :func:`tile_allows`; None for ld/st).  A matrix instruction that cannot access the side has no width."""
-    order = count()
-    out = []
-    for ins, entries in side_widths(side, opts, geo, hw, fixed):
-        tile = matrix_columns(side, ins, geo, hw)
-        if tile is False:
-            out.append([])
-            continue
-        prefix = None if tile is None else register_prefix_len(tile, other.reg_set, geo.max_vector)
-        out.append([(base, next(order), ins, k, shape, tile, prefix) for base, k, shape in entries])
-    return out
+def relaxation_order(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int) -> tuple[list, list, list]:
+    """What the relaxation visits, from the sides' width tables (:func:`side_widths`) alone.
+
+    Each side's width entries ``(base, option, instruction, k, shape, lane shape, row bits)`` sorted by
+    ``(base, option, place)``, and the width pairs ``((floor, order), write place, read place, joint)`` sorted
+    by ``(floor, order)``: ``order`` is the enumeration order (write option, read option, write width, read
+    width) and ``joint`` marks two ld/st widths; two ld/st vectors wider than the common prefix (``ncommon``,
+    Fact 1) are left out.  A function of the tables' counts, remembered per table
+    (:func:`~linlayout.synth.speed.relaxation_order_of`)."""
+    per_side = []
+    for table in (write_widths, read_widths):
+        places = [(base, a, c, ins, k, shape, lanes_shape, row_bits) for a, (ins, widths) in enumerate(table)
+                  for c, (base, k, shape, lanes_shape, row_bits) in enumerate(widths)]
+        places.sort(key=itemgetter(0, 1, 2))
+        per_side.append(places)
+    ws, rs = per_side
+    pairs = []
+    for i, (bw, a, c, wi, kw, *_) in enumerate(ws):
+        for j, (br, b, d, ri, kr, *_) in enumerate(rs):
+            joint = not wi.is_matrix and not ri.is_matrix
+            if joint and min(kw, kr) > ncommon:
+                continue  # the common prefix of two ld/st vectors holds common registers only
+            pairs.append(((objective_key(objective, bw, br), (a, b, c, d)), i, j, joint))
+    pairs.sort(key=itemgetter(0))
+    return [e[:2] + e[3:] for e in ws], [e[:2] + e[3:] for e in rs], pairs
+
+
+def option_tile(side: Side, other: Side, ins: Instruction, geo: Geometry,
+                hw: SharedMemory) -> tuple[tuple[int, ...], int] | bool:
+    """What a matrix instruction forces on every memory that lets it access the side: ``(tile, cap)``; False
+    when no memory does.
+
+    ``tile`` is the low offset columns (:func:`matrix_columns`): two matrix instructions need the same tile.
+    ``cap`` is the widest vector (log2 elements) the other side can have with ld/st under the tile: the
+    tile's prefix of its registers (:func:`~linlayout.synth.candidates.register_prefix_len`) when a column
+    that is not one of its registers ends that prefix inside the tile, else the widest access (no cap: no
+    ld/st width exceeds it)."""
+    tile = matrix_columns(side, ins, geo, hw)
+    if tile is False:
+        return False
+    prefix = register_prefix_len(tile, other.reg_set, geo.max_vector)
+    return tile, geo.max_vector if prefix == len(tile) else prefix
 
 
 def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory) -> tuple[int, ...] | None | bool:
@@ -378,21 +456,6 @@ def tile_fits(side: Side, tile: list[int]) -> bool:
     return f2.rank(others + list(chosen)) == f2.rank(others) + len(tile)
 
 
-def tile_allows(ew: tuple, er: tuple) -> bool:
-    """Whether a memory can give a pair with a matrix instruction these widths (:func:`width_entries`' entries).
-
-    The memory's lowest columns are the matrix side's tile, so two matrix
-    instructions need the same tile, and an ld/st side's vector is at most
-    the tile's prefix of its registers when a column that is not one of its
-    registers ends that prefix inside the tile (:func:`~linlayout.synth.candidates.register_prefix_len`).
-    """
-    tw, tr = ew[5], er[5]
-    if tw is not None and tr is not None:
-        return tw == tr
-    tile, prefix, k = (tw, ew[6], er[3]) if tw is not None else (tr, er[6], ew[3])
-    return prefix == len(tile) or k <= prefix
-
-
 def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     """An ld/st side's terms at a ``2^k``-element vector when the other side's matrix instruction fixes the
     lowest columns to ``tile`` (both sides distributed).
@@ -405,44 +468,18 @@ def under_tile(t: Terms, k: int, tile: tuple[int, ...], geo: Geometry) -> Terms:
     therefore separates none of them: it is neither a word nor a bank
     position the side can use.
     """
-    lost_word = sum(1 for p in range(k, min(len(tile), geo.word_end)) if tile[p] not in t.tau)
-    lost_bank = sum(1 for p in range(max(k, geo.word_end), min(len(tile), geo.bank_end)) if tile[p] not in t.tau)
+    tau, word_end = t.tau, geo.word_end
+    lost_word = lost_bank = 0
+    for p in range(k, min(len(tile), geo.bank_end)):
+        if tile[p] not in tau:
+            if p < word_end:
+                lost_word += 1
+            else:
+                lost_bank += 1
     if not lost_word and not lost_bank:
         return t
-    # Built field by field: dataclasses.replace re-reads every field by name, a tenth of a relaxation here.
-    return Terms(t.base, t.tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank, t.general)
-
-
-def pairs_by_floor(write: list[list[tuple]], read: list[list[tuple]], objective: str):
-    """The (write width, read width) pairs of the relaxation, cheapest floor first, made as they are asked for.
-
-    ``write`` and ``read`` hold, per instruction option, a side's width entries ``(base, ...)``; a pair's
-    floor is ``objective_key(objective, write base, read base)`` and its order the enumeration order (write
-    instruction, read instruction, write width, read width).  Yields ``(floor, order, write entry, read
-    entry)`` sorted by ``(floor, order)``, as sorting the whole product would, but lazily: the relaxation
-    usually stops after a few pairs of a product of dozens.  Each side is sorted by ``(base, its own
-    order)``; every objective's key grows strictly with either base, so a pair's predecessor on either
-    side comes first in ``(floor, order)``, and the usual frontier of a sorted product (from ``(i, j)``,
-    ``(i, j + 1)``, and ``(i + 1, 0)`` when ``j == 0``) meets every pair after its predecessor.
-    """
-    # Sorted by (base, option, place): the option and place of an entry are its own, so the entries never compare.
-    ws = sorted([(e[0], a, c, e) for a, per_ins in enumerate(write) for c, e in enumerate(per_ins)])
-    rs = sorted([(e[0], b, d, e) for b, per_ins in enumerate(read) for d, e in enumerate(per_ins)])
-    if not ws or not rs:
-        return
-
-    def item(i: int, j: int) -> tuple:
-        w, r = ws[i], rs[j]
-        return objective_key(objective, w[0], r[0]), (w[1], r[1], w[2], r[2]), i, j
-
-    line = [item(0, 0)]
-    while line:
-        floor, order, i, j = heappop(line)
-        yield floor, order, ws[i][3], rs[j][3]
-        if j + 1 < len(rs):
-            heappush(line, item(i, j + 1))
-        if j == 0 and i + 1 < len(ws):
-            heappush(line, item(i + 1, 0))
+    return new_record(Terms, (t.base, tau, max(0, t.word - lost_word), max(0, t.bank - lost_bank), t.regs, t.rank,
+                              t.general))
 
 
 def search_floor(problem: SwizzleProblem) -> tuple | None:
@@ -476,7 +513,7 @@ def search_floor(problem: SwizzleProblem) -> tuple | None:
 def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction, int], ...]:
     """The instruction pairs with a matrix instruction that a memory limits, as ``(write, read, cap)``: ``cap``
     -1 when no memory serves the pair (a matrix instruction cannot access its side, or two tiles differ), else
-    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`tile_allows`)."""
+    the widest vector (log2 elements) the ld/st side can have under the matrix side's tile (:func:`option_tile`)."""
     sides, w_opts, r_opts, _, geo, hw, _, _, _, _ = problem
     sw, sr = sides["write"], sides["read"]
     if not any(i.is_matrix for i in w_opts + r_opts):
@@ -532,7 +569,7 @@ def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
     tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
     if tw is False or tr is False or (tw is not None and tr is not None and tw != tr):
         return []
-    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (tile_allows)
+    prefix = None  # the ld/st side's widest vector under the tile, when the tile caps it (option_tile)
     if tw is None or tr is None:
         tile, plain = (tw, sides["read"]) if tw is not None else (tr, sides["write"])
         prefix = register_prefix_len(tile, plain.reg_set, geo.max_vector)

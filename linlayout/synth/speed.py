@@ -37,6 +37,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     by identity) and the ld/st side's vector cap under the tile: a synthesis raises up to three groups before
     its first search when matrix pairs' floors from the counts undercut ld/st (32-bit transposes), and
     re-reading each group's width pairs was a tenth of such a synthesis.
+    :func:`relaxation_order_of` remembers the relaxation's visit order (each side's widths sorted by their
+    conflict-free cost, and the width pairs sorted by floor) by the identities of the two sides' width tables,
+    the objective and the common prefix: the order is a function of counts, and sorting the product per proof
+    through a heap was about a third of a relaxation.
     :func:`tile_positions` remembers where a matrix instruction's tile sits among a side's bases (register or
     lane, and which), by ``trans``, the element width and the model's identity: the tile bounds ask it for
     every fresh side, and going through :func:`~linlayout.count.matrix_tile.matrix_tile`'s cache by value
@@ -75,8 +79,8 @@ from ..count.plan import matrix_tile
 from ..count.speed import Memo
 from ..errors import LoweringError
 
-__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of", "raised_floors_of",
-           "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
+__all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
+           "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -213,3 +217,22 @@ def unit_vectors(mask: int) -> tuple[int, ...]:
 # (input dimension spec, lanes) -> the function that splits a layout's flat columns into its register, lane,
 # warp and block bases, for specs that passed check_distributed_dims (linlayout.synth.sides.dim_splitter).
 CHECKED_DIM_SPANS = Memo(256)
+
+
+_RELAXATION_ORDERS = Memo(1024)
+
+
+def relaxation_order_of(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int,
+                        ordering: Callable[[tuple, tuple, str, int], Any]) -> Any:
+    """``ordering(write_widths, read_widths, objective, ncommon)`` (the relaxation's visit order,
+    :func:`~linlayout.synth.bounds.relaxation_order`), remembered by the identities of the two width tables
+    (:func:`options_table`'s cached tuples, the same objects for every side with the same counts), the objective
+    and the common prefix; the entry keeps the tables and is checked with ``is``.  Sorting the product of the
+    two sides' widths per proof (through a heap) was a third of a relaxation; the caller must not change what
+    it gets."""
+    key = (id(write_widths), id(read_widths), objective, ncommon)
+    hit = _RELAXATION_ORDERS.get(key)
+    if hit is None or hit[0] is not write_widths or hit[1] is not read_widths:
+        hit = _RELAXATION_ORDERS.put(key, (write_widths, read_widths,
+                                           ordering(write_widths, read_widths, objective, ncommon)))
+    return hit[2]

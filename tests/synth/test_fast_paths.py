@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,9 @@ from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inver
 from linlayout.synth.sides import geometry, side_of
 
 from ..strategies import invertible_matrices
-from ..conftest import examples
+from ..conftest import ROOT, examples
+
+EXAMPLES = ROOT / "examples"
 
 
 @settings(max_examples=examples(60), deadline=None)
@@ -229,17 +233,25 @@ def test_the_floor_stops_the_search_only_where_the_full_search_agrees(monkeypatc
     assert stopped >= 10  # the floor is met often enough for the stop to matter
 
 
-@given(st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
-       st.lists(st.lists(st.integers(1, 6), max_size=4), max_size=4),
-       st.sampled_from(bounds.OBJECTIVES))
-def test_pairs_by_floor_is_the_sorted_product(write_bases, read_bases, objective):
-    """The relaxation's lazy pair order equals sorting the whole product by (floor, enumeration order)."""
-    write = [[(b, f"w{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(write_bases)]
-    read = [[(b, f"r{a}.{c}") for c, b in enumerate(per)] for a, per in enumerate(read_bases)]
-    product = [(bounds.objective_key(objective, ew[0], er[0]), (a, b, c, d), ew, er)
-               for a, wl in enumerate(write) for b, rl in enumerate(read)
-               for c, ew in enumerate(wl) for d, er in enumerate(rl)]
-    assert list(bounds.pairs_by_floor(write, read, objective)) == sorted(product, key=lambda p: p[:2])
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(1, 6), max_size=4)), max_size=4),
+       st.lists(st.tuples(st.booleans(), st.lists(st.integers(1, 6), max_size=4)), max_size=4),
+       st.sampled_from(bounds.OBJECTIVES), st.integers(0, 3))
+def test_relaxation_order_is_the_sorted_product(write_opts, read_opts, objective, ncommon):
+    """The relaxation's visit order (a table by counts) equals sorting the whole product by (floor, enumeration
+    order), less the pairs of two ld/st vectors wider than the common prefix."""
+    ins = {True: parse_instruction("ldmatrix.x4"), False: parse_instruction("ld.shared")}
+    write = tuple((ins[m], tuple((b, k, f"w{a}.{k}", None, k) for k, b in enumerate(per)))
+                  for a, (m, per) in enumerate(write_opts))
+    read = tuple((ins[m], tuple((b, k, f"r{a}.{k}", None, k) for k, b in enumerate(per)))
+                 for a, (m, per) in enumerate(read_opts))
+    ws, rs, pairs = bounds.relaxation_order(write, read, objective, ncommon)
+    product = [((bounds.objective_key(objective, bw, br), (a, b, c, d)), (bw, a, wi, c, sw, None, c),
+                (br, b, ri, d, sr, None, d))
+               for a, (wi, wl) in enumerate(write) for b, (ri, rl) in enumerate(read)
+               for c, (bw, _, sw, _, _) in enumerate(wl) for d, (br, _, sr, _, _) in enumerate(rl)
+               if wi.is_matrix or ri.is_matrix or min(c, d) <= ncommon]
+    assert [(fo, ws[i], rs[j]) for fo, i, j, _ in pairs] == sorted(product, key=lambda p: p[0])
+    assert all(joint == (not ws[i][2].is_matrix and not rs[j][2].is_matrix) for _, i, j, joint in pairs)
 
 
 def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
@@ -314,3 +326,35 @@ def test_distributed_images_against_the_set_definition():
         for n in range(5):
             for images in product(range(1 << bits), repeat=n):
                 assert is_distributed_images(images, bits) == (set(images) - {0} == units and n - images.count(0) == bits)
+
+
+@pytest.mark.parametrize("example, broadcast", [("gemm_fp16_operand_a.json", False), ("gemm_fp16_operand_a.json", True),
+                                                ("transpose_fp8_128x128.json", False),
+                                                ("transpose_16x32.json", False)])
+def test_width_table_lane_facts_match_the_sides_own_pass_lanes(example, broadcast):
+    """The relaxation reads each width's pass lanes and matrix row off the width table (by counts); they are the
+    side's own: ``pass_lanes`` (a matrix side's, at its non-zero registers) or the width's shape (ld/st), and the
+    matrix tile's row.  ``broadcast``: the read side's first register is zero (its matrix widths' shapes count it,
+    its pass lanes do not)."""
+    from linlayout.count.plan import matrix_tile
+    from linlayout.synth.sides import pass_lanes, shape_lanes
+    from linlayout.synth.synthesis import optimal_swizzle
+
+    q = json.loads((EXAMPLES / example).read_text())
+    if broadcast:
+        q["read"]["bases"]["register"].insert(0, [0] * len(q["read"]["out_dims"]))
+    res = optimal_swizzle(LinearLayout.from_json(q["write"]), LinearLayout.from_json(q["read"]), q["element_bits"])
+    p = res._problem
+    seen_matrix = 0
+    for side, opts in ((p.sides["write"], p.write_options), (p.sides["read"], p.read_options)):
+        for ins, widths in bounds.side_widths(side, opts, p.geo, p.hw, p.fixed_vector):
+            for base, k, shape, lanes_shape, row_bits in widths:
+                t = bounds.width_terms(side, k, p.geo, base, lanes_shape, row_bits)
+                if ins.is_matrix:
+                    seen_matrix += 1
+                    assert t.tau == frozenset(pass_lanes(side, ins, k, p.geo, p.hw))
+                    assert 1 << row_bits == matrix_tile(ins, p.element_bits, p.hw).row_elements
+                else:
+                    assert t.tau == frozenset(shape_lanes(side, shape)) and row_bits is None
+                assert t.base == shape.base_wavefronts
+    assert seen_matrix or example == "transpose_fp8_128x128.json"
