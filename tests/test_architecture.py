@@ -11,7 +11,9 @@ The rules (``docs/architecture.md``):
 * **No import cycles** between modules (same rule for what is counted).
 * **No private names across modules**: no ``from .x import _name``, no
   ``module._name`` on an imported linlayout module, and no private attribute
-  of another module's objects (``layout._cols`` outside ``core/layout.py``).
+  of another module's objects (``layout._cols`` outside ``core/layout.py``);
+  and the project's tests, examples, benchmarks and tools import no private
+  name of the package (:func:`find_private_imports`).
 * **No analysis in io/**: an ``io/`` module parses and prints; it does not
   call the analysis layers' functions except the presentation calls listed
   in :data:`IO_MAY_CALL` (:func:`find_analysis_in_io` defines the rule).
@@ -845,3 +847,48 @@ def test_the_compat_import_check_catches_each_form(tmp_path):
         "linlayout/io/x.py:2", "tests/test_a.py:2", "tests/test_a.py:3", "tests/test_a.py:4", "tests/test_a.py:5",
         "tests/test_a.py:7", "examples/e.py:1"]), problems
     assert "deprecated linlayout.f2" in next(p for p in problems if p.startswith("tests/test_a.py:3"))
+
+
+# ---------------------------------------------------------------------------
+# (f) private names from outside the package
+# ---------------------------------------------------------------------------
+
+
+def find_private_imports(root: Path, folders: tuple[str, ...] = ("tests", "examples", "benchmarks", "tools")) -> list[str]:
+    """One message per ``from linlayout... import _name`` in the project's other folders: what they need of a
+    module is part of its public surface (a public module name, if not in ``__all__``)."""
+    problems = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and \
+                        (node.module == "linlayout" or node.module.startswith("linlayout.")):
+                    for alias in node.names:
+                        if _private(alias.name):
+                            problems.append(f"{path.relative_to(root)}:{node.lineno}: imports the private name "
+                                            f"{alias.name} from {node.module}")
+    return problems
+
+
+def test_the_project_imports_no_private_names_of_the_package():
+    problems = find_private_imports(ROOT)
+    assert not problems, "private names imported from linlayout:\n" + "\n".join(problems)
+
+
+def test_the_private_import_check_catches_each_form(tmp_path):
+    files = {
+        "tests/test_a.py": ("from linlayout.synth.scoring import _x, y\n"  # line 1
+                            "def f():\n    from linlayout import _z\n"  # line 3: function level
+                            "from linlayout.core import __version__\n"  # fine: a dunder
+                            "from . import _helper\n"  # fine: the tests' own module
+                            "from linlayoutish import _q\n"),  # fine: another package
+        "tools/t.py": "from linlayout.convert.smem import _bits as b\n",  # line 1
+        "examples/e.py": "", "benchmarks/b.py": "",
+    }
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    problems = find_private_imports(tmp_path)
+    assert sorted(p.split(": ")[0] for p in problems) == ["tests/test_a.py:1", "tests/test_a.py:3", "tools/t.py:1"]

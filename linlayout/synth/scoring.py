@@ -104,7 +104,8 @@ def memory_inverse(cols: Sequence[int]) -> list[int] | None:
     return inv
 
 
-def _offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
+def offsets_from_inverse(side: Side, inv: list[int]) -> dict[str, tuple[int, ...]]:
+    """Offsets of the side's bases through ``inv``, the memory's inverse (:func:`memory_inverse`)."""
     ub = side.unit_bits()
     if ub is not None:
         g = inv.__getitem__
@@ -136,9 +137,9 @@ def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry,
     """
     inv = memory_inverse(cols) if inverse is None else inverse
     if inv is not None:
-        offsets = _offsets_from_inverse(side, inv)
+        offsets = offsets_from_inverse(side, inv)
     else:
-        offsets = _offsets_by_elimination(cols, side)
+        offsets = offsets_by_elimination(cols, side)
     vb = None if fixed_vector is None or ins.is_matrix else geo.element_bits << fixed_vector
     try:
         plan = plan_from_offsets(offsets, geo.element_bits, ins, hw, vb)
@@ -150,7 +151,7 @@ def exact_cost(cols: Sequence[int], side: Side, ins: Instruction, geo: Geometry,
     return Cost(shape.instructions * per, shape.instructions, per, shape.passes, c, shape.vector)
 
 
-def _offsets_by_elimination(cols: Sequence[int], side: Side) -> dict[str, tuple[int, ...]]:
+def offsets_by_elimination(cols: Sequence[int], side: Side) -> dict[str, tuple[int, ...]]:
     """Offsets of the side's bases for columns that are not a basis (each solved by elimination)."""
     offsets = {"register": (), "lane": (), "warp": ()}
     known = {c: 1 << p for p, c in enumerate(cols)}  # M(e_p) = cols[p]: the offset of a column's direction is e_p

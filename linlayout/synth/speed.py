@@ -54,11 +54,13 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
 
 Devices that stay beside the code they speed up (listed here so there is one index)
     ``functools.lru_cache`` on pure functions of small hashable arguments:
-    :func:`linlayout.synth.sides.geometry`, the unit directions a distributed
-    side's bases are compared with as one set
-    (:func:`linlayout.synth.sides.unit_directions`), the search floor's table
-    (``bounds._floor_from_counts``) and the default instruction options
-    (:func:`linlayout.synth.synthesis.instruction_options`); a
+    :func:`linlayout.synth.sides.geometry`, a tile's checks and facts per
+    (tensor shape, element width, model)
+    (:func:`linlayout.synth.synthesis.tile_facts`), the search floor's tables
+    (``bounds._floor_from_counts``, ``bounds._pair_floors_from_counts``), the
+    widths of a side's options by its counts (``bounds._widths_from_counts``)
+    and the default instruction options
+    (:func:`linlayout.synth.synthesis.default_options`); a
     :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
     carries its own memo (``Side.memo``: pass lanes per instruction and
     width, vector facts; the tile bounds' columns,

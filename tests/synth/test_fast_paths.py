@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from linlayout import LinearLayout, f2
 from linlayout.hw import get_hardware, parse_instruction
 from linlayout.synth import bounds, candidates, speed
-from linlayout.synth.scoring import _offsets_by_elimination, _offsets_from_inverse, exact_cost, memory_inverse
+from linlayout.synth.scoring import offsets_by_elimination, offsets_from_inverse, exact_cost, memory_inverse
 from linlayout.synth.sides import geometry, side_of
 
 from ..strategies import invertible_matrices
@@ -79,7 +79,7 @@ def test_exact_cost_with_a_shared_inverse_or_by_elimination_is_the_same(seed, d,
     direct = exact_cost(cols, side, ins, geo, hw, fixed)
     assert exact_cost(cols, side, ins, geo, hw, fixed, memory_inverse(cols)) == direct
     # The elimination path (columns that are no basis) gives the same offsets on a basis.
-    assert _offsets_by_elimination(cols, side) == _offsets_from_inverse(side, memory_inverse(cols))
+    assert offsets_by_elimination(cols, side) == offsets_from_inverse(side, memory_inverse(cols))
 
 
 def _greedy_bank(partial, S, pool):
