@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = ["COST_WEIGHTS", "cost_of"]
 
 COST_WEIGHTS = {
@@ -69,6 +71,30 @@ def opcode(name: str) -> str:
     return name.split(".")[0] if name.startswith(("stmatrix", "ldmatrix")) else name
 
 
+BARRIER_OPS = ("bar.sync", "bar.warp.sync")
+"""The barriers a plan counts: each executed once more than counted (:func:`executed_barriers`)."""
+
+
+@lru_cache(maxsize=None)  # a few dozen instruction names; cost_of reads one per count, about ten plans per conversion
+def role(name: str) -> str:
+    """What an instruction name is to the cost model: ``"shared"`` (:data:`SHARED_MEMORY_OPS`, one
+    ``shared_instruction`` each), ``"barrier"`` (:data:`BARRIER_OPS`), ``"shuffle"`` (``shfl.sync``) or
+    ``"other"`` (its own weight).
+
+    >>> role("ldmatrix.x4.trans"), role("bar.sync"), role("shfl.sync"), role("selp")
+    ('shared', 'barrier', 'shuffle', 'other')
+    """
+    op = opcode(name)
+    return "shared" if op in SHARED_MEMORY_OPS else "barrier" if op in BARRIER_OPS else \
+        "shuffle" if op == "shfl.sync" else "other"
+
+
+def executed(barriers: int) -> int:
+    """How many times a barrier the plan counts ``barriers`` times runs: one more, for the caller
+    (:func:`executed_barriers`), where the plan has any."""
+    return barriers + 1 if barriers else 0
+
+
 def executed_barriers(instructions: dict[str, int]) -> dict[str, int]:
     """The barriers a shared-memory round trip costs where it runs: the plan's and the one its caller owes.
 
@@ -80,7 +106,7 @@ def executed_barriers(instructions: dict[str, int]) -> dict[str, int]:
     >>> executed_barriers({"st.shared": 1, "ld.shared": 1, "bar.sync": 3}), executed_barriers({"shfl.sync": 2})
     ({'bar.sync': 4}, {})
     """
-    return {op: instructions[op] + 1 for op in ("bar.sync", "bar.warp.sync") if instructions.get(op, 0)}
+    return {op: executed(instructions[op]) for op in BARRIER_OPS if instructions.get(op, 0)}
 
 
 def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = None, spilled_words: int = 0) -> int:
@@ -99,27 +125,19 @@ def cost_of(instructions: dict[str, int], wavefronts: dict[str, int] | None = No
     >>> cost_of({"shfl.sync": 2}, spilled_words=10), cost_of({})
     (131, 0)
     """
-    # One pass over the counts: each opcode's weight, barriers as executed (executed_barriers) and the path
-    # constants (paths_of) noted on the way (a plan is priced about ten times, a candidate at a time).
+    # One pass over the counts (a plan is priced about ten times, a candidate at a time): each count's weight by
+    # its role, barriers as executed, and the roles present, which owe the path constants (paths_of).
     w = COST_WEIGHTS
     c = 0
-    shuffles = shared = False
+    present = set()
     for op, n in instructions.items():
-        if op.startswith(("stmatrix", "ldmatrix")) or op in SHARED_MEMORY_OPS:
-            c += w["shared_instruction"] * n
-            shared = shared or bool(n)
-        elif op == "bar.sync" or op == "bar.warp.sync":
-            c += w[op] * (n + 1) if n else 0
-        else:
-            c += w[op] * n
-            shuffles = shuffles or (bool(n) and op == "shfl.sync")
+        r = role(op)
+        if n:
+            present.add(r)
+        c += w["shared_instruction"] * n if r == "shared" else w[op] * (executed(n) if r == "barrier" else n)
     if wavefronts:
         c += w["wavefront"] * (wavefronts["write"] + wavefronts["read"])
-    if shuffles:
-        c += w["shuffle_path"]
-    if shared:
-        c += w["shared_memory_path"]
-    return c + w["spill"] * spilled_words
+    return c + sum(w[p] for p in path_constants(present)) + w["spill"] * spilled_words
 
 
 def paths_of(instructions: dict[str, int]) -> tuple[str, ...]:
@@ -129,9 +147,12 @@ def paths_of(instructions: dict[str, int]) -> tuple[str, ...]:
     >>> paths_of({"shfl.sync": 2, "selp": 1}), paths_of({"stmatrix.x4": 1, "ld.shared": 2}), paths_of({"selp": 0})
     (('shuffle_path',), ('shared_memory_path',), ())
     """
-    ops = {opcode(op) for op, n in instructions.items() if n}
-    return (("shuffle_path",) if "shfl.sync" in ops else ()) + \
-        (("shared_memory_path",) if ops & set(SHARED_MEMORY_OPS) else ())
+    return path_constants({role(op) for op, n in instructions.items() if n})
+
+
+def path_constants(roles: set[str]) -> tuple[str, ...]:
+    """:func:`paths_of` from the :func:`role` of every instruction a plan has."""
+    return (("shuffle_path",) if "shuffle" in roles else ()) + (("shared_memory_path",) if "shared" in roles else ())
 
 
 def packing(words: int, element_bits: int, side: str) -> dict[str, int]:
