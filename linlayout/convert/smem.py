@@ -259,7 +259,7 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
         side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
         if element_bits < 32:
             words = registers * element_bits // 32
-            packed = side_floor + sum(COST_WEIGHTS[op] * n for op, n in packing(words, element_bits, side).items())
+            packed = side_floor + cost_of(packing(words, element_bits, side))
             side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
         floor += side_floor
     return floor
