@@ -21,7 +21,7 @@ from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
-from .sides import Geometry, Side, SwizzleProblem, shape_lanes
+from .sides import Geometry, Side, SwizzleProblem, missing_tile_registers, register_gaps, shape_lanes
 from .speed import counts_table, new_record, options_table, raised_floors_of, relaxation_order_of
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
@@ -72,12 +72,6 @@ def matrix_shape(side: Side, ins: Instruction, k: int, geo: Geometry, hw: Shared
                           register_gaps(side))
 
 
-def register_gaps(side: Side) -> tuple[int, tuple[int, ...]]:
-    """How many register bases the side has, and which of them are zero (broadcast): what a matrix tile's shape
-    reads of the side besides its counts."""
-    return len(side.regs), tuple([i for i, x in enumerate(side.regs) if not x])
-
-
 def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vector: int, limit: int, nregs: int,
                    broadcast: bool, gaps: tuple[int, tuple[int, ...]]) -> AccessShape | None:
     """:func:`width_shape` from what it reads of the side: its widest vector ``limit`` (:func:`vector_limit`,
@@ -91,9 +85,7 @@ def shape_at_width(ins: Instruction, k: int, eb: int, hw: SharedMemory, max_vect
             if k > max_vector or k > limit:
                 return None
             return access_shape(ins, eb, hw, k, nregs, broadcast)
-        count_, zero = gaps
-        zeros = sum(1 for i in matrix_tile(ins, eb, hw).vector_registers if i >= count_ or i in zero)
-        return access_shape(ins, eb, hw, k, nregs + zeros, broadcast)
+        return access_shape(ins, eb, hw, k, nregs + missing_tile_registers(matrix_tile(ins, eb, hw), gaps), broadcast)
     except LoweringError:
         return None
 

@@ -25,7 +25,7 @@ from ..count.closed_form import collisions
 from ..count.plan import matrix_tile, plan_from_offsets
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side
+from .sides import Cost, Geometry, Side, missing_tile_registers, register_gaps
 
 __all__ = ["memory_inverse", "exact_cost", "exact_pair", "analytic_is_exact", "tile_side_cost"]
 
@@ -222,7 +222,7 @@ def tile_side_cost(side: Side, ins: Instruction, cost: Cost, geo: Geometry, hw: 
     row: the Claim of paper_notes/synthesis.md §3 gives the conflicts exactly, as the analytic cost has them.
     Only the instruction count differs: the plan counts a tile's vector register whose basis is zero (a
     ``.trans`` row generator may broadcast) as a register, where the analytic shape counts the side's non-zero
-    registers, so each such register doubles the instructions (as in :func:`~linlayout.synth.bounds.matrix_shape`).
+    registers, so each such register doubles the instructions (:func:`~linlayout.synth.sides.missing_tile_registers`).
 
     >>> from linlayout.synth.sides import Cost, Geometry
     >>> from linlayout.hw import parse_instruction, sm90
@@ -231,11 +231,7 @@ def tile_side_cost(side: Side, ins: Instruction, cost: Cost, geo: Geometry, hw: 
     >>> tile_side_cost(S, parse_instruction("ldmatrix.x4.trans"), c, Geometry(9, 1, 6, 16, 3), sm90)
     Cost(total=16, instructions=4, per_instruction=4, passes=4, ways_log2=0, vector=1)
     """
-    regs = side.regs
-    zeros = 0
-    for i in matrix_tile(ins, geo.element_bits, hw).vector_registers:
-        if i >= len(regs) or not regs[i]:
-            zeros += 1
+    zeros = missing_tile_registers(matrix_tile(ins, geo.element_bits, hw), register_gaps(side))
     if not zeros:
         return cost
     return Cost(cost.total << zeros, cost.instructions << zeros, cost.per_instruction, cost.passes, cost.ways_log2,

@@ -24,6 +24,7 @@ from typing import NamedTuple
 from ..core import f2
 from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
+from ..count.matrix_tile import MatrixTile
 from ..count.plan import AccessShape, access_shape, check_distributed_dims, vector_cap
 from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
@@ -131,6 +132,20 @@ def is_distributed_images(images: tuple[int, ...], bits: int) -> bool:
     """
     full = (1 << bits) - 1
     return len(images) - images.count(0) == bits and sum(images) == full and reduce(or_, images, 0) == full
+
+
+def register_gaps(side: Side) -> tuple[int, tuple[int, ...]]:
+    """How many register bases the side has, and which of them are zero (broadcast): what a matrix tile's shape
+    reads of the side besides its counts (:func:`missing_tile_registers`)."""
+    return len(side.regs), tuple([i for i, x in enumerate(side.regs) if not x])
+
+
+def missing_tile_registers(tile: MatrixTile, gaps: tuple[int, tuple[int, ...]]) -> int:
+    """How many of a matrix tile's vector registers the side lacks or broadcasts (``gaps``:
+    :func:`register_gaps`).  The access plan counts each as a register all the same (a ``.trans`` tile's row
+    generators may broadcast), so each doubles the side's instructions over a count of its non-zero registers."""
+    count, zero = gaps
+    return sum(1 for i in tile.vector_registers if i >= count or i in zero)
 
 
 def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:

@@ -241,9 +241,7 @@ def tile_facts(outs: DimSpec, element_bits: int, hw: SharedMemory) -> tuple[Geom
     ``outs`` is the tensor's ``(name, log2 size)`` pairs; a shape that fails the check raises every time (an
     ``lru_cache`` keeps no exception).
     """
-    d = 0
-    for _, bits in outs:
-        d += bits
+    d = sum(bits for _, bits in outs)
     check_tile_bytes(1 << d, element_bits, hw)
     return geometry(d, element_bits, hw), default_options(element_bits, hw)
 
