@@ -302,7 +302,7 @@ def one_hot_demand(src: Endpoint, dst: Endpoint, sm: Masks, dm: Masks) -> Demand
         sent = max(0, (1 << s_regs.bit_count()) - mine)
     outside_lanes = dm.lanes & ~s_lanes  # the destination lanes' single bits outside the source lanes' span
     if outside_warps:
-        selects = f2.rank([1 << i for i in range(outside_lanes.bit_length()) if outside_lanes >> i & 1] + outside_warps)
+        selects = f2.rank(f2.unit_vectors(outside_lanes) + outside_warps)
     else:
         selects = outside_lanes.bit_count()
     return Demand(remote, sent, selects, 1 << sh.reg)
