@@ -36,11 +36,11 @@ lanes' span (a sender's and a receiver's choices together).  A path whose
 two floors add up to the direct cost cannot win and is never planned
 (:func:`open_paths`).  The others are settled best floor first
 (:func:`search`): the path with the lowest floor gets one step planned (the
-one with the larger floor, :func:`settle_step`), with the ceiling above which
-the path cannot beat the direct plan (a step may stop looking once it cannot:
-see :func:`~linlayout.convert.warp.shuffle_program`; the cheapest step below
-a ceiling does not depend on the ceiling), until the lowest floor is a known
-path, which wins, or no floor is below the direct cost.  The answer is then
+one with the larger floor, :func:`settle_step`), told the ceiling at which
+the path can no longer beat the direct plan (a step planner may stop looking
+there; the planner's does not, see ``_two_step_plan`` in
+:mod:`linlayout.convert.plan`), until the lowest floor is a known path, which
+wins, or no floor is below the direct cost.  The answer is then
 that of planning every step (:func:`in_order_path`, the reference).
 
 **Work bound.**  At most :data:`MAX_STEP_PLANS` steps are planned per search
@@ -70,12 +70,13 @@ planner packs narrow elements into words (no program may take more
 ``shfl.sync`` than the widest pack's fewest,
 :func:`~linlayout.convert.warp.packed_shuffle_bound`) and selects on both
 sides, which the floors, from ranks alone, cannot know; so a conversion whose
-floors leave 10 to 24 paths open needs a plan per path to be refuted (1 to 17
-ms each).  On the speed corpus none of those searches finds a cheaper plan,
-and the wins of the 520 Triton pairs (3) each take at most two plans, so the
-search is on by default with a bound of two: ``tools/convert_multistep.py
---speed`` measures the planner with it against without it (``docs/convert.md``,
-Two steps).
+floors leave 5 to 24 paths open needs about a plan per path to be refuted (1
+to 5 ms each, 18 ms for the largest 8-bit steps).  On the speed corpus none
+of those searches finds a cheaper plan, and the wins of the 520 Triton pairs
+(3) each take at most two plans, so the search is on by default with a bound
+of two: ``tools/convert_multistep.py --speed`` measures the planner with it
+against without it (``docs/convert.md``, Two steps, has the numbers and a
+sharper floor that was tried).
 """
 
 from __future__ import annotations
