@@ -486,8 +486,9 @@ def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callabl
 
     Best floor first: the path with the lowest :meth:`Path.key` gets one unknown step planned
     (:func:`settle_step`; a step whose floor is exact is never planned to settle the search), until the lowest key
-    is a known path (it wins: every other key is a floor at least as high) or none is below the direct cost.  At most :data:`MAX_STEP_PLANS` steps are planned; a search stopped there
-    returns the best path found (or none) and counts the paths left unsettled.
+    is a known path (it wins: every other key is a floor at least as high) or none is below the direct cost.
+    At most :data:`MAX_STEP_PLANS` steps are planned; a search stopped there returns the best path found (or
+    none) and counts the paths left unsettled.
     """
     source, target = Endpoint.of(src), Endpoint.of(dst)
     heap = [(p.key(), p.index, p) for p in open_paths(source, target, direct_cost, floor)]
