@@ -81,6 +81,7 @@ sharper floor that was tried).
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -315,6 +316,7 @@ def one_hot_demand(src: Endpoint, dst: Endpoint, sm: Masks, dm: Masks) -> Demand
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
+@functools.lru_cache(maxsize=4096)  # keyed on four counts and a width: the steps of a search share most of them
 def shuffle_floor(need: Demand, element_bits: int) -> int:
     """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
 
