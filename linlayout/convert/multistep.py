@@ -423,7 +423,7 @@ class SearchResult(NamedTuple):
     unsettled: int
 
 
-class Path:
+class TwoStepPath:
     """One intermediate layout's path while the search settles it: what is known of its two steps.
 
     ``costs[k]`` is step ``k``'s floor until the step is known; ``known[k]``: its cost is exact (a planned step
@@ -486,7 +486,7 @@ def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callabl
            floor: Callable[[Endpoint, Endpoint], Floor]) -> SearchResult:
     """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
 
-    Best floor first: the path with the lowest :meth:`Path.key` gets one unknown step planned
+    Best floor first: the path with the lowest :meth:`TwoStepPath.key` gets one unknown step planned
     (:func:`settle_step`; a step whose floor is exact is never planned to settle the search), until the lowest key
     is a known path (it wins: every other key is a floor at least as high) or none is below the direct cost.
     At most :data:`MAX_STEP_PLANS` steps are planned; a search stopped there returns the best path found (or
@@ -522,7 +522,7 @@ def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callabl
 
 
 def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int,
-               floor: Callable[[Endpoint, Endpoint], Floor]) -> list[Path]:
+               floor: Callable[[Endpoint, Endpoint], Floor]) -> list[TwoStepPath]:
     """The paths through the first :data:`MAX_INTERMEDIATES` layouts whose floors could beat ``direct_cost``."""
     out = []
     for i, (mid, near_src) in enumerate(intermediates(src, dst)):
@@ -531,11 +531,11 @@ def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int,
             continue
         second = floor(mid, dst)
         if first.value + second.value < direct_cost:
-            out.append(Path(i, mid, near_src, first, second))
+            out.append(TwoStepPath(i, mid, near_src, first, second))
     return out
 
 
-def settle_step(path: Path, src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any]) -> bool:
+def settle_step(path: TwoStepPath, src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any]) -> bool:
     """Plan one of ``path``'s unknown steps, the one with the larger floor (the first on a tie), below the ceiling
     at which the path could still beat ``direct_cost``: the direct cost less the other step's cost or floor.  False
     when the path cannot (no step, or the step reaches its ceiling), else the step's exact cost is recorded.
