@@ -360,11 +360,15 @@ def _cute_units_note(text: str, element_bits: int) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from .convert.plan import plan_conversion
     from .io.convert_io import convert_query_from_json, to_cuda
     from .io.jsonio import load_file
 
     q = convert_query_from_json(load_file(args.query, "query file"))
+    if args.multistep is not None:
+        q = dataclasses.replace(q, multistep=args.multistep)
     plan = plan_conversion(q)
     if args.name is not None and args.emit != "cuda":
         raise _UsageError("linlayout convert: --name names the device function of --emit cuda; add --emit cuda")
@@ -552,6 +556,11 @@ def _build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--json", action="store_true", help="print one JSON object")
     cv.add_argument("--emit", choices=["cuda"], help="print a CUDA device function performing the conversion")
     cv.add_argument("--name", help="--emit cuda: the device function's name (a C identifier; default convert_layout)")
+    ms = cv.add_mutually_exclusive_group()
+    ms.add_argument("--no-multistep", dest="multistep", action="store_false", default=None,
+                    help="plan one step only: no two-step search (overrides the query's \"multistep\")")
+    ms.add_argument("--multistep", dest="multistep", action="store_true", default=None,
+                    help="search two-step plans (the default; overrides the query's \"multistep\": false)")
     cv.set_defaults(func=_cmd_convert)
 
     v = sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "

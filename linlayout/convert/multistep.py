@@ -15,16 +15,13 @@ Why it can win: one shuffle program that does several mixed swaps at once may
 need more selects than doing them one at a time (measured on random pairs:
 ``paper_notes/convert.md`` §8).
 
-**Budget.**  The search is bounded by :data:`MAX_STEP_PLANS` step plans (a
-deterministic bound, not a clock: the same query always gets the same plan),
-counted as if every step were planned in order: intermediate layouts next to
-``src`` first, then those next to ``dst``, each side in :func:`neighbours`
-order; each one reached costs one plan, two when its first step is cheaper
-than the direct plan (only then is its second step worth planning).  The
-planner searches only warp-local conversions (a register/lane swap keeps the
-warps, so both steps stay inside the warp and are planned with the registers
-and shuffle paths only, no shared-memory synthesis); a conversion across warps
-keeps its one-step plan.
+**Reach.**  The search considers the first :data:`MAX_INTERMEDIATES`
+intermediate layouts: those next to ``src`` first, then those next to
+``dst``, each side in :func:`neighbours` order.  The planner searches only
+warp-local conversions (a register/lane swap keeps the warps, so both steps
+stay inside the warp and are planned with the registers and shuffle paths
+only, no shared-memory synthesis); a conversion across warps keeps its
+one-step plan.
 
 **Floors, so that most steps are never planned.**  Planning a step (its shuffle
 programs) is the whole cost of the search, so each step first gets a floor
@@ -35,50 +32,57 @@ moves data between lanes, what every shuffle program of the planner must pay
 (:func:`demand`, :func:`shuffle_floor`): a round and an unpack per word a
 thread receives, the packing of the words a lane must send, and per word as many selects
 as the rank of the destination's lane and warp elements outside the source
-lanes' span (a sender's and a receiver's choices together).
-Then, with the same answer as planning everything in order
-(:func:`in_order_path`, the reference):
+lanes' span (a sender's and a receiver's choices together).  A path whose
+two floors add up to the direct cost cannot win and is never planned
+(:func:`open_paths`).  The others are settled best floor first
+(:func:`search`): the path with the lowest floor gets one step planned (the
+one with the larger floor, :func:`settle_step`), told the ceiling at which
+the path can no longer beat the direct plan (a step planner may stop looking
+there; the planner's does not, see ``_two_step_plan`` in
+:mod:`linlayout.convert.plan`), until the lowest floor is a known path, which
+wins, or no floor is below the direct cost.  The answer is then
+that of planning every step (:func:`in_order_path`, the reference).
 
-- an intermediate layout whose two floors add up to the direct cost cannot
-  win; its first step is planned only when the budget's count depends on it
-  (whether it used one plan or two decides whether a later layout that could
-  win is reached), and one whose first floor alone reaches the direct cost
-  used one plan without being planned;
-- the second steps are planned best floor first, each with the ceiling of
-  the best path so far (a step may stop looking once it cannot beat it: see
-  :func:`~linlayout.convert.warp.shuffle_program`; the cheapest step below a
-  ceiling does not depend on the ceiling), and a path whose floor cannot beat
-  the best is skipped.
+**Work bound.**  At most :data:`MAX_STEP_PLANS` steps are planned per search
+(a count, not a clock: the same query always gets the same plan).  A search
+stopped there keeps the cheapest known path (only a path cheaper than the
+direct plan is ever returned, so the bound never makes a plan costlier than
+the one-step plan) and reports how many paths it left unsettled
+(:class:`SearchResult`; ``ConversionPlan.multistep_unsettled``, said by its
+``explain()`` and JSON).
 
 The graph is two layers deep, so its shortest path is this minimum over the
-intermediate layouts; no graph library is needed.  On the 189 warp-local
-conversions of the 520 Triton pairs and the speed corpus
-(``tools/convert_multistep.py --compare``) the floors settle 131 searches
-without planning a step, and the step plans drop from 4,549 to 492 (a
-register step's floor is its exact cost: it is planned only if its path
-wins), with the same answers.  A floor's soundness is what keeps the answer unchanged;
-``tests/convert/test_multistep.py`` checks floors against planned steps and
-the search against :func:`in_order_path`.  Compiler layouts' columns are
-single element bits, so their floors are bit-mask arithmetic
-(:func:`one_hot_demand`, :func:`register_step_cost`): about half a
-millisecond for the 48 floors of a search that plans nothing.
+intermediate layouts; no graph library is needed.  A floor's soundness is
+what keeps the answer exact; ``tests/convert/test_multistep.py`` checks floors
+against planned steps and the search against :func:`in_order_path`, and
+``tools/convert_multistep.py --compare`` does on the 189 warp-local
+conversions of the 520 Triton pairs and the speed corpus: the same answer on
+all 189, 130 settled by floors alone, 111 step plans where the reference
+plans 6,033; 31 stop at the bound (with the reference's answer, no two-step
+plan, on all 31).  Compiler layouts' columns are single element bits, so
+their floors are bit-mask arithmetic (:func:`one_hot_demand`,
+:func:`register_step_cost`): about half a millisecond for the 48 floors of a
+search that plans nothing.
 
-**Why it stays opt-in.**  The floors are also the sound test of whether a
-two-step plan could pay, and it passes on 14 of the speed corpus's 37
-warp-local conversions; there the search plans up to 22 steps (tens of
-milliseconds) to refute intermediate layouts whose floors lie well below
-their costs: a single register/lane swap costs about twice its floor, because
-the planner packs narrow elements into words (no program may take more
-``shfl.sync`` than the widest pack's fewest, :func:`~linlayout.convert.warp.packed_shuffle_bound`)
-and selects on both sides, which the floors, from ranks alone, cannot
-know.  On that corpus the search leaves the median plan time as it is but
-raises the 90th percentile by half (``tools/convert_multistep.py --speed``;
-``docs/convert.md``), and it finds a cheaper plan on none of its pairs (on 2
-of the 520 Triton pairs).
+**Why the bound is two plans.**  The floors lie well below the costs of many
+steps: a single register/lane swap costs about twice its floor, because the
+planner packs narrow elements into words (no program may take more
+``shfl.sync`` than the widest pack's fewest,
+:func:`~linlayout.convert.warp.packed_shuffle_bound`) and selects on both
+sides, which the floors, from ranks alone, cannot know; so a conversion whose
+floors leave 5 to 24 paths open needs about a plan per path to be refuted (1
+to 5 ms each, 18 ms for the largest 8-bit steps).  On the speed corpus none
+of those searches finds a cheaper plan, and the wins of the 520 Triton pairs
+(3) each take at most two plans, so the search is on by default with a bound
+of two: ``tools/convert_multistep.py --speed`` measures the planner with it
+against without it (``docs/convert.md``, Two steps, has the numbers and a
+sharper floor that was tried).
 """
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -90,10 +94,14 @@ from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks",
-           "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "MAX_STEP_PLANS"]
+           "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "SearchResult", "MAX_STEP_PLANS",
+           "MAX_INTERMEDIATES"]
 
-MAX_STEP_PLANS = 24
-"""At most this many one-step plans per multi-step search, counted as if every step were planned (module doc)."""
+MAX_INTERMEDIATES = 24
+"""The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
+
+MAX_STEP_PLANS = 2
+"""At most this many one-step plans settle one multi-step search (a deterministic work bound; module doc)."""
 
 
 def swaps(regs: int, lanes: int) -> list[tuple[int, int]]:
@@ -308,6 +316,7 @@ def one_hot_demand(src: Endpoint, dst: Endpoint, sm: Masks, dm: Masks) -> Demand
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
+@functools.lru_cache(maxsize=4096)  # keyed on four counts and a width: the steps of a search share most of them
 def shuffle_floor(need: Demand, element_bits: int) -> int:
     """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
 
@@ -399,22 +408,45 @@ def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
     return cost_of({"selp": selects} if selects else {})
 
 
-class Candidate(NamedTuple):
-    """An intermediate layout whose path could win: its place in the order, its first step's cost (and plan, None
-    while its exact floor stands for it) and its second step's floor."""
+class SearchResult(NamedTuple):
+    """What :func:`cheapest_path` found: the winning path (``None`` when no path beats the direct cost) and how the
+    search ended.
 
-    index: int
-    mid: Endpoint
-    near_src: bool
-    first_cost: int
-    first: Any
-    second: Floor
+    ``path``: ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.  ``step_plans``: the steps planned to settle
+    the search.  ``unsettled``: the intermediate layouts whose paths could still have beaten ``path`` (or the direct
+    plan) when the search stopped at :data:`MAX_STEP_PLANS` step plans; 0 when it completed, and then ``path`` is
+    exactly the cheapest path among the :data:`MAX_INTERMEDIATES` layouts (:func:`in_order_path`'s answer).
+    """
+
+    path: tuple[int, list[tuple[LinearLayout, Any]]] | None
+    step_plans: int
+    unsettled: int
 
 
-def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = None) -> list[tuple[Endpoint, bool]]:
+class TwoStepPath:
+    """One intermediate layout's path while the search settles it: what is known of its two steps.
+
+    ``costs[k]`` is step ``k``'s floor until the step is known; ``known[k]``: its cost is exact (a planned step
+    below its ceiling, or an exact floor); ``plans[k]``: its plan, once planned.
+    """
+
+    __slots__ = ("index", "mid", "near_src", "costs", "known", "plans")
+
+    def __init__(self, index: int, mid: Endpoint, near_src: bool, first: Floor, second: Floor) -> None:
+        self.index, self.mid, self.near_src = index, mid, near_src
+        self.costs = [first.value, second.value]
+        self.known = [first.exact, second.exact]
+        self.plans: list[Any] = [None, None]
+
+    def key(self) -> tuple[int, int, int]:
+        """The path's order (total, first step, index): exact when both steps are known, else a floor on it."""
+        return (self.costs[0] + self.costs[1], self.costs[0], self.index)
+
+
+def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = MAX_INTERMEDIATES) -> list[tuple[Endpoint, bool]]:
     """The intermediate layouts in the search's order (:func:`neighbours` of ``src``, then of ``dst``, each once),
     with whether each is next to ``src``; built from columns, their layouts only when needed.  ``limit``: only the
-    first that many (the budget reaches at most :data:`MAX_STEP_PLANS`: each layout reached counts a plan)."""
+    first that many (the search reaches the first :data:`MAX_INTERMEDIATES`; None: all)."""
     mids: list[tuple[Endpoint, bool]] = []
     seen = {src.cols, dst.cols}
     for side, near_src in ((src, True), (dst, False)):
@@ -432,8 +464,8 @@ def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = None) -> lis
 
 
 def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
-                  element_bits: int) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
-    """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost``, else ``None``.
+                  element_bits: int) -> SearchResult:
+    """The cheapest two-step conversion ``src → mid → dst`` if it beats ``direct_cost`` (a :class:`SearchResult`).
 
     ``plan(a, b, warp_local, ceiling)`` plans one step (a
     :class:`~linlayout.convert.plan.ConversionPlan`; with ``warp_local`` only
@@ -442,124 +474,105 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     cheaper than ``ceiling`` matters, so the planner need not look for the
     cheapest step beyond it (any step costing at least ``ceiling`` serves).
     The steps' floors at ``element_bits`` (:func:`step_floor`) prune (module
-    doc); the answer is that of planning every step the budget reaches
-    (:func:`in_order_path`): the cheapest path among the intermediate layouts
-    the budget reaches (ties: the cheaper first step, then the earlier layout).
-    Returns ``(cost, [(mid, plan src→mid), (dst, plan mid→dst)])``.
+    doc); when the search completes, its answer is that of planning every step
+    (:func:`in_order_path`): the cheapest path among the first
+    :data:`MAX_INTERMEDIATES` intermediate layouts (ties: the cheaper first
+    step, then the earlier layout).
     """
     return search(src, dst, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
 
 
 def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
-           floor: Callable[[Endpoint, Endpoint], Floor]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
+           floor: Callable[[Endpoint, Endpoint], Floor]) -> SearchResult:
     """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
 
-    A step whose floor is exact is planned only if its path wins (a register
-    step's plan does not depend on the ceiling).
+    Best floor first: the path with the lowest :meth:`TwoStepPath.key` gets one unknown step planned
+    (:func:`settle_step`; a step whose floor is exact is never planned to settle the search), until the lowest key
+    is a known path (it wins: every other key is a floor at least as high) or none is below the direct cost.
+    At most :data:`MAX_STEP_PLANS` steps are planned; a search stopped there returns the best path found (or
+    none) and counts the paths left unsettled.
     """
     source, target = Endpoint.of(src), Endpoint.of(dst)
-    candidates = reachable_candidates(source, target, direct_cost, plan, floor)
-    best_key, best = (direct_cost, -1, -1), None
-    for c in sorted(candidates, key=lambda c: (c.first_cost + c.second.value, c.first_cost, c.index)):
-        first = c.first_cost
-        if (first + c.second.value, first, c.index) >= best_key:
-            continue  # no second step can make this path beat the best one
-        second = None
-        if c.second.exact:
-            second_cost = c.second.value
-        else:
-            ceiling = best_key[0] - first + ((first, c.index) < best_key[1:])  # a tie wins with a cheaper first step
-            try:
-                second = plan(c.mid.layout, dst, not c.near_src, ceiling)
-            except InputError:
-                continue
-            second_cost = second.cost
-        key = (first + second_cost, first, c.index)
-        if key < best_key:
-            best_key, best = key, (c, second)
-    if best is None:
-        return None
-    c, second = best
-    first_plan = c.first if c.first is not None else plan(src, c.mid.layout, c.near_src, direct_cost)
-    if second is None:
-        second = plan(c.mid.layout, dst, not c.near_src, direct_cost - c.first_cost)
-    return int(best_key[0]), [(c.mid.layout, first_plan), (dst, second)]
-
-
-def reachable_candidates(src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any],
-                         floor: Callable[[Endpoint, Endpoint], Floor]) -> list[Candidate]:
-    """The intermediate layouts within the budget whose path could beat ``direct_cost``, first steps known.
-
-    The budget counts each layout reached as one plan, two when its first step
-    costs less than ``direct_cost``.  A layout that cannot win (its floors add up
-    to ``direct_cost``) is *pending* until the count needs to know which: only
-    when a later layout that could win would be reached with one count and
-    not with the other is its first step planned.  A first step whose floor is
-    exact is not planned here.
-    """
-    known, pending = 0, []  # plans counted for sure; layouts that count one or two plans, not known yet
-    out = []
-    mids = intermediates(src, dst, MAX_STEP_PLANS)
-
-    def counted(index: int) -> int:  # plan a pending layout's first step: two plans if it costs less than direct
-        mid, near_src = mids[index]
-        try:
-            return 2 if plan(src.layout, mid.layout, near_src, direct_cost).cost < direct_cost else 1
-        except InputError:
-            return 1
-
-    for i, (mid, near_src) in enumerate(mids):
-        if known + len(pending) >= MAX_STEP_PLANS:
-            break  # the budget is spent before this layout whatever the pending ones count
-        first_floor = floor(src, mid)
-        if first_floor.value >= direct_cost:
-            known += 1  # its first step is planned and found too costly: one plan
-            continue
-        second_floor = floor(mid, dst)
-        if first_floor.value + second_floor.value >= direct_cost:
-            if first_floor.exact:
-                known += 2  # its first step costs less than direct: both steps are planned
-            else:
-                pending.append(i)
-            continue
-        while pending and known + len(pending) < MAX_STEP_PLANS <= known + 2 * len(pending):
-            known += counted(pending.pop(0))  # reached or not depends on the pending counts: learn the oldest
-        if known + len(pending) >= MAX_STEP_PLANS:
+    heap = [(p.key(), p.index, p) for p in open_paths(source, target, direct_cost, floor)]
+    heapq.heapify(heap)
+    best_key, best, planned = (direct_cost, -1, -1), None, 0
+    while heap and heap[0][0] < best_key:
+        key, _, path = heap[0]
+        if all(path.known):
+            best_key, best = key, path  # the lowest key is exact: no other path can beat it
             break
-        first = None
-        if first_floor.exact:
-            first_cost = first_floor.value
-        else:
-            try:
-                first = plan(src.layout, mid.layout, near_src, direct_cost)
-            except InputError:
-                known += 1
-                continue
-            first_cost = first.cost
-            if first_cost >= direct_cost:
-                known += 1
-                continue
-        known += 2
-        out.append(Candidate(i, mid, near_src, first_cost, first, second_floor))
+        if planned == MAX_STEP_PLANS:
+            break
+        heapq.heappop(heap)
+        planned += 1
+        if settle_step(path, source, target, direct_cost, plan):
+            heapq.heappush(heap, (path.key(), path.index, path))
+    if best is None:  # stopped at the bound: the best path known so far, if any
+        best_key, best = min(((key, p) for key, _, p in heap if all(p.known)), default=(best_key, None),
+                             key=lambda kp: kp[0])
+    unsettled = sum(1 for key, _, p in heap if key < best_key and not all(p.known))
+    if best is None:
+        return SearchResult(None, planned, unsettled)
+    first, second = best.plans
+    if first is None:  # an exact floor stood for it: plan it now (a register step; the ceiling does not matter)
+        first = plan(src, best.mid.layout, best.near_src, best.costs[0] + 1)
+    if second is None:
+        second = plan(best.mid.layout, dst, not best.near_src, best.costs[1] + 1)
+    return SearchResult((int(best_key[0]), [(best.mid.layout, first), (dst, second)]), planned, unsettled)
+
+
+def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int,
+               floor: Callable[[Endpoint, Endpoint], Floor]) -> list[TwoStepPath]:
+    """The paths through the first :data:`MAX_INTERMEDIATES` layouts whose floors could beat ``direct_cost``."""
+    out = []
+    for i, (mid, near_src) in enumerate(intermediates(src, dst)):
+        first = floor(src, mid)
+        if first.value >= direct_cost:
+            continue
+        second = floor(mid, dst)
+        if first.value + second.value < direct_cost:
+            out.append(TwoStepPath(i, mid, near_src, first, second))
     return out
+
+
+def settle_step(path: TwoStepPath, src: Endpoint, dst: Endpoint, direct_cost: int, plan: Callable[..., Any]) -> bool:
+    """Plan one of ``path``'s unknown steps, the one with the larger floor (the first on a tie), below the ceiling
+    at which the path could still beat ``direct_cost``: the direct cost less the other step's cost or floor.  False
+    when the path cannot (no step, or the step reaches its ceiling), else the step's exact cost is recorded.
+
+    The larger floor goes first because it marks the step that moves more data, whose cost lies furthest above its
+    floor (on the speed corpus one such step usually refutes its path alone).
+    """
+    unknown = [k for k in (0, 1) if not path.known[k]]
+    k = max(unknown, key=lambda j: (path.costs[j], -j))
+    ceiling = direct_cost - path.costs[1 - k]
+    if k == 0:
+        a, b, warp_local = src.layout, path.mid.layout, path.near_src
+    else:
+        a, b, warp_local = path.mid.layout, dst.layout, not path.near_src
+    try:
+        step = plan(a, b, warp_local, ceiling)
+    except InputError:
+        return False
+    if step.cost >= ceiling:
+        return False
+    path.costs[k], path.known[k], path.plans[k] = step.cost, True, step
+    return True
 
 
 def in_order_path(src: LinearLayout, dst: LinearLayout, direct_cost: int,
                   plan: Callable[..., Any]) -> tuple[int, list[tuple[LinearLayout, Any]]] | None:
-    """The search without floors, the reference :func:`cheapest_path` must agree with: every step the budget
-    reaches planned in order, the second with the ceiling ``direct_cost`` less the first (the search before the
-    floors; slower, same answer)."""
+    """The search without floors and without the work bound, the reference :func:`cheapest_path` must agree with
+    whenever it completes: for each of the first :data:`MAX_INTERMEDIATES` layouts in order, its first step planned
+    with the ceiling ``direct_cost``, and when that costs less, its second with the ceiling ``direct_cost`` less the
+    first; the cheapest path kept (ties: the cheaper first step, then the earlier layout)."""
     source, target = Endpoint.of(src), Endpoint.of(dst)
-    budget, best_key, best = MAX_STEP_PLANS, (direct_cost, -1, -1), None
-    for i, (mid, near_src) in enumerate(intermediates(source, target, MAX_STEP_PLANS)):
-        if budget <= 0:
-            break
-        budget -= 1
+    best_key, best = (direct_cost, -1, -1), None
+    for i, (mid, near_src) in enumerate(intermediates(source, target)):
         try:
             first = plan(src, mid.layout, near_src, direct_cost)
             if first.cost >= direct_cost:
                 continue  # the second step costs at least 0: this path cannot win
-            budget -= 1
             second = plan(mid.layout, dst, not near_src, direct_cost - first.cost)
         except InputError:
             continue

@@ -53,7 +53,7 @@ from ..core.quotient import is_trivial_over
 from ..errors import InputError, InputTypeError, UnsupportedConversion
 from ..hw import SharedMemory
 from .cost import COST_WEIGHTS, cost_of, merge, opcode
-from .multistep import cheapest_path
+from .multistep import MAX_STEP_PLANS, cheapest_path
 from .query import PATHS, ConversionQuery
 from .smem import RoundTrip, round_trip
 from .solve import HW_DIMS, ConversionMap, aligned, conversion_map
@@ -90,6 +90,10 @@ class ConversionPlan:
     ``shuffles`` and ``shared_memory`` hold the chosen path's program
     (others ``None``); ``shuffle_lower_bound`` is the least number of
     ``shfl.sync`` any warp-local program needs (None unless warp-local).
+    ``multistep_unsettled``: the intermediate layouts the two-step search
+    left unsettled when it stopped at its work bound
+    (:data:`~linlayout.convert.multistep.MAX_STEP_PLANS` step plans; 0 when
+    it completed or did not run): a cheaper two-step plan may then exist.
     """
 
     path: str
@@ -108,6 +112,7 @@ class ConversionPlan:
     shared_memory: RoundTrip | None = field(repr=False, compare=False, default=None)
     shuffle_lower_bound: int | None = None
     steps: tuple[tuple[LinearLayout, ConversionPlan], ...] = field(repr=False, compare=False, default=())
+    multistep_unsettled: int = 0
 
     @property
     def barriers(self) -> int:
@@ -136,6 +141,8 @@ class ConversionPlan:
             d["steps"] = [{"to": layout.to_dict(), "path": p.path, "cost": p.cost,
                            "instructions": {op: p.instructions.get(op, 0) for op in OPCODES}, "wavefronts": p.wavefronts}
                           for layout, p in self.steps]
+        if self.multistep_unsettled:
+            d["multistep_unsettled"] = self.multistep_unsettled
         return d
 
     def explain(self) -> str:
@@ -158,6 +165,10 @@ class ConversionPlan:
         if self.steps:
             lines.append("multistep: " + " then ".join(f"{p.path} (cost {p.cost})" for _, p in self.steps)
                          + " through an intermediate layout")
+        if self.multistep_unsettled:
+            n = self.multistep_unsettled
+            lines.append(f"multistep: the search stopped at its bound of {MAX_STEP_PLANS} step plans with {n} "
+                         f"intermediate layout{'s' * (n != 1)} unsettled (a cheaper two-step plan may exist)")
         if len(self.alternatives) > 1:
             lines.append(f"{self.path} wins: lowest cost under the model (weights {COST_WEIGHTS})")
         else:
@@ -213,7 +224,7 @@ def _minimal_checked(L: LinearLayout) -> LinearLayout:
 
 def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | None = None,
                     element_bits: int | None = None, hardware: Any = "sm90", scratch_bytes: int | None = None,
-                    paths: Any = None, multistep: bool = False) -> ConversionPlan:
+                    paths: Any = None, multistep: bool = True) -> ConversionPlan:
     """Plan the conversion of a register tensor from layout ``src`` to layout ``dst``.
 
     Parameters
@@ -233,7 +244,10 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
         ``"shared_memory"``); ``None`` allows all.  The alternatives still
         list every possible path.
     multistep
-        Also search two-step plans through an intermediate layout.
+        Also search two-step plans through an intermediate layout (default;
+        only warp-local conversions are searched, and only a two-step plan
+        cheaper than every one-step plan is chosen: ``docs/convert.md``, Two
+        steps).  ``False`` plans one step only.
 
     Instead of the arguments, one :class:`~linlayout.convert.query.ConversionQuery`
     may be given.  Returns a :class:`ConversionPlan`.  Raises
@@ -242,17 +256,16 @@ def plan_conversion(src: LinearLayout | ConversionQuery, dst: LinearLayout | Non
     """
     if type(src) is ConversionQuery:
         if dst is not None or element_bits is not None or scratch_bytes is not None or paths is not None \
-                or multistep or hardware != "sm90":
+                or multistep is not True or hardware != "sm90":
             raise InputTypeError("pass either one ConversionQuery or the query's fields as arguments, not both")
         return _plan(src)
     return _plan(ConversionQuery(src, dst, element_bits, hardware, scratch_bytes, paths, multistep))
 
 
-def _plan(query: ConversionQuery, with_shared: bool = True, ceiling: int | None = None) -> ConversionPlan:
+def _plan(query: ConversionQuery, with_shared: bool = True) -> ConversionPlan:
     """The :class:`ConversionPlan` of a checked :class:`~linlayout.convert.query.ConversionQuery`.
 
-    ``with_shared=False`` leaves the shared-memory path out (a multi-step search's warp-local step);
-    ``ceiling``: only a plan cheaper than it matters (a step: see :func:`~linlayout.convert.warp.shuffle_program`).
+    ``with_shared=False`` leaves the shared-memory path out (a multi-step search's warp-local step).
     """
     src, eb, hw = query.src, query.element_bits, query.hw
     dst = aligned(src, query.dst)
@@ -263,10 +276,11 @@ def _plan(query: ConversionQuery, with_shared: bool = True, ceiling: int | None 
             "the conversion moves data across the block dimension (between CTAs); only conversions inside a CTA are planned")
     if src == dst:
         return ConversionPlan("none", eb, hw.name, {}, None, 1, 0, 0, (Alternative("none", 0, {}),), minimal, cm)
-    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes, with_shared, ceiling)
+    alts, progs, lower = _alternatives(src, dst, cm, eb, hw, query.scratch_bytes, with_shared)
     best = _cheapest(alts, query.paths)
-    if query.multistep and query.paths is None and best.cost > 0:
-        two_step = _two_step_plan(query, dst, best.cost, alts, minimal, cm, lower)
+    unsettled = 0
+    if query.multistep and query.paths is None and best.cost > 0 and cm.level <= 1:
+        two_step, unsettled = _two_step_plan(query, dst, best.cost, alts, minimal, cm, lower)
         if two_step is not None:
             return two_step
     return ConversionPlan(
@@ -276,13 +290,13 @@ def _plan(query: ConversionQuery, with_shared: bool = True, ceiling: int | None 
         registers=progs.get("registers") if best.path == "registers" else None,
         shuffles=progs.get("shuffles") if best.path == "shuffles" else None,
         shared_memory=progs.get("shared_memory") if best.path == "shared_memory" else None,
-        shuffle_lower_bound=lower,
+        shuffle_lower_bound=lower, multistep_unsettled=unsettled,
     )
 
 
 def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: int, hw: SharedMemory,
-                  scratch_bytes: int | None, with_shared: bool = True,
-                  ceiling: int | None = None) -> tuple[list[Alternative], dict[str, Any], int | None]:
+                  scratch_bytes: int | None,
+                  with_shared: bool = True) -> tuple[list[Alternative], dict[str, Any], int | None]:
     """Every possible path with its program, and the shuffle lower bound (``None`` unless warp-local)."""
     alts: list[Alternative] = []
     progs: dict[str, Any] = {}
@@ -292,7 +306,7 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
         progs["registers"] = rp
         alts.append(Alternative("registers", cost_of(rp.counts), dict(rp.counts)))
     if cm.level <= 1:
-        sp = shuffle_program(cm, eb, ceiling)
+        sp = shuffle_program(cm, eb)
         if sp is not None:
             lower = sp.lower_bound
             if cm.level == 1:
@@ -329,29 +343,37 @@ def _cheapest(alts: list[Alternative], paths: tuple[str, ...] | None) -> Alterna
 
 
 def _two_step_plan(query: ConversionQuery, dst: LinearLayout, bound: int, alts: list[Alternative],
-                   minimal: LinearLayout, cm: ConversionMap, lower: int | None) -> ConversionPlan | None:
-    """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`), or ``None``."""
-    eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
-    def step(a: LinearLayout, b: LinearLayout, warp_local: bool, ceiling: int) -> ConversionPlan:
-        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes), with_shared=False, ceiling=ceiling)
+                   minimal: LinearLayout, cm: ConversionMap, lower: int | None) -> tuple[ConversionPlan | None, int]:
+    """A two-step plan cheaper than ``bound`` (:func:`~linlayout.convert.multistep.cheapest_path`) or ``None``, and
+    the intermediate layouts the search left unsettled at its work bound.
 
-    if cm.level > 1:  # the search's steps are register/lane swaps: it only pays inside a warp (see multistep)
-        return None
+    Only warp-local conversions (``cm.level <= 1``) are searched: the steps are register/lane swaps, which keep the
+    warps, so they pay only inside a warp; each step is planned without shared memory.
+    """
+    eb, hw, scratch_bytes = query.element_bits, query.hw, query.scratch_bytes
+
+    def step(a: LinearLayout, b: LinearLayout, warp_local: bool, ceiling: int) -> ConversionPlan:
+        # The exact step, the search's ceiling not passed on: with a ceiling, warp.shuffle_program scores the
+        # candidates its packed-shuffle bound would drop unbuilt, which made the speed corpus's step plans half as
+        # slow again (30 against 20 ms).
+        return _plan(ConversionQuery(a, b, eb, hw, scratch_bytes, multistep=False), with_shared=False)
+
     found = cheapest_path(query.src, dst, bound, step, eb)
-    if found is None:
-        return None
-    cost, steps = found
+    if found.path is None:
+        return None, found.unsettled
+    cost, steps = found.path
     ins = merge(*(p.instructions for _, p in steps))
     for i, (_, p) in enumerate(steps):  # a later step rewrites the scratch: a barrier after this step's reads
         if p.shared_memory is not None and any(q.path == "shared_memory" for _, q in steps[i + 1:]):
             ins = merge(ins, {p.shared_memory.barrier_instruction: 1})
             cost += COST_WEIGHTS[p.shared_memory.barrier_instruction]
     if cost >= bound:
-        return None
+        return None, found.unsettled
     wf_steps = [p.wavefronts for _, p in steps if p.wavefronts]
     wf = {k: sum(w[k] for w in wf_steps) for k in ("write", "read")} if wf_steps else None
     scratch = max(p.scratch_bytes for _, p in steps)
     reps = max(p.reps for _, p in steps)
     alt = Alternative("multistep", cost, ins, wf, reps, scratch)
     return ConversionPlan("multistep", eb, hw.name, ins, wf, reps, scratch, cost, tuple(alts) + (alt,),
-                          minimal, cm, shuffle_lower_bound=lower, steps=tuple(steps))
+                          minimal, cm, shuffle_lower_bound=lower, steps=tuple(steps),
+                          multistep_unsettled=found.unsettled), found.unsettled

@@ -4,7 +4,8 @@ A :class:`ConversionQuery` names a register tensor's source layout ``src``
 and destination layout ``dst`` (distributed layouts onto the same tensor),
 the element width, the hardware model whose shared memory a round trip
 would use, the most scratch memory it may take, the paths allowed and
-whether to search two-step plans.  Building it checks the input once
+whether to search two-step plans (``multistep``, on by default:
+:func:`~linlayout.convert.plan.plan_conversion`).  Building it checks the input once
 (:class:`~linlayout.errors.InputError` and its subclasses); what the two
 layouts allow together (which paths exist, an unsupported move across
 ``block``) is the planner's answer, not an input check.
@@ -53,7 +54,7 @@ class ConversionQuery:
     hardware: str | SharedMemory | None = "sm90"
     scratch_bytes: int | None = None
     paths: tuple[str, ...] | None = None
-    multistep: bool = False
+    multistep: bool = True
     hw: SharedMemory = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

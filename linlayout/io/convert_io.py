@@ -2,9 +2,10 @@
 
 Query: ``{"src": LAYOUT, "dst": LAYOUT, "element_bits": 16, "hardware":
 "sm90", "scratch_bytes": null, "paths": ["shuffles", "shared_memory"],
-"multistep": false}`` (``hardware``, ``scratch_bytes``, ``paths`` and
+"multistep": true}`` (``hardware``, ``scratch_bytes``, ``paths`` and
 ``multistep`` optional; ``paths`` restricts the choice as
-:func:`~linlayout.convert.plan.plan_conversion`'s argument does); :func:`convert_query_from_json` returns the
+:func:`~linlayout.convert.plan.plan_conversion`'s argument does; ``multistep``,
+true by default as there, searches two-step plans, ``false`` plans one step); :func:`convert_query_from_json` returns the
 :class:`~linlayout.convert.query.ConversionQuery` that
 :func:`~linlayout.convert.plan.plan_conversion` takes.
 
@@ -66,7 +67,7 @@ def convert_query_from_json(source: Any) -> ConversionQuery:
 
     >>> q = convert_query_from_json('{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16}')
     >>> q.element_bits, q.hardware, q.scratch_bytes, q.multistep
-    (16, 'sm90', None, False)
+    (16, 'sm90', None, True)
     """
     obj = decode(source, "query")
     if not isinstance(obj, Mapping):
@@ -88,7 +89,7 @@ def convert_query_from_json(source: Any) -> ConversionQuery:
     if paths is not None and not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
         raise LayoutJSONError(f"\"paths\" must be a list of path names such as [\"shuffles\", \"shared_memory\"], "
                               f"got {paths!r}")
-    multistep = obj.get("multistep", False)  # optional: also search two-step plans
+    multistep = obj.get("multistep", True)  # optional: also search two-step plans (false: one step only)
     if not isinstance(multistep, bool):
         raise LayoutJSONError(f"\"multistep\" must be true or false, got {multistep!r}")
     return ConversionQuery(src=layout_from_json(obj["src"], "src layout"), dst=layout_from_json(obj["dst"], "dst layout"),

@@ -15,10 +15,12 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import linlayout.convert.multistep as multistep
 import linlayout.convert.plan as planner
 from linlayout.convert.cost import COST_WEIGHTS
-from linlayout.convert.multistep import (MAX_STEP_PLANS, Endpoint, Floor, cheapest_path, demand, in_order_path,
-                                         intermediates, neighbours, search, shuffle_floor, step_bound, step_floor)
+from linlayout.convert.multistep import (MAX_INTERMEDIATES, MAX_STEP_PLANS, Endpoint, Floor, SearchResult,
+                                         cheapest_path, demand, in_order_path, intermediates, neighbours, search,
+                                         shuffle_floor, step_bound, step_floor)
 from linlayout.convert.plan import plan_conversion
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.core.layout import LinearLayout
@@ -45,7 +47,7 @@ def planner_search(monkeypatch, src, dst, bits) -> dict:
 
     def spy(s, d, direct, plan, element_bits=None):
         seen.update(plan=plan, dst=d, direct=direct)
-        return None
+        return SearchResult(None, 0, 0)
 
     monkeypatch.setattr(planner, "cheapest_path", spy)
     plan_conversion(src, dst, bits, multistep=True)
@@ -59,6 +61,7 @@ def step_planner(src, dst, bits):
 
     def spy(s, d, direct, plan, element_bits=None):
         seen["plan"] = plan
+        return SearchResult(None, 0, 0)
 
     search, planner.cheapest_path = planner.cheapest_path, spy
     try:
@@ -70,11 +73,13 @@ def step_planner(src, dst, bits):
 
 def test_the_intermediate_layouts_are_the_neighbours_in_order():
     src, dst, _ = warp_local_pairs(1, 1)[0]
-    mids = intermediates(Endpoint.of(src), Endpoint.of(dst))
+    mids = intermediates(Endpoint.of(src), Endpoint.of(dst), None)
     expected = []
     for side, near in ((src, True), (dst, False)):
         expected += [(m, near) for m in neighbours(side) if m not in {src, dst} | {e for e, _ in expected}]
     assert [(m.layout, near) for m, near in mids] == expected
+    first = intermediates(Endpoint.of(src), Endpoint.of(dst))  # the search's reach
+    assert [m.cols for m, _ in first] == [m.cols for m, _ in mids[:MAX_INTERMEDIATES]]
 
 
 def test_floors_never_exceed_a_planned_step(monkeypatch):
@@ -182,9 +187,11 @@ def test_demand_counts_what_a_thread_lacks_and_a_lane_sends():
 
 
 @settings(max_examples=examples(80))
-@given(st.integers(0, 2**32 - 1))
-def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
-    """Random step costs and floors at most the costs: the same path as the reference, never more plans."""
+@given(st.integers(0, 2**32 - 1), st.sampled_from([MAX_STEP_PLANS, 10**6]))
+def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed, bound):
+    """Random step costs and floors at most the costs: the reference's path whenever the search completes (always
+    without a work bound); never more plans than the bound (plus the winner's exact-floor steps) or the reference;
+    stopped at the bound, no path or one cheaper than direct and no cheaper than the reference's."""
     rng = random.Random(seed)
     src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
     dst = LinearLayout({"register": [[4], [64]], "lane": [[1], [8], [16], [32], [2]]}, {"dim0": 128})
@@ -219,12 +226,21 @@ def test_pruning_by_floors_gives_the_answer_of_planning_every_step(seed):
         return floors[repr(key(a, b))]
 
     slow, fast = [], []
-    want, got = in_order_path(src, dst, direct, plan(slow)), search(src, dst, direct, plan(fast), floor)
-    assert (want is None) == (got is None)
-    if want is not None:
-        assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
-        assert [p.cost for _, p in got[1]] == [p.cost for _, p in want[1]]
-    assert len(fast) <= len(slow) <= MAX_STEP_PLANS + 1
+    saved, multistep.MAX_STEP_PLANS = multistep.MAX_STEP_PLANS, bound
+    try:
+        want, found = in_order_path(src, dst, direct, plan(slow)), search(src, dst, direct, plan(fast), floor)
+    finally:
+        multistep.MAX_STEP_PLANS = saved
+    got = found.path
+    assert found.step_plans <= bound and len(fast) <= found.step_plans + 2 and len(fast) <= len(slow) + 2
+    assert got is None or got[0] < direct
+    if found.unsettled == 0:
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
+            assert [p.cost for _, p in got[1]] == [p.cost for _, p in want[1]]
+    else:
+        assert found.step_plans == bound < 10**6 and (got is None or want[0] <= got[0])
 
 
 def test_the_search_finds_the_planned_win_with_fewer_steps(monkeypatch):
@@ -242,8 +258,9 @@ def test_the_search_finds_the_planned_win_with_fewer_steps(monkeypatch):
         return plan
 
     want = in_order_path(src, given["dst"], given["direct"], counting(slow))
-    got = cheapest_path(src, given["dst"], given["direct"], counting(fast), 16)
-    assert got[0] == want[0] == 52 and got[1][0][0] == want[1][0][0]
+    found = cheapest_path(src, given["dst"], given["direct"], counting(fast), 16)
+    got = found.path
+    assert found.unsettled == 0 and got[0] == want[0] == 52 and got[1][0][0] == want[1][0][0]
     assert [p.instructions for _, p in got[1]] == [p.instructions for _, p in want[1]]
     assert len(fast) < len(slow)
 
@@ -252,7 +269,11 @@ def test_the_search_agrees_with_the_reference_on_planned_steps(monkeypatch):
     for src, dst, bits in warp_local_pairs(4, 3):
         given = planner_search(monkeypatch, src, dst, bits)
         args = (src, given["dst"], given["direct"], given["plan"])
-        want, got = in_order_path(*args), cheapest_path(*args, bits)
+        want, found = in_order_path(*args), cheapest_path(*args, bits)
+        got = found.path
+        if found.unsettled:  # stopped at the bound: no costlier than the reference, cheaper than direct
+            assert got is None or (want is not None and want[0] <= got[0] < given["direct"])
+            continue
         assert (want is None) == (got is None)
         if want is not None:
             assert want[0] == got[0] and want[1][0][0] == got[1][0][0]

@@ -339,8 +339,8 @@ def test_multistep_plan_runs_and_beats_every_one_step_plan():
                        {"dim0": 2, "dim1": 16})
     dst = LinearLayout({"register": [[0, 0], [0, 4]], "lane": [[0, 5], [0, 2], [1, 5], [0, 8], [0, 0]]},
                        {"dim0": 2, "dim1": 16})
-    one = plan_conversion(src, dst, 16)
-    p = plan_conversion(src, dst, 16, multistep=True)
+    one = plan_conversion(src, dst, 16, multistep=False)
+    p = plan_conversion(src, dst, 16)  # the two-step search is on by default
     assert (one.path, one.cost) == ("shared_memory", 56)
     assert p.path == "multistep" and p.cost == 52 < one.cost  # one selp (11), then 2 shfl.sync (12 + 29)
     assert [(s.path, s.cost) for _, s in p.steps] == [("registers", 11), ("shuffles", 41)]
@@ -358,8 +358,9 @@ def test_convert_query_takes_multistep():
     from linlayout.io.convert_io import convert_query_from_json
 
     q = '{"src": {"bases": {"lane": [[1]]}}, "dst": {"bases": {"lane": [[1]]}}, "element_bits": 16'
-    assert convert_query_from_json(q + "}").multistep is False
+    assert convert_query_from_json(q + "}").multistep is True  # the default, as plan_conversion's
     assert convert_query_from_json(q + ', "multistep": true}').multistep is True
+    assert convert_query_from_json(q + ', "multistep": false}').multistep is False
     with pytest.raises(InputError, match="multistep"):
         convert_query_from_json(q + ', "multistep": 1}')
 

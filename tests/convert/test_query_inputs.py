@@ -43,7 +43,8 @@ def test_the_two_step_search_tries_at_most_its_budget():
         raise InputError("no step")  # count the steps tried, plan none
 
     start = time.perf_counter()
-    assert search(big, big, 10, plan, lambda a, b: Floor(0)) is None  # floors that prune nothing
+    found = search(big, big, 10, plan, lambda a, b: Floor(0))  # floors that prune nothing
+    assert found.path is None and found.step_plans == MAX_STEP_PLANS and found.unsettled > 0
     assert len(calls) == MAX_STEP_PLANS and time.perf_counter() - start < 1.0
 
 

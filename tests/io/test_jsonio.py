@@ -170,7 +170,7 @@ def test_conflicts_and_convert_queries_become_query_values():
     a = conflicts_query_from_json({"op": "store", "access_bytes": 4, "lane_byte_offsets": [4 * l for l in range(32)]})
     assert isinstance(a, AddressQuery) and a.kind == "access" and a.ins.name == "st.shared"
     c = convert_query_from_json({"src": rows, "dst": rows, "element_bits": 16, "scratch_bytes": 512})
-    assert isinstance(c, ConversionQuery) and c.scratch_bytes == 512 and c.multistep is False
+    assert isinstance(c, ConversionQuery) and c.scratch_bytes == 512 and c.multistep is True  # the default
     with pytest.raises(SizeError):
         conflicts_query_from_json({"layout": rows, "memory": {"row_major": [1, 32]}, "element_bits": 24})
     with pytest.raises(AccessError):
