@@ -41,7 +41,7 @@ from linlayout.core.layout import LinearLayout  # noqa: E402
 
 def forced_planner(specs: dict[int, dict]):
     """``plan_conversion`` that plans the case whose ``src`` object has a spec on the spec's path and scratch."""
-    def plan(src, dst, eb, multistep=False):
+    def plan(src, dst, eb, multistep=True):
         spec = specs.get(id(src))
         if spec is None:
             return plan_conversion(src, dst, eb, multistep=multistep)
@@ -49,8 +49,11 @@ def forced_planner(specs: dict[int, dict]):
     return plan
 
 
-def cases(n_pairs: int, seed: int, variants_path: str | None):
+def cases(n_pairs: int, seed: int, variants_path: str | None, rows_path: str | None = None):
     out = list(convert_cuda_check.pairs(n_pairs, seed))
+    if rows_path:  # more conversions planned by default: a rows file (name, src, dst, element_bits per row)
+        for r in json.loads(Path(rows_path).read_text()):
+            out.append((r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"]))
     specs: dict[int, dict] = {}
     if variants_path:
         for v in json.loads(Path(variants_path).read_text()):
@@ -80,13 +83,14 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=330)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--variants")
+    ap.add_argument("--rows", help="a rows JSON file (name, src, dst, element_bits per row): more default plans to check")
     ap.add_argument("--out", default="build/costmodel/check.cu")
     ap.add_argument("--sass", nargs=2, metavar=("SASS_TXT", "JSON"))
     args = ap.parse_args()
     if args.sass:
         Path(args.sass[1]).write_text(json.dumps(sass_counts(Path(args.sass[0]).read_text())))
         return 0
-    cs, specs = cases(args.pairs, args.seed, args.variants)
+    cs, specs = cases(args.pairs, args.seed, args.variants, args.rows)
     convert_cuda_check.plan_conversion = forced_planner(specs)
     source, meta = convert_cuda_check.build(cs, "gpu")
     out = Path(args.out)

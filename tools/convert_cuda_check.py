@@ -110,7 +110,7 @@ GPU_SHIM = r"""
 
 
 FORCE_SHUFFLES = False
-MULTISTEP = False
+MULTISTEP = True  # the library's default; --no-multistep plans one step only
 
 
 def pairs(n: int, seed: int):
@@ -235,7 +235,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where to write the source (gpu mode) and its .json description")
     ap.add_argument("--force-shuffles", action="store_true", help="take the shuffle path wherever it exists")
-    ap.add_argument("--multistep", action="store_true", help="plan with multistep=True (two-step plans where cheaper)")
+    ap.add_argument("--multistep", action=argparse.BooleanOptionalAction, default=True,
+                    help="search two-step plans (the default, as plan_conversion); --no-multistep plans one step only")
     ap.add_argument("--rows", help="a rows JSON file (src, dst, element_bits, name per row) to take pairs from")
     ap.add_argument("--names", default="", help="comma-separated names of --rows' pairs to check (default: all)")
     args = ap.parse_args()
