@@ -371,7 +371,6 @@ def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> 
     memory."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
-    bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]

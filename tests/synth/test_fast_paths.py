@@ -108,7 +108,7 @@ def test_bank_completion_matches_greedy_elimination(seed):
     U, W = tw - fset, tr - fset
     C = [q for q in (1 << i for i in range(d)) if q not in set(D) | fset and q not in U and q not in W]
     expect = _greedy_bank(partial, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
-    assert B == expect
+    assert list(B) == expect
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
 
 
