@@ -380,8 +380,8 @@ def _tile_block(sides: dict[str, Side], wi: Instruction, ri: Instruction, geo: G
     if len(tile) > geo.offset_bits:
         problems.append("the tile is smaller than one matrix row")
         return []
-    both = sides["write"].reg_set & sides["read"].reg_set  # the vector: the tile's registers of both sides
-    return [(tile, tuple(filter(both.__contains__, tile)), (), None)]
+    sw, sr = sides["write"], sides["read"]
+    return [(tuple(tile), tuple([x for x in tile if x in sw.reg_set and x in sr.reg_set]), (), None)]
 
 
 def _vector_blocks(sides: dict[str, Side], full: Sequence[int], geo: Geometry, problems: list[str], shorter: bool,
