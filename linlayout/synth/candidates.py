@@ -46,26 +46,24 @@ with mixed bases are built by :mod:`.mixed` instead.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import takewhile
 from operator import itemgetter, xor
 from types import MappingProxyType
 from typing import NamedTuple
 
 from ..hw import Instruction, SharedMemory
 from .sides import Cost, Geometry, Side, side_shape
-from .speed import new_record, tile_picker, unit_vectors
+from .speed import new_record, tile_positions, unit_vectors
 
 __all__ = ["PartialCandidate", "Candidate", "register_prefix_len", "word_fills", "complete_columns",
            "tile_columns", "low_blocks"]
 
 
 def register_prefix_len(block: Sequence[int], regs: frozenset[int], cap: int) -> int:
-    """How many of ``block``'s first columns (at most ``cap``) are registers in ``regs``: a side's vector width.
-
-    >>> register_prefix_len((1, 2, 8, 4), frozenset({1, 2, 4}), 4), register_prefix_len((1, 2), frozenset({1, 2}), 1)
-    (2, 1)
-    """
-    return len(tuple(takewhile(regs.__contains__, block[:cap])))  # C loops: tiles ask for this on every raise
+    """How many of ``block``'s first columns (at most ``cap``) are registers in ``regs``: a side's vector width."""
+    k = 0
+    while k < len(block) and k < cap and block[k] in regs:
+        k += 1
+    return k
 
 
 class PartialCandidate(NamedTuple):
@@ -323,14 +321,21 @@ def tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tup
 
 
 def _tile_columns(side: Side, ins: Instruction, eb: int, hw: SharedMemory) -> tuple[int, ...] | None:
-    regs = side.regs
-    pick = tile_picker(ins, eb, hw, len(regs), len(side.lanes))  # None: the side lacks a base the tile needs
-    if pick is None or (ins.trans and not regs):
+    positions = tile_positions(ins, eb, hw)
+    if positions is None:
         return None
-    cols = pick(regs + side.lanes)
+    regs, lanes = side.regs, side.lanes
+    cols = []
+    for lane, i in positions:  # lowest offset first
+        images = lanes if lane else regs
+        if i >= len(images):
+            return None
+        cols.append(images[i])
+    if ins.trans and not side.regs:
+        return None
     if 0 in cols or len(set(cols)) != len(cols):
         return None
-    return cols
+    return tuple(cols)
 
 
 def low_blocks(sides: dict[str, Side], ins: dict[str, Instruction], common: Sequence[int], geo: Geometry,

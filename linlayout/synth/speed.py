@@ -74,7 +74,6 @@ Devices that stay beside the code they speed up (listed here so there is one ind
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 
 from ..core import f2
@@ -84,7 +83,7 @@ from ..errors import LoweringError
 
 __all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
            "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS",
-           "tile_picker", "side_shapes"]
+           "side_shapes"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -240,28 +239,6 @@ def relaxation_order_of(write_widths: tuple, read_widths: tuple, objective: str,
         hit = _RELAXATION_ORDERS.put(key, (write_widths, read_widths,
                                            ordering(write_widths, read_widths, objective, ncommon)))
     return hit[2]
-
-
-_TILE_PICKERS = Memo(256)
-
-
-def tile_picker(ins: Any, eb: int, hw: Any, nregs: int, nlanes: int) -> Callable[[tuple], tuple] | None:
-    """The function that reads a matrix instruction's tile columns (:func:`tile_positions`, lowest offset first)
-    off a side's register images followed by its lane images (``regs + lanes``), for a side with ``nregs``
-    register and ``nlanes`` lane bases: one ``itemgetter`` call instead of a Python loop over the positions, for
-    every fresh side a tile bound or a matrix pair's low block asks about.  None when the instruction cannot
-    move these elements or the side lacks a base the tile needs.  A function of the positions and the two
-    counts only, so it is remembered by those (the key as in :func:`tile_positions`)."""
-    key = (ins.trans, eb, id(hw), nregs, nlanes)
-    hit = _TILE_PICKERS.get(key)
-    if hit is None or hit[0] is not hw:
-        positions = tile_positions(ins, eb, hw)
-        pick = None
-        if positions is not None and all(i < (nlanes if lane else nregs) for lane, i in positions):
-            at = [nregs + i if lane else i for lane, i in positions]
-            pick = itemgetter(*at) if len(at) > 1 else lambda images, at=tuple(at): tuple(images[i] for i in at)
-        hit = _TILE_PICKERS.put(key, (hw, pick))
-    return hit[1]
 
 
 def side_shapes(ins: Any, eb: int, hw: Any, nregs: int, broadcast: bool) -> tuple[int, dict]:

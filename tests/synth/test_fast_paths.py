@@ -360,10 +360,9 @@ def test_width_table_lane_facts_match_the_sides_own_pass_lanes(example, broadcas
     assert seen_matrix or example == "transpose_fp8_128x128.json"
 
 
-def test_the_pair_tables_shapes_and_tile_columns_are_the_sides_own():
+def test_the_pair_tables_shapes_are_the_sides_own():
     """Each pair of the floor table (a table by counts) carries the shape maps :func:`speed.pair_sides` finds
-    for the problem's own sides, and a matrix tile's columns read by :func:`speed.tile_picker` are the bases at
-    :func:`speed.tile_positions` (None where the side lacks one)."""
+    for the problem's own sides."""
     from linlayout.synth.synthesis import swizzle_problem
 
     rng = random.Random(10)
@@ -377,10 +376,3 @@ def test_the_pair_tables_shapes_and_tile_columns_are_the_sides_own():
             got = speed.pair_sides(p.sides, {"write": wi, "read": ri}, p.geo, p.hw)
             for (k, m), (_, _, _, mine_k, mine) in zip(shapes, got):  # the same map, unless the memo was cleared
                 assert k == mine_k and all(m[w] == mine[w] for w in m.keys() & mine.keys())
-        for side in p.sides.values():
-            for ins in (parse_instruction("ldmatrix.x4"), parse_instruction("ldmatrix.x4.trans")):
-                at = speed.tile_positions(ins, eb, p.hw)
-                want = None if at is None or any(i >= len(side.lanes if lane else side.regs) for lane, i in at) \
-                    else tuple((side.lanes if lane else side.regs)[i] for lane, i in at)
-                pick = speed.tile_picker(ins, eb, p.hw, len(side.regs), len(side.lanes))
-                assert (None if pick is None else pick(side.regs + side.lanes)) == want
