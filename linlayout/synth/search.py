@@ -303,6 +303,14 @@ def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: b
                     widths = ((len(block), len(vector)) if extended == "write" else (len(vector), len(block))
                               if extended == "read" else (len(vector),) * 2)
                 low = (block, vector, extended, wi, ri, nmat, order, next(numbers), per_side, widths)
+                if most is not None and widths is not None:
+                    # word_fills' floor rule, read before the call where the shared maps already hold both shapes:
+                    # a block of more instructions than the floor's is set aside (with 32-bit elements the first
+                    # blocks, of narrow vectors, often are).
+                    sw, sr = per_side[0][4].get(widths[0]), per_side[1][4].get(widths[1])
+                    if sw and sr and sw[0] + sr[0] > most:
+                        state.skipped.append(low)
+                        continue
                 if score_block(p, state, scored, low, most, stop):
                     return True
     return False
