@@ -416,10 +416,11 @@ def matrix_columns(side: Side, ins: Instruction, geo: Geometry, hw: SharedMemory
     cannot be formed, or is longer than the offset), None for ld/st (no columns forced)."""
     if not ins.is_matrix:
         return None
-    # Kept in the side's memo (tile groups that share a side ask again; one lookup instead of tile_columns' own),
-    # keyed like tile_columns, by ``trans`` (the tile is the same for .x1, .x2 and .x4), and by the model's
-    # identity, checked with ``is`` (linlayout.synth.speed): the key hashes neither dataclass.  A distributed
-    # side's bases are distinct unit vectors: every tile that can be formed fits.
+    if side.distributed:  # its bases are distinct unit vectors: every tile that can be formed fits
+        tile = tile_columns(side, ins, geo.element_bits, hw)
+        return tile if tile is not None and len(tile) <= geo.offset_bits else False
+    # Keyed like tile_columns, by ``trans`` (the tile is the same for .x1, .x2 and .x4), and by the model's
+    # identity, checked with ``is`` (linlayout.synth.speed): the key hashes neither dataclass.
     key = ("matrix-columns", ins.trans, geo.element_bits, geo.offset_bits, id(hw))
     hit = side.memo.get(key)
     if hit is None or hit[0] is not hw:
