@@ -22,7 +22,7 @@ from ..hw import Instruction, SharedMemory
 from .candidates import register_prefix_len, tile_columns
 from .policy import pair_preference
 from .sides import Geometry, Side, SwizzleProblem, missing_tile_registers, register_gaps, shape_lanes
-from .speed import counts_table, new_record, options_table, raised_floors_of, relaxation_order_of
+from .speed import counts_table, new_record, options_table, raised_floors_of, relaxation_order_of, side_shapes
 
 __all__ = ["OBJECTIVES", "objective_key", "Terms", "side_terms", "side_bound", "pair_bounds", "vector_range", "relaxation",
            "search_floor", "pair_floors", "tile_floors", "tile_group", "tile_fits", "relaxation_order"]
@@ -529,11 +529,12 @@ def tile_limits(problem: SwizzleProblem) -> tuple[tuple[Instruction, Instruction
 
 def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
     """Each instruction pair's own search floor, cheapest first: ``(floor + preference, floor, write
-    instruction, read instruction, widths, group)``, ordered by the floor, then the policy's order among pairs
-    (:func:`linlayout.synth.policy.pair_preference`).  ``widths``, for a pair with exactly one matrix
+    instruction, read instruction, widths, group, shapes)``, ordered by the floor, then the policy's order among
+    pairs (:func:`linlayout.synth.policy.pair_preference`).  ``widths``, for a pair with exactly one matrix
     instruction, lists ``(key, vector width of the ld/st side)`` of each of its width pairs, cheapest first
     (None otherwise): :func:`tile_floors` reads the pair's floor off it once the tile is known; ``group`` is
-    :func:`tile_group`.
+    :func:`tile_group`; ``shapes`` is the write and read sides' :func:`~linlayout.synth.speed.side_shapes` (what
+    the pair's search reads of each side's access shapes: a function of the counts, kept with the table).
 
     The floor is :func:`search_floor` for the pair alone, from the sides' counts only (a table by those
     counts, the same for every problem with them).  The tiles a matrix instruction forces are not consulted,
@@ -549,13 +550,14 @@ def pair_floors(problem: SwizzleProblem) -> tuple[tuple, ...]:
 
 def tile_floors(problem: SwizzleProblem, entries: list[tuple]) -> list[tuple]:
     """The floors of pairs with a matrix instruction once the matrix side's tile is known (:func:`search_floor`
-    of each pair alone), as ``(floor + preference, floor, write instruction, read instruction)``.
+    of each pair alone), as ``(floor + preference, floor, write instruction, read instruction, shapes)``
+    (``shapes`` as in :func:`pair_floors`).
 
     ``entries`` are :func:`pair_floors` entries of one tile group (the same ``group``): their matrix sides
     have the same tiles (a tile is one matrix's row, the same for ``.x1``, ``.x2`` and ``.x4``), so the tiles
     are formed once for the group.  A pair no memory serves (the tile cannot be formed, two tiles differ, or
     the ld/st side has no width under the tile) is left out."""
-    _, _, write, read, _, _ = entries[0]
+    write, read = entries[0][2:4]
     sides, _, _, _, geo, hw, _, _, _, _ = problem
     tw = matrix_columns(sides["write"], write, geo, hw) if write.is_matrix else None  # None: an ld/st side
     tr = matrix_columns(sides["read"], read, geo, hw) if read.is_matrix else None
@@ -576,12 +578,12 @@ def raised_floors(entries: list[tuple], prefix: int | None) -> list[tuple]:
     within the cap (None: no width fits, the pair is left out).  A function of the table's entries and the
     cap only, so it is remembered per group (:func:`linlayout.synth.speed.raised_floors_of`)."""
     out = []
-    for key, floor, wi, ri, widths, _ in entries:
+    for key, floor, wi, ri, widths, _, shapes in entries:
         if prefix is not None:
             floor = next((k for k, width in widths if width <= prefix), None)
             if floor is None:
                 continue
-        out.append((floor + key[len(floor):], floor, wi, ri))
+        out.append((floor + key[len(floor):], floor, wi, ri, shapes))
     return out
 
 
@@ -598,7 +600,8 @@ def _pair_floors_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wre
     floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                                        ncommon, ())
     entries = [(floor + pair_preference(wi, ri), floor, wi, ri,
-                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None, tile_group(wi, ri))
+                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None, tile_group(wi, ri),
+                (side_shapes(wi, eb, hw, wregs, wbc), side_shapes(ri, eb, hw, rregs, rbc)))
                for (wi, ri), floor in floors.items()]
     return tuple(sorted(entries, key=itemgetter(0)))
 

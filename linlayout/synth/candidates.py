@@ -252,36 +252,36 @@ def _grassmann_cost(shape, fill_mask: int, bank_count: int) -> Cost | None:
     return new_record(Cost, (instr * per, instr, per, passes, c, k))
 
 
-def complete_columns(partial: PartialCandidate) -> tuple[list[int], list[int]]:
+def complete_columns(partial: PartialCandidate) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The bank and segment columns meeting both sides' Grassmann bounds (Lemma 9.5 generalised)."""
     # Every direction here is a unit vector (distributed sides), so a set of them is the mask of its members.
     low_block, word_fill, pass_lanes, bank_count, segment_count, d = partial
     fill_mask = sum(word_fill)  # distinct unit vectors: the sum is the mask
     u = pass_lanes["write"] & ~fill_mask
     w = pass_lanes["read"] & ~fill_mask
-    both, only_write, only_read = u & w, u & ~w, w & ~u
     free = ((1 << d) - 1) & ~(sum(low_block) | fill_mask | u | w)
-    segment, spanned, paired = _segment_columns(segment_count, fill_mask, free, only_write, only_read, both)
+    segment, skip = _segment_columns(segment_count, free, u & ~w, w & ~u, u & w)
     # Bank columns: complete fill + segment to the free coordinates, lanes first (both sides', write-only,
-    # read-only, free), skipping directions they already span: its units, and f of a pair e ^ f (e comes first).
-    skip = spanned | paired
-    bank = [*unit_vectors(both & ~skip), *unit_vectors(only_write & ~skip), *unit_vectors(only_read & ~skip),
-            *unit_vectors(free & ~skip)]
+    # read-only, free), skipping directions they already span (``skip``; the fill's are none of these).
+    keep = ~skip
+    bank = (unit_vectors(u & w & keep) + unit_vectors(u & ~w & keep) + unit_vectors(w & ~u & keep)
+            + unit_vectors(free & keep))
     if len(bank) != bank_count:  # pragma: no cover - dimension bookkeeping guard
         raise AssertionError(f"bank completion gave {len(bank)} columns, expected {bank_count}")
     return bank, segment
 
 
-def _segment_columns(s: int, fill_mask: int, free: int, only_write: int, only_read: int,
-                     both: int) -> tuple[list[int], int, int]:
+def _segment_columns(s: int, free: int, only_write: int, only_read: int, both: int) -> tuple[tuple[int, ...], int]:
     """The ``s`` segment columns: free directions first, then write/read pairs ``e ^ f``, then lanes of one
-    side, then lanes of both.  Also returns the unit directions that fill + segment span (a mask) and the
-    read lanes ``f`` of the pairs (spanned once ``e`` is a bank column)."""
-    segment = list(unit_vectors(free)[:s])
-    spanned = fill_mask | sum(segment)
+    side, then lanes of both.  Also returns the unit directions the bank columns must skip: those the segment
+    spans, and the read lanes ``f`` of the pairs (spanned once ``e`` is a bank column)."""
+    units = unit_vectors(free)
+    if len(units) >= s:  # free directions fill the segment
+        segment = units[:s]
+        return segment, sum(segment)
+    segment = list(units)
+    spanned = free
     left = s - len(segment)
-    if not left:
-        return segment, spanned, 0
     e_units, f_units = unit_vectors(only_write), unit_vectors(only_read)
     npair = min(len(e_units), len(f_units), left)
     es, fs = e_units[:npair], f_units[:npair]
@@ -297,7 +297,7 @@ def _segment_columns(s: int, fill_mask: int, free: int, only_write: int, only_re
             left -= len(taken)
             if not left:
                 break
-    return segment, spanned, paired
+    return tuple(segment), spanned | paired
 
 
 # ---------------------------------------------------------------------------

@@ -90,6 +90,7 @@ class SearchState(NamedTuple):
     problems: list[str]  # why instruction pairs or blocks were refused (the error message when none fits)
     block_numbers: Iterator[int]  # numbers the low blocks in enumeration order, across passes
     skipped: list  # blocks the floor's instruction count ruled out, scored only if the search goes on
+    shapes: tuple | None = None  # one pair's side_shapes from the pair table (pairs_by_floor), else looked up
 
 
 # The two records of the hot loop are plain tuples (a NamedTuple costs about 0.3 us more to build, and a
@@ -118,7 +119,7 @@ def search_distributed(p: SwizzleProblem) -> SearchOutcome:
     """The search over the distributed construction's candidates (see the module doc)."""
     if len(p.write_options) > 1 or len(p.read_options) > 1:
         return search_pairs(p)
-    state = new_record(SearchState, ([], count(), []))
+    state = new_record(SearchState, ([], count(), [], None))
     found = search_pair(p, state, search_floor(p))
     if found is None:
         raise no_memory_error(state.problems)
@@ -160,9 +161,9 @@ def search_pairs(p: SwizzleProblem) -> SearchOutcome:
     best: list = []  # [key, outcome, names], then the best other pair's [key, names] (None until one is scored)
     visited: list[tuple[Instruction, Instruction, SearchOutcome | None]] = []  # (write, read, what it found)
     problems: list[str] = []
-    for floor, preference, sub in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
+    for floor, preference, sub, shapes in pairs_by_floor(p, lambda key: bool(best) and best[0] < key):
         wi, ri = sub.write_options[0], sub.read_options[0]
-        found = search_pair(sub, new_record(SearchState, (problems, count(), [])), floor)
+        found = search_pair(sub, new_record(SearchState, (problems, count(), [], shapes)), floor)
         visited.append((wi, ri, found))
         if found is not None:
             key = outcome_key(p, found.best) + preference
@@ -173,7 +174,7 @@ def search_pairs(p: SwizzleProblem) -> SearchOutcome:
             elif best[3] is None or key < best[3][0]:
                 best[3] = (key, (wi.name, ri.name))
     if not best:  # no pair fits: the search over every pair at once says why (each pair's reasons, in order)
-        state = new_record(SearchState, ([], count(), []))
+        state = new_record(SearchState, ([], count(), [], None))
         found = search_pair(p, state, search_floor(p))
         if found is None:
             raise no_memory_error(state.problems)
@@ -190,10 +191,12 @@ def rival_note(p: SwizzleProblem, key: tuple, rival_key: tuple, names: tuple[str
     return (how,) + names
 
 
-def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, tuple, SwizzleProblem]]:
-    """The instruction pairs of ``p`` as ``(floor, preference, one-pair problem)``, cheapest ``floor +
+def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterator[tuple[tuple, tuple, SwizzleProblem,
+                                                                                          tuple]]:
+    """The instruction pairs of ``p`` as ``(floor, preference, one-pair problem, shapes)``, cheapest ``floor +
     preference`` first (:func:`~linlayout.synth.policy.pair_preference`), until ``beaten(floor + preference)``:
-    the caller's best key is below it, and below every later one.
+    the caller's best key is below it, and below every later one.  ``shapes`` is the pair's entry of the table
+    (:func:`~.bounds.pair_floors`), for :class:`SearchState`.
 
     A pair's floor starts from the sides' counts (:func:`~.bounds.pair_floors`, the same table for every pair).
     A pair with a matrix instruction has its floor raised by its tile before it is searched, when it is next in
@@ -207,13 +210,13 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
     the pair's floor from the counts, so the merge meets every pair in the order of its final key.  Keys differ
     between pairs (the preference names the pair)."""
     line, groups = visit_line_of(pair_floors(p), visit_line)
-    raised: list[tuple] = []  # raised entries (4 fields), a heap
+    raised: list[tuple] = []  # raised entries (5 fields), a heap
     i, n = 0, len(line)
     while i < n or raised:
         if raised and (i == n or raised[0][0] < line[i][0]):
-            key, floor, wi, ri = heappop(raised)
+            key, floor, wi, ri, shapes = heappop(raised)
         else:
-            key, floor, wi, ri, _, group = line[i]
+            key, floor, wi, ri, _, group, shapes = line[i]
             i += 1
             if group is not None:  # a tile group: all its pairs are raised at once (one tile, one prefix)
                 if beaten(key):
@@ -223,7 +226,7 @@ def pairs_by_floor(p: SwizzleProblem, beaten: Callable[[tuple], bool]) -> Iterat
                 continue
         if beaten(key):
             return
-        yield floor, key[len(floor):], pair_problem(p, wi, ri)
+        yield floor, key[len(floor):], pair_problem(p, wi, ri), shapes
 
 
 def visit_line(table: tuple[tuple, ...]) -> tuple[list[tuple], dict[tuple, list[tuple]]]:
@@ -240,7 +243,7 @@ def tile_groups(entries: Iterable[tuple]) -> dict[tuple, list[tuple]]:
     given (cheapest first)."""
     groups: dict[tuple, list[tuple]] = {}
     for e in entries:
-        if len(e) == 6 and e[5] is not None:
+        if len(e) == 7 and e[5] is not None:
             groups.setdefault(e[5], []).append(e)
     return groups
 
@@ -263,7 +266,7 @@ def pairs_frontier(p: SwizzleProblem, visited: list[tuple]) -> list[tuple[int, i
                 found = seen[0]
             else:
                 sub = pair_problem(p, wi, ri)
-                found = search_pair(sub, new_record(SearchState, ([], count(), [])), search_floor(sub))
+                found = search_pair(sub, new_record(SearchState, ([], count(), [], None)), search_floor(sub))
             if found is not None:
                 points += found.frontier()
     return points
@@ -277,7 +280,7 @@ def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: b
     which win only when strictly cheaper."""
     sides, write_options, read_options, common, geo, hw, fixed, _, _, _ = p
     most = None if stop is None else stop[2]  # the floor's instruction total
-    problems, numbers, _ = state
+    problems, numbers, _, shapes = state
     for wi in write_options:
         for ri in read_options:
             ins = {"write": wi, "read": ri}
@@ -290,12 +293,24 @@ def score_blocks(p: SwizzleProblem, state: SearchState, scored: list, shorter: b
             for block, vector, extension, extended in low_blocks(sides, ins, common, geo, hw, fixed, problems, shorter,
                                                                  order == 1):
                 if per_side is None:
-                    per_side = pair_sides(sides, ins, geo, hw)
+                    if shapes is None:
+                        per_side = pair_sides(sides, ins, geo, hw)
+                    else:  # one pair, its shape maps from the pair table
+                        (kw, mw), (kr, mr) = shapes
+                        per_side = (("write", sides["write"], wi, kw, mw), ("read", sides["read"], ri, kr, mr))
                 widths = None
                 if ldst:
                     widths = ((len(block), len(vector)) if extended == "write" else (len(vector), len(block))
                               if extended == "read" else (len(vector),) * 2)
                 low = (block, vector, extended, wi, ri, nmat, order, next(numbers), per_side, widths)
+                if most is not None and widths is not None:
+                    # word_fills' floor rule, read before the call where the shared maps already hold both shapes:
+                    # a block of more instructions than the floor's is set aside (with 32-bit elements the first
+                    # blocks, of narrow vectors, often are).
+                    sw, sr = per_side[0][4].get(widths[0]), per_side[1][4].get(widths[1])
+                    if sw and sr and sw[0] + sr[0] > most:
+                        state.skipped.append(low)
+                        continue
                 if score_block(p, state, scored, low, most, stop):
                     return True
     return False
@@ -364,7 +379,6 @@ def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> 
     memory."""
     key, fill, wi, ri, ew, er, vector, extended = entry
     bank, segment = complete_columns(fill)
-    bank, segment = tuple(bank), tuple(segment)
     cols = fill.low_block + fill.word_fill + bank + segment
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
@@ -470,7 +484,7 @@ def mixed_candidates(p: SwizzleProblem, problems: list[str]) -> tuple[list[tuple
     found: list[tuple[tuple, Candidate]] = []
     least: list = []  # the least key found
     visited = set()
-    for _, preference, sub in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
+    for _, preference, sub, _ in pairs_by_floor(p, lambda key: bool(least) and least[0] < key):
         wi, ri = sub.write_options[0], sub.read_options[0]
         visited.add((wi, ri))
         more = _pair_candidates(p, wi, ri, problems, preference, len(found))

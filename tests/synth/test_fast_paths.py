@@ -108,7 +108,7 @@ def test_bank_completion_matches_greedy_elimination(seed):
     U, W = tw - fset, tr - fset
     C = [q for q in (1 << i for i in range(d)) if q not in set(D) | fset and q not in U and q not in W]
     expect = _greedy_bank(partial, S, sorted(U & W) + sorted(U - W) + sorted(W - U) + C)
-    assert B == expect
+    assert list(B) == expect
     assert f2.rank(D + F + tuple(B) + tuple(S)) == d
 
 
@@ -270,13 +270,13 @@ def test_the_pair_visit_meets_every_pair_in_the_order_of_its_final_floor():
         table = bounds.pair_floors(p)
         final = [e[:4] for e in table if e[5] is None]
         for group in search.tile_groups(table).values():
-            final += bounds.tile_floors(p, group)
+            final += [e[:4] for e in bounds.tile_floors(p, group)]
         lazy = [(floor, sub.write_options[0], sub.read_options[0])
-                for floor, preference, sub in search.pairs_by_floor(p, lambda key: False)
+                for floor, preference, sub, _ in search.pairs_by_floor(p, lambda key: False)
                 if preference == pair_preference(sub.write_options[0], sub.read_options[0])]
         assert lazy == [(floor, wi, ri) for _, floor, wi, ri in sorted(final, key=lambda e: e[0])]
         cut = sorted(final, key=lambda e: e[0])[len(final) // 2][0] if final else None  # a caller's best key
-        stopped = [floor for floor, _, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
+        stopped = [floor for floor, _, _, _ in search.pairs_by_floor(p, lambda key: cut is not None and cut < key)]
         assert stopped == [e[1] for e in sorted(final, key=lambda e: e[0]) if not cut < e[0]]
 
 
@@ -358,3 +358,22 @@ def test_width_table_lane_facts_match_the_sides_own_pass_lanes(example, broadcas
                     assert t.tau == frozenset(shape_lanes(side, shape)) and row_bits is None
                 assert t.base == shape.base_wavefronts
     assert seen_matrix or example == "transpose_fp8_128x128.json"
+
+
+def test_the_pair_tables_shapes_are_the_sides_own():
+    """Each pair of the floor table (a table by counts) carries the shape maps :func:`speed.pair_sides` finds
+    for the problem's own sides."""
+    from linlayout.synth.synthesis import swizzle_problem
+
+    rng = random.Random(10)
+    bounds._pair_floors_from_counts.cache_clear()  # tables built here, with the shape memo as it is now
+    speed._COUNT_TABLES.clear()
+    for _ in range(12):
+        d = rng.randint(6, 11)
+        W, R = _distributed(rng, d), _distributed(rng, d)
+        eb = rng.choice([8, 16, 32])
+        p = swizzle_problem(W, R, eb, "sm90", "balanced", None, None)
+        for entry in bounds.pair_floors(p):
+            wi, ri, shapes = entry[2], entry[3], entry[6]
+            got = speed.pair_sides(p.sides, {"write": wi, "read": ri}, p.geo, p.hw)
+            assert [(k, id(m)) for k, m in shapes] == [(k, id(m)) for _, _, _, k, m in got]  # the very maps
