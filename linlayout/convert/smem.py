@@ -39,7 +39,7 @@ from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
 from .speed import TRITON_SCRATCH_KEY, per_partner
-from .triton_scratch import TritonScratch, count_renumbered, renumber_registers, triton_scratch
+from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
@@ -282,11 +282,7 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
     rep_columns = {1 << b for b in bits}
     in_cols = {d: layout.flat_bases(d) for d in layout.in_dims}
     keep_regs = [c for c in in_cols.get("register", ()) if c not in rep_columns]
-    outs = []
-    pos = 0
-    for name, nb in layout.out_dim_bits:
-        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
-        pos += nb
+    outs = _reduced_dims(layout.out_dim_bits, bits)
     ins = [("register", len(keep_regs))]
     new_cols = [tuple(map(drop, keep_regs))]
     for d in ("lane", "warp", "block"):
@@ -295,6 +291,40 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
             ins.append((d, len(cols)))
             new_cols.append(tuple(map(drop, cols)))
     return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
+
+
+def _reduced_dims(out_dim_bits, bits: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    """The output dimensions of a slice: each loses the rep bits (flat tensor bits) that fall in it."""
+    outs = []
+    pos = 0
+    for name, nb in out_dim_bits:
+        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
+        pos += nb
+    return tuple(outs)
+
+
+def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: list[int],
+                   hw) -> dict[str, tuple[int, ...]]:
+    """The element offsets ``C = M⁻¹ ∘ L`` of one slice of a side (:func:`_reduced`'s layout through the slice of a
+    memory whose reps are its highest offset bits), computed on the whole layout and memory.
+
+    ``inverse``: the whole memory's inverse columns; ``reps``: its rep columns (unit vectors on rep bits).  The
+    slice drops the rep registers and the rep bits; every other basis touches no rep bit, so it is a sum of the
+    memory's other columns alone, and its offset is the same in the slice as in the whole memory (the slice's
+    offsets are the whole memory's lowest ones).  Raises :class:`InputError` where the counter refuses the layout
+    (its lanes are not a warp's).
+    """
+    ib, cols = index_bits(layout, side)
+    if ib.lane != hw.lane_bits:
+        raise InputError(f"the {side} layout has {1 << ib.lane} lanes but a warp has {hw.lanes}")
+    # a unit column (the common case) indexes the inverse; a zero column's offset is 0
+    offs = [(inverse[c.bit_length() - 1] if c else 0) if c & (c - 1) == 0 else f2.apply(inverse, c) for c in cols]
+    out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps)}
+    start = ib.reg
+    for d, n in (("lane", ib.lane), ("warp", ib.warp), ("block", ib.block)):
+        out[d] = tuple(offs[start:start + n])
+        start += n
+    return out
 
 
 @dataclass(frozen=True)
@@ -541,13 +571,18 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     total = (1 << src.out_bits) * element_bits // 8
     if any(v & mask for v in keep) or (total >> k) > budget:
         return None
-    s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
-    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(map(_bit_dropper(bits), keep)),),
-                                    check=False)
+    memory = LinearLayout.from_flat((("offset", len(keep)),), _reduced_dims(src.out_dim_bits, bits),
+                                    (tuple(map(_bit_dropper(bits), keep)),), check=False)
+    # Each side is counted on its slice's element offsets, read off the whole layout (_slice_offsets): no slice
+    # layout is built, and the counter sets nothing up per layout object.
+    hw90 = get_hardware("sm90")
+    if (total >> k) > hw90.smem_bytes:  # the counter refuses a slice larger than the shared memory
+        return None
     try:
-        w, w_order = count_renumbered(s, memory, element_bits, "store", ts.write)
-        r, r_order = count_renumbered(d, memory, element_bits, "load", ts.read)
+        inverse = f2.inverse(cols)
+        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, reps, hw90), element_bits, "store", ts.write)
+        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, reps, hw90), element_bits, "load", ts.read)
     except InputError:
         return None
     staging = Staging(memory, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions,

@@ -72,6 +72,12 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     so the exact report of a side (a count as costly as a synthesis's own
     scoring) is made only when they do not; the shuffle search works out what
     every pack width shares once (``warp._PackWidths``).
+    Triton's own staging is counted on its slices' element offsets, read off
+    the whole layouts through one inverse of Triton's memory
+    (``smem._slice_offsets``, :func:`linlayout.convert.triton_scratch.count_offsets`):
+    no slice layout is built, and the counter sets up nothing per layout
+    object (a fresh slice's per-layout facts and plan context cost more than
+    its count).
 """
 
 from __future__ import annotations

@@ -374,3 +374,33 @@ def test_index_echelon_is_kept_per_object_and_solves_the_conversion_map():
         shared, own = prefix_solvers(cols, ends, ech), prefix_solvers(cols, ends)
         for t in list(index_bits(aligned(src, dst), "dst")[1]) + [0, 1, 3]:
             assert [shared(t, lv) for lv in range(4)] == [own(t, lv) for lv in range(4)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_tritons_staging_counted_on_offsets_equals_counting_its_slice_layouts(seed):
+    """``smem._triton_round_trip`` counts each side on offsets read off the whole layouts
+    (``triton_scratch.count_offsets``); counting the slice layouts through the slice memory gives the same."""
+    from dataclasses import replace
+
+    from linlayout.convert.smem import triton_round_trip
+    from linlayout.convert.triton_scratch import count_renumbered, triton_scratch
+
+    rng = random.Random(seed)
+    src, dst = random_pair(rng, rng.choice([1, 2, 4]), "any", mixed=seed % 2 == 0, max_regs_bits=4)
+    dst = aligned(src, dst)
+    seen = 0
+    for eb in (8, 16, 32, 64):
+        rt = triton_round_trip(src, dst, eb)
+        if rt is None:
+            continue
+        seen += 1
+        ts = triton_scratch(src, dst, eb)
+        plain = replace(rt, register_order=((), ()))
+        for side, op, family, ins, wf, n, order in (
+                ("src", "store", ts.write, rt.swizzle.write_instruction, rt.swizzle.write_wavefronts,
+                 rt.swizzle.write_instructions, rt.register_order[0]),
+                ("dst", "load", ts.read, rt.swizzle.read_instruction, rt.swizzle.read_wavefronts,
+                 rt.swizzle.read_instructions, rt.register_order[1])):
+            report, numbering = count_renumbered(plain.slice_layout(side), rt.swizzle.memory, eb, op, family)
+            assert (report.instruction, report.wavefronts, report.instructions, numbering) == (ins, wf, n, order)
+    assert seen
