@@ -308,7 +308,7 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: li
     """The element offsets ``C = M⁻¹ ∘ L`` of one slice of a side (:func:`_reduced`'s layout through the slice of a
     memory whose reps are its highest offset bits), computed on the whole layout and memory.
 
-    ``inverse``: the whole memory's inverse columns; ``reps``: its rep columns (unit vectors on rep bits).  The
+    ``inverse``: the whole memory's inverse columns with 0 appended (the image of a zero column); ``reps``: its rep columns (unit vectors on rep bits).  The
     slice drops the rep registers and the rep bits; every other basis touches no rep bit, so it is a sum of the
     memory's other columns alone, and its offset is the same in the slice as in the whole memory (the slice's
     offsets are the whole memory's lowest ones).  Raises :class:`InputError` where the counter refuses the layout
@@ -317,8 +317,8 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: li
     ib, cols = index_bits(layout, side)
     if ib.lane != hw.lane_bits:
         raise InputError(f"the {side} layout has {1 << ib.lane} lanes but a warp has {hw.lanes}")
-    # a unit column (the common case) indexes the inverse; a zero column's offset is 0
-    offs = [(inverse[c.bit_length() - 1] if c else 0) if c & (c - 1) == 0 else f2.apply(inverse, c) for c in cols]
+    # a unit column (the common case) indexes the inverse, a zero column its last entry (0)
+    offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
     out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps)}
     start = ib.reg
     for d, n in (("lane", ib.lane), ("warp", ib.warp), ("block", ib.block)):
@@ -503,6 +503,8 @@ TRITON_BOUNDED = {"shared-memory instructions": ("st.shared", "ld.shared", "stma
                   "barriers": ("bar.sync", "bar.warp.sync"), "shfl.sync": ("shfl.sync",), "selp": ("selp",)}
 """The per-thread counts no round trip may exceed Triton's own staging in (:func:`within_tritons_counts`)."""
 
+_BOUNDED_CLASS = {op: what for what, ops in TRITON_BOUNDED.items() for op in ops}
+
 
 def triton_counts(rt: RoundTrip) -> dict[str, int]:
     """A round trip's per-thread counts of each class of :data:`TRITON_BOUNDED` (``stmatrix.x4`` counts as ``stmatrix``).
@@ -512,8 +514,12 @@ def triton_counts(rt: RoundTrip) -> dict[str, int]:
     >>> triton_counts(round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256))
     {'shared-memory instructions': 4, 'barriers': 3, 'shfl.sync': 0, 'selp': 0}
     """
-    ins = rt.instructions
-    return {what: sum(n for op, n in ins.items() if opcode(op) in ops) for what, ops in TRITON_BOUNDED.items()}
+    counts = dict.fromkeys(TRITON_BOUNDED, 0)
+    for op, n in rt.instructions.items():  # one pass: each count's class, if bounded
+        what = _BOUNDED_CLASS.get(opcode(op))
+        if what is not None:
+            counts[what] += n
+    return counts
 
 
 def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
@@ -580,7 +586,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if (total >> k) > hw90.smem_bytes:  # the counter refuses a slice larger than the shared memory
         return None
     try:
-        inverse = f2.inverse(cols)
+        inverse = f2.inverse(cols) + [0]
         w, w_order = count_offsets(_slice_offsets(src, "src", inverse, reps, hw90), element_bits, "store", ts.write)
         r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, reps, hw90), element_bits, "load", ts.read)
     except InputError:

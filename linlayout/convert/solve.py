@@ -123,10 +123,12 @@ def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, 
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
     hw = IndexBits(*(bits.get(d, 0) for d in HW_DIMS))
+    in_order = [d for d in HW_DIMS if d in bits]
+    if list(bits) == in_order:  # the usual order (register, lane, warp, block): the columns as they are
+        return hw, tuple(layout.flat_columns())
     cols: list[int] = []
-    for d in HW_DIMS:
-        if d in bits:
-            cols.extend(layout.flat_bases(d))
+    for d in in_order:
+        cols.extend(layout.flat_bases(d))
     return hw, tuple(cols)
 
 
