@@ -25,6 +25,7 @@ smallest scratch.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
@@ -42,7 +43,7 @@ from .speed import TRITON_SCRATCH_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
-           "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
+           "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -245,24 +246,38 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
     (72, 88)
     """
+    return rep_cost_floors(src, dst, element_bits, hardware, barrier)(rep_bits)
+
+
+def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware,
+                    barrier: str) -> Callable[[int], int]:
+    """:func:`rep_cost_floor` as a function of the number of rep bits, with what does not depend on it (the
+    model's widths, each side's distinct registers, pass bytes and packing cost) worked out once:
+    :func:`round_trip` asks the floor of one slicing size after another."""
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
     # one pass of the banks (a matrix instruction's pass is one matrix: lanes x register_bytes, the same on sm90)
     one_pass = max(hw.row_bytes, hw.lanes * hw.register_bytes if hw.matrix_rows else 0)
-    reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
-    floor = reps * 2 * COST_WEIGHTS[barrier] + COST_WEIGHTS["shared_memory_path"]  # a round trip is that path
+    sides = []  # per side: distinct registers, bytes of one pass, the packing's cost (narrow elements) or None
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         registers = 1 << register_rank(layout, side)
-        thread_bytes = (registers >> rep_bits) * element_bits // 8
-        accesses = -(-thread_bytes // widest)
-        side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
-        if element_bits < 32:
-            words = registers * element_bits // 32
-            packed = side_floor + cost_of(packing(words, element_bits, side))
-            side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
-        floor += side_floor
-    return floor
+        packs = cost_of(packing(registers * element_bits // 32, element_bits, side)) if element_bits < 32 else None
+        sides.append((registers, pass_bytes, packs))
+
+    def floor_of(rep_bits: int) -> int:
+        reps = 1 << rep_bits
+        floor = reps * 2 * COST_WEIGHTS[barrier] + COST_WEIGHTS["shared_memory_path"]  # a round trip is that path
+        for registers, pass_bytes, packs in sides:
+            thread_bytes = (registers >> rep_bits) * element_bits // 8
+            accesses = -(-thread_bytes // widest)
+            side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
+            if packs is not None:
+                side_floor = min(side_floor + packs, reps * (w_access + w_wave) * -(-thread_bytes // 2))
+            floor += side_floor
+        return floor
+
+    return floor_of
 
 
 def _merges_loads(dst: LinearLayout, hw) -> bool:
@@ -466,12 +481,12 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
         best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
-    barrier = "bar.warp.sync" if warp_private(src, dst) else "bar.sync"
+    floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
     for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
         # Pruning: no slicing into 2^j reps costs less than its floor, so once the floor reaches the best
         # plan's key (cost, then scratch) none of them can win, and synthesizing their swizzles is skipped.
-        floor = rep_cost_floor(src, dst, element_bits, hw, barrier, j)
+        floor = floor_of(j)
         if best is not None and floor > best[0][0]:
             break  # the floor never decreases with j: no later slicing wins either
         for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
