@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -39,7 +39,7 @@ from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
-from .speed import TRITON_SCRATCH_KEY, per_partner
+from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
@@ -176,7 +176,6 @@ class RoundTrip:
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
 
 
-@lru_cache(maxsize=1024)
 def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     """Whether a round trip needs only warp barriers: each warp reads back only elements no other warp writes.
 
@@ -193,6 +192,10 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     >>> warp_private(a, b), warp_private(a, c)
     (True, False)
     """
+    return per_partner(src, WARP_PRIVATE_KEY, dst, lambda: _warp_private(src, dst))
+
+
+def _warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     if src.in_sizes.get("warp", 1) == 1:
         return True
     hw, cols = index_bits(src, "src")

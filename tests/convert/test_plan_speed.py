@@ -144,6 +144,20 @@ def test_tritons_scratch_is_remembered_per_object_and_width_not_per_bases(monkey
     assert calls == [32, 16, 16, 16]
 
 
+def test_warp_private_is_remembered_per_object_not_per_bases(monkeypatch):
+    """The barrier kind is asked by the round trip and by every candidate's counts: worked out once for the same
+    objects, again for a fresh equal layout (convert/speed.py), with the same answer."""
+    calls = []
+    real = smem._warp_private
+    monkeypatch.setattr(smem, "_warp_private", lambda *a: calls.append(1) or real(*a))
+    src, dst = catalog_pairs()[0][1:]
+    dst = aligned(src, dst)
+    first = warp_private(src, dst)
+    assert warp_private(src, dst) == first and len(calls) == 1
+    copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
+    assert warp_private(src, copy) == first and len(calls) == 2
+
+
 def _brute_force_selects(rp) -> int:
     threads = [(lane, om) for om in range(1 << len(rp.Qo)) for lane in range(1 << len(rp.Ql))]
     rows = {tuple(rp.source_register(r, lane, om) for lane, om in threads) for r in range(rp.dst_regs)}
