@@ -440,11 +440,10 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
     rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
-    both = f2.basis(d_reg + s_reg)
+    span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
     needed = 1 << rank_d
-    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    span_both = f2.Span(both)
     own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
