@@ -596,8 +596,9 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if any(v & mask for v in keep) or (total >> k) > budget:
         return None
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
+    # (without reps, Triton's memory is the slice's)
     memory = LinearLayout.from_flat((("offset", len(keep)),), _reduced_dims(src.out_dim_bits, bits),
-                                    (tuple(map(_bit_dropper(bits), keep)),), check=False)
+                                    (tuple(map(_bit_dropper(bits), keep)),), check=False) if k else ts.memory
     # Each side is counted on its slice's element offsets, read off the whole layout (_slice_offsets): no slice
     # layout is built, and the counter sets nothing up per layout object.
     hw90 = get_hardware("sm90")

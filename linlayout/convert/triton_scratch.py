@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -126,6 +127,15 @@ def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
         s2 = set(b2)
         return [b for b in b1 if b and b in s2]
     return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
+
+
+def _intersections(b1: Sequence[int], b2: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``_intersection(b1, b2)`` and ``_intersection(b2, b1)`` (the registers both sides hold, in each side's order),
+    with one test for unit vectors."""
+    if all(b & (b - 1) == 0 for b in chain(b1, b2)):
+        s1, s2 = set(b1), set(b2)
+        return [b for b in b1 if b and b in s2], [b for b in b2 if b and b in s1]
+    return _intersection(b1, b2), _intersection(b2, b1)
 
 
 def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
@@ -348,7 +358,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
     src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
-    shared = (_intersection(a.regs, b.regs), _intersection(b.regs, a.regs)) if src_tiles else ([], [])
+    shared = _intersections(a.regs, b.regs) if src_tiles else ([], [])
     for ts in src_tiles:
         for td in dst_tiles:
             vb = _swizzling_tile(a, b, total - len(ts.lane_contig), total - len(td.lane_contig), ts.lane_contig,
