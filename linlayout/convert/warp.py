@@ -485,7 +485,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
         """rank(img + vectors) == rank(img) + len(vectors)."""
         return img.copy().extend(vectors) == len(vectors)
 
-    options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
+    options = [("round", 1 << c, As[c]) for c in range(mw)]  # As applied to round bit c
     options += [("free", z, z[1]) for z in kernel]
 
     def lanewise(lead, vals):
@@ -579,9 +579,9 @@ class _PackWidths:
         self.parts = (qr, sr), _, _ = _split(cm)
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
-        self.copies = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
+        self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
         self.complement = C = f2.complement(self.copies, dh.reg)
-        csr = [f2.apply(sr, c) for c in C]
+        csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
     @cached_property
@@ -694,11 +694,11 @@ def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: l
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
     the image; the send words follow (see the module doc)."""
     nl = f.lanes
-    comp = f2.complement(kerJ, nl)
-    img = [f2.apply(J, b) for b in comp]
+    comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
+    img = [J[b] for b in comp]
     rest = f2.complement(img, nl)
     inv = _coords_inverse(img + rest)
-    vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
+    vals = [Kc[b] for b in comp] + [0] * len(rest)
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
     A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
     Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
