@@ -622,22 +622,24 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         c = f2.apply(winv, v)
         return c & _mask(p), c >> p
 
-    adj = []
-    for c in rounds:  # make Qr(c) free of pack components
-        pj, _ = wc(f2.apply(qr, c))
+    adj, Aq = [], []
+    for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
+        pj, word = wc(f2.apply(qr, c))
         adj.append(c ^ f2.apply(pack, pj))
+        Aq.append(word)
     rounds = adj
-    if any(wc(v)[0] for v in qo):
+    qo_coords = [wc(v) for v in qo]
+    if any(pc for pc, _ in qo_coords):
         return []
     # Whether a word's packed elements change places from lane to lane under the destination's own lane columns.
     # A swap matrix changes those columns only through free variables (its additions Dq), so without free
     # variables every candidate would be dropped for it below: none is enumerated.
-    lanes_move_packs = any(wc(v)[0] for v in ql)
+    ql_coords = [wc(v) for v in ql]
+    lanes_move_packs = any(pc for pc, _ in ql_coords)
     mw = len(rounds)
-    Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
     As = [f2.apply(sr, c) for c in rounds]
-    Lq0 = [wc(v)[1] for v in ql]
-    Oq = [wc(v)[1] for v in qo]
+    Lq0 = [w for _, w in ql_coords]
+    Oq = [w for _, w in qo_coords]
     kernel = widths.kernel
     if lanes_move_packs and not kernel:
         return []
@@ -658,7 +660,7 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
             shuffles = None  # local rounds: counted on the built program
         elif limit is not None and shuffles > limit:
             continue
-        Lq = [wc(v)[1] for v in qlx]
+        Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
         Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
         kerJ = f2.null_space(J)
