@@ -83,8 +83,9 @@ def _mask(n: int) -> int:
 def _split(cm: ConversionMap):
     """Per destination bit group: the (register, lane) parts of its source columns."""
     sh, dh = cm.src_bits, cm.dst_bits
-    q = [c & _mask(sh.reg) for c in cm.columns]
-    s = [(c >> sh.reg) & _mask(sh.lane) for c in cm.columns]
+    reg, lane = _mask(sh.reg), _mask(sh.lane)
+    q = [c & reg for c in cm.columns]
+    s = [(c >> sh.reg) & lane for c in cm.columns]
     r0, l0, o0 = 0, dh.reg, dh.reg + dh.lane
     n = dh.bits
     return (q[r0:l0], s[r0:l0]), (q[l0:o0], s[l0:o0]), (q[o0:n], s[o0:n])
