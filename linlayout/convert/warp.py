@@ -265,10 +265,6 @@ class ShuffleProgram:
         return tuple(send), tuple(recv)
 
     @cached_property
-    def _span_M(self) -> list[int]:
-        return f2.subset_xors(f2.basis(list(self.M)))
-
-    @cached_property
     def used_rounds(self) -> tuple[int, ...]:
         """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
         if not self.self_rounds:  # word r takes round r ⊕ Mλ
@@ -288,20 +284,22 @@ class ShuffleProgram:
             shuffled = len(self.used_rounds)
             # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
             # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
-            S = f2.basis(list(self.H) + list(self.Ho))
+            S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
             if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
-                ncos = 1 << (f2.rank(list(self.A) + S) - len(S))
+                ncos = 1 << S.copy().extend(self.A)
             else:
-                lead = sorted(f2.echelon(S)[0].vec.items(), reverse=True)
+                # The coset's canonical word: clear the leading bits of an echelon basis of S, highest first (the
+                # residue with none of those bits is unique in the coset, whichever echelon basis).
+                lead = sorted(S.lead.items(), reverse=True)
                 cosets = set()
                 for k in self.used_rounds:
                     v = f2.apply(self.A, k)
-                    for h, b in lead:  # the coset's canonical word: clear the echelon basis' leading bits
+                    for h, b in lead:
                         if v >> h & 1:
                             v ^= b
                     cosets.add(v)
                 ncos = len(cosets)
-            sel = ((1 << len(S)) - 1) * shuffled + (len(self._span_M) - 1) * self.kept
+            sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
             return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
         return self._listed_mux_counts()
 
