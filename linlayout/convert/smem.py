@@ -27,7 +27,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, reduce
+from operator import or_
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -593,7 +594,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     mask = sum(1 << b for b in bits)
     keep = cols[:len(cols) - k]
     total = (1 << src.out_bits) * element_bits // 8
-    if any(v & mask for v in keep) or (total >> k) > budget:
+    if reduce(or_, keep, 0) & mask or (total >> k) > budget:  # some other offset column touches a rep bit
         return None
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
     # (without reps, Triton's memory is the slice's)

@@ -197,13 +197,15 @@ def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int
     return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
 
 
-def _lowest_level(mask: int, ends: list[int]) -> int:
-    """The lowest level whose source bits (the columns below ``ends[level]``) hold every column of ``mask``."""
-    n = mask.bit_length()
-    level = 0
-    while n > ends[level]:
-        level += 1
-    return level
+def _levels_by_length(ends: list[int]) -> list[int]:
+    """Per mask length ``n`` (``0 .. ends[-1]``): the lowest level whose source bits (the columns below
+    ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``."""
+    levels, level = [], 0
+    for n in range(ends[-1] + 1):
+        while n > ends[level]:
+            level += 1
+        levels.append(level)
+    return levels
 
 
 def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
@@ -285,6 +287,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # within that prefix clearing its highest bits.
     ech, _, nulls = index_echelon(src)
     kernels = _prefix_kernels(ends, nulls)
+    lowest_level = _levels_by_length(ends)  # [n]: the lowest level whose prefix holds a mask of length n
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
     # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
     # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
@@ -303,7 +306,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
         if keeps:
             # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
             residue, mask = ech.reduce(t ^ held)
-            level = _lowest_level(mask, ends) if not residue else 4
+            level = lowest_level[mask.bit_length()] if not residue else 4
             if level < keeps:
                 columns.append(_reduce_by(mask, kernels[level]) | own)
                 levels.append(level)
@@ -313,7 +316,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             raise InputError(
                 f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
                 f"src does not hold the elements dst needs")
-        level = max(_lowest_level(mask, ends), keeps)
+        level = max(lowest_level[mask.bit_length()], keeps)
         columns.append(_reduce_by(mask, kernels[level]))
         levels.append(level)
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of

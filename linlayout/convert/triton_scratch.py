@@ -376,7 +376,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
         _, parts, write, read = best
-    offsets = tuple(v for part in parts for v in part)
+    offsets = tuple(chain.from_iterable(parts))
     # XORs of the checked layouts' columns: a valid layout's data, built unchecked
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, (offsets,), check=False)
     return TritonScratch(memory, 1 << len(parts[3]), write, read)
