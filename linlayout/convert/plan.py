@@ -195,7 +195,10 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
     ins, outs = L.in_dim_bits, L.out_dim_bits
     if [n for n, _ in ins] != list(HW_DIMS) or [n for n, _ in outs] != list(HW_DIMS):
         return _minimal_checked(L)
-    cols = [L.flat_bases(n) for n, _ in ins]
+    cols, j = [], 0  # the map's columns by input dimension: its layout was built from this split of them
+    for _, b in ins:
+        cols.append(cm.columns[j:j + b])
+        j += b
     starts, reach, pos, acc = [], [], 0, 0
     for (_, b), cl in zip(outs, cols):
         starts.append(pos)  # where this dimension's output bits start

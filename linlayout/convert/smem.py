@@ -25,8 +25,10 @@ smallest scratch.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property, reduce
+from operator import or_
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -38,11 +40,11 @@ from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
 from .solve import aligned, conversion_map, index_bits, register_rank
-from .speed import TRITON_SCRATCH_KEY, per_partner
-from .triton_scratch import TritonScratch, count_renumbered, renumber_registers, triton_scratch
+from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
+from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
-           "rep_cost_floor", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
+           "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -175,7 +177,6 @@ class RoundTrip:
         return f2.apply(cols, reg | (lane << hw.reg) | (omega << (hw.reg + hw.lane)))
 
 
-@lru_cache(maxsize=1024)
 def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     """Whether a round trip needs only warp barriers: each warp reads back only elements no other warp writes.
 
@@ -192,6 +193,10 @@ def warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     >>> warp_private(a, b), warp_private(a, c)
     (True, False)
     """
+    return per_partner(src, WARP_PRIVATE_KEY, dst, lambda: _warp_private(src, dst))
+
+
+def _warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     if src.in_sizes.get("warp", 1) == 1:
         return True
     hw, cols = index_bits(src, "src")
@@ -245,24 +250,38 @@ def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hard
     >>> rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 0), rep_cost_floor(src, src, 32, "sm90", "bar.warp.sync", 1)
     (72, 88)
     """
+    return rep_cost_floors(src, dst, element_bits, hardware, barrier)(rep_bits)
+
+
+def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware,
+                    barrier: str) -> Callable[[int], int]:
+    """:func:`rep_cost_floor` as a function of the number of rep bits, with what does not depend on it (the
+    model's widths, each side's distinct registers, pass bytes and packing cost) worked out once:
+    :func:`round_trip` asks the floor of one slicing size after another."""
     hw = get_hardware(hardware)
     widest = max(hw.max_access_bytes, 4 * hw.register_bytes if hw.matrix_rows else 0)
     # one pass of the banks (a matrix instruction's pass is one matrix: lanes x register_bytes, the same on sm90)
     one_pass = max(hw.row_bytes, hw.lanes * hw.register_bytes if hw.matrix_rows else 0)
-    reps = 1 << rep_bits
     w_access, w_wave = COST_WEIGHTS["shared_instruction"], COST_WEIGHTS["wavefront"]
-    floor = reps * 2 * COST_WEIGHTS[barrier] + COST_WEIGHTS["shared_memory_path"]  # a round trip is that path
+    sides = []  # per side: distinct registers, bytes of one pass, the packing's cost (narrow elements) or None
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         registers = 1 << register_rank(layout, side)
-        thread_bytes = (registers >> rep_bits) * element_bits // 8
-        accesses = -(-thread_bytes // widest)
-        side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
-        if element_bits < 32:
-            words = registers * element_bits // 32
-            packed = side_floor + cost_of(packing(words, element_bits, side))
-            side_floor = min(packed, reps * (w_access + w_wave) * -(-thread_bytes // 2))
-        floor += side_floor
-    return floor
+        packs = cost_of(packing(registers * element_bits // 32, element_bits, side)) if element_bits < 32 else None
+        sides.append((registers, pass_bytes, packs))
+
+    def floor_of(rep_bits: int) -> int:
+        reps = 1 << rep_bits
+        floor = reps * 2 * COST_WEIGHTS[barrier] + COST_WEIGHTS["shared_memory_path"]  # a round trip is that path
+        for registers, pass_bytes, packs in sides:
+            thread_bytes = (registers >> rep_bits) * element_bits // 8
+            accesses = -(-thread_bytes // widest)
+            side_floor = reps * (w_access * accesses + w_wave * max(accesses, -(-thread_bytes * hw.lanes // pass_bytes)))
+            if packs is not None:
+                side_floor = min(side_floor + packs, reps * (w_access + w_wave) * -(-thread_bytes // 2))
+            floor += side_floor
+        return floor
+
+    return floor_of
 
 
 def _merges_loads(dst: LinearLayout, hw) -> bool:
@@ -282,11 +301,7 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
     rep_columns = {1 << b for b in bits}
     in_cols = {d: layout.flat_bases(d) for d in layout.in_dims}
     keep_regs = [c for c in in_cols.get("register", ()) if c not in rep_columns]
-    outs = []
-    pos = 0
-    for name, nb in layout.out_dim_bits:
-        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
-        pos += nb
+    outs = _reduced_dims(layout.out_dim_bits, bits)
     ins = [("register", len(keep_regs))]
     new_cols = [tuple(map(drop, keep_regs))]
     for d in ("lane", "warp", "block"):
@@ -295,6 +310,40 @@ def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
             ins.append((d, len(cols)))
             new_cols.append(tuple(map(drop, cols)))
     return LinearLayout.from_flat(tuple(ins), tuple(outs), tuple(new_cols), check=False)
+
+
+def _reduced_dims(out_dim_bits, bits: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    """The output dimensions of a slice: each loses the rep bits (flat tensor bits) that fall in it."""
+    outs = []
+    pos = 0
+    for name, nb in out_dim_bits:
+        outs.append((name, nb - sum(1 for b in bits if pos <= b < pos + nb)))
+        pos += nb
+    return tuple(outs)
+
+
+def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: list[int],
+                   hw) -> dict[str, tuple[int, ...]]:
+    """The element offsets ``C = M⁻¹ ∘ L`` of one slice of a side (:func:`_reduced`'s layout through the slice of a
+    memory whose reps are its highest offset bits), computed on the whole layout and memory.
+
+    ``inverse``: the whole memory's inverse columns with 0 appended (the image of a zero column); ``reps``: its rep columns (unit vectors on rep bits).  The
+    slice drops the rep registers and the rep bits; every other basis touches no rep bit, so it is a sum of the
+    memory's other columns alone, and its offset is the same in the slice as in the whole memory (the slice's
+    offsets are the whole memory's lowest ones).  Raises :class:`InputError` where the counter refuses the layout
+    (its lanes are not a warp's).
+    """
+    ib, cols = index_bits(layout, side)
+    if ib.lane != hw.lane_bits:
+        raise InputError(f"the {side} layout has {1 << ib.lane} lanes but a warp has {hw.lanes}")
+    # a unit column (the common case) indexes the inverse, a zero column its last entry (0)
+    offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
+    out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps)}
+    start = ib.reg
+    for d, n in (("lane", ib.lane), ("warp", ib.warp), ("block", ib.block)):
+        out[d] = tuple(offs[start:start + n])
+        start += n
+    return out
 
 
 @dataclass(frozen=True)
@@ -436,12 +485,12 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
         best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
-    barrier = "bar.warp.sync" if warp_private(src, dst) else "bar.sync"
+    floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
     for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
         # Pruning: no slicing into 2^j reps costs less than its floor, so once the floor reaches the best
         # plan's key (cost, then scratch) none of them can win, and synthesizing their swizzles is skipped.
-        floor = rep_cost_floor(src, dst, element_bits, hw, barrier, j)
+        floor = floor_of(j)
         if best is not None and floor > best[0][0]:
             break  # the floor never decreases with j: no later slicing wins either
         for bits in itertools.islice(itertools.combinations(cands[::-1], j), MAX_REP_CHOICES):
@@ -473,6 +522,8 @@ TRITON_BOUNDED = {"shared-memory instructions": ("st.shared", "ld.shared", "stma
                   "barriers": ("bar.sync", "bar.warp.sync"), "shfl.sync": ("shfl.sync",), "selp": ("selp",)}
 """The per-thread counts no round trip may exceed Triton's own staging in (:func:`within_tritons_counts`)."""
 
+_BOUNDED_CLASS = {op: what for what, ops in TRITON_BOUNDED.items() for op in ops}
+
 
 def triton_counts(rt: RoundTrip) -> dict[str, int]:
     """A round trip's per-thread counts of each class of :data:`TRITON_BOUNDED` (``stmatrix.x4`` counts as ``stmatrix``).
@@ -482,8 +533,12 @@ def triton_counts(rt: RoundTrip) -> dict[str, int]:
     >>> triton_counts(round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256))
     {'shared-memory instructions': 4, 'barriers': 3, 'shfl.sync': 0, 'selp': 0}
     """
-    ins = rt.instructions
-    return {what: sum(n for op, n in ins.items() if opcode(op) in ops) for what, ops in TRITON_BOUNDED.items()}
+    counts = dict.fromkeys(TRITON_BOUNDED, 0)
+    for op, n in rt.instructions.items():  # one pass: each count's class, if bounded
+        what = _BOUNDED_CLASS.get(opcode(op))
+        if what is not None:
+            counts[what] += n
+    return counts
 
 
 def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
@@ -539,15 +594,21 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     mask = sum(1 << b for b in bits)
     keep = cols[:len(cols) - k]
     total = (1 << src.out_bits) * element_bits // 8
-    if any(v & mask for v in keep) or (total >> k) > budget:
+    if reduce(or_, keep, 0) & mask or (total >> k) > budget:  # some other offset column touches a rep bit
         return None
-    s, d = (_reduced(src, bits), _reduced(dst, bits)) if bits else (src, dst)
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
-    memory = LinearLayout.from_flat((("offset", len(keep)),), s.out_dim_bits, (tuple(map(_bit_dropper(bits), keep)),),
-                                    check=False)
+    # (without reps, Triton's memory is the slice's)
+    memory = LinearLayout.from_flat((("offset", len(keep)),), _reduced_dims(src.out_dim_bits, bits),
+                                    (tuple(map(_bit_dropper(bits), keep)),), check=False) if k else ts.memory
+    # Each side is counted on its slice's element offsets, read off the whole layout (_slice_offsets): no slice
+    # layout is built, and the counter sets nothing up per layout object.
+    hw90 = get_hardware("sm90")
+    if (total >> k) > hw90.smem_bytes:  # the counter refuses a slice larger than the shared memory
+        return None
     try:
-        w, w_order = count_renumbered(s, memory, element_bits, "store", ts.write)
-        r, r_order = count_renumbered(d, memory, element_bits, "load", ts.read)
+        inverse = f2.inverse(cols) + [0]
+        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, reps, hw90), element_bits, "store", ts.write)
+        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, reps, hw90), element_bits, "load", ts.read)
     except InputError:
         return None
     staging = Staging(memory, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions,

@@ -123,10 +123,12 @@ def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, 
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
     hw = IndexBits(*(bits.get(d, 0) for d in HW_DIMS))
+    in_order = [d for d in HW_DIMS if d in bits]
+    if list(bits) == in_order:  # the usual order (register, lane, warp, block): the columns as they are
+        return hw, tuple(layout.flat_columns())
     cols: list[int] = []
-    for d in HW_DIMS:
-        if d in bits:
-            cols.extend(layout.flat_bases(d))
+    for d in in_order:
+        cols.extend(layout.flat_bases(d))
     return hw, tuple(cols)
 
 
@@ -164,12 +166,7 @@ def prefix_solvers(cols: list[int], ends: list[int],
     when the caller has it (:func:`index_echelon`).
     """
     ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]] if ends else [])
-    kernels: list[list[tuple[int, int]]] = []
-    seen = -1
-    for end in ends:
-        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
-        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
-        seen = len(within)
+    kernels = _prefix_kernels(ends, nulls)
     limits = [1 << end for end in ends]
     last = [None, (0, 0)]
 
@@ -182,11 +179,33 @@ def prefix_solvers(cols: list[int], ends: list[int],
     return solve
 
 
+def _prefix_kernels(ends: list[int], nulls: list[int]) -> list[list[tuple[int, int]]]:
+    """Per prefix end, :func:`_kernel_pivots` of the null vectors found within it (those below ``end``)."""
+    kernels: list[list[tuple[int, int]]] = []
+    seen = -1
+    for end in ends:
+        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
+        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
+        seen = len(within)
+    return kernels
+
+
 def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
     """:func:`~linlayout.core.f2.echelon` of a distributed layout's index columns (:func:`index_bits`' order), once
     per layout object (:data:`~linlayout.convert.speed.INDEX_ECHELON_KEY`): the conversion map solves against the
     source's, and Triton's scratch layout asks preimages of either side's."""
     return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
+
+
+def _levels_by_length(ends: list[int]) -> list[int]:
+    """Per mask length ``n`` (``0 .. ends[-1]``): the lowest level whose source bits (the columns below
+    ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``."""
+    levels, level = [], 0
+    for n in range(ends[-1] + 1):
+        while n > ends[level]:
+            level += 1
+        levels.append(level)
+    return levels
 
 
 def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
@@ -263,39 +282,43 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     levels: list[int] = []
     # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
     ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
-    masks = [(1 << end) - 1 for end in ends]
-    solve = prefix_solvers(scols, ends, index_echelon(src))
-    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, and the
-    # element that slot holds in src
+    # One elimination of the source columns answers every level (prefix_solvers' reasoning): a target reduces to a
+    # mask of source columns, solvable on the lowest level whose prefix holds the mask, with the kernel found
+    # within that prefix clearing its highest bits.
+    ech, _, nulls = index_echelon(src)
+    kernels = _prefix_kernels(ends, nulls)
+    lowest_level = _levels_by_length(ends)  # [n]: the lowest level whose prefix holds a mask of length n
+    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
+    # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
+    # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
+    # keeps nothing: 0)
     starts = (0, ends[0], ends[1], ends[2])
-    bases_of = [(d, k, 1 << (start + k), scols[start + k]) if (d != "register" or k < sh.reg) else (d, k, 0, 0)
-                for d, start, n in zip(HW_DIMS, starts, d_counts) for k in range(n)]
+    bases_of = [(d, k, 1 << (start + k), scols[start + k], i) if (d != "register" or k < sh.reg) else (d, k, 0, 0, 0)
+                for i, (d, start, n) in enumerate(zip(HW_DIMS, starts, d_counts)) for k in range(n)]
     for j, t in enumerate(dcols):
-        dim, k, own, held = bases_of[j]
+        dim, k, own, held, keeps = bases_of[j]
         if (own and held == t) or (t == 0 and dim == "register"):
-            # What the loop below finds at level 0 without solving: the destination's own slot holds the element
-            # (its target is 0, or a register of src holds it), or a broadcast register copies another.
+            # The destination's own slot holds the element (its target is 0, or a register of src holds it), or a
+            # broadcast register copies another: level 0, no solving.
             columns.append(own if t or dim != "register" else 0)
             levels.append(0)
             continue
-        for level, allowed in enumerate(masks):
-            fixed = own & ~allowed if dim != "register" else 0
-            z = solve(t ^ (held if fixed else 0), level)
-            if z is None:
+        if keeps:
+            # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
+            residue, mask = ech.reduce(t ^ held)
+            level = lowest_level[mask.bit_length()] if not residue else 4
+            if level < keeps:
+                columns.append(_reduce_by(mask, kernels[level]) | own)
+                levels.append(level)
                 continue
-            if dim == "register" and t == 0:
-                x = 0  # a broadcast destination register copies another: no data to move
-            elif own and held == t and own & ~allowed == fixed:
-                x = own
-            else:
-                x = z | fixed
-            columns.append(x)
-            levels.append(level)
-            break
-        else:
+        residue, mask = ech.reduce(t)
+        if residue:
             raise InputError(
                 f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
                 f"src does not hold the elements dst needs")
+        level = max(lowest_level[mask.bit_length()], keeps)
+        columns.append(_reduce_by(mask, kernels[level]))
+        levels.append(level)
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0

@@ -38,6 +38,11 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     (register, lane and warp bases as flat ints, and for a layout of other
     input dimensions one elimination for its preimages): Triton's scratch layout and its plain ``ld/st`` fallback
     (the default scratch budget) read both layouts of a pair.
+:data:`WARP_PRIVATE_KEY`
+    :func:`linlayout.convert.smem.warp_private` of ``src`` for the last
+    ``dst`` *object*: the round trip's barrier kind, asked by the round trip
+    and again by every candidate's instruction count (it was an
+    ``lru_cache``, keyed on the layouts' values and hashing both per call).
 :data:`TRITON_SCRATCH_KEY`
     Triton's scratch layout of ``src`` for the last ``dst`` *object* (one
     entry per element width): the round trip's default budget and Triton's
@@ -66,12 +71,17 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
     than from listing rounds or threads (:mod:`linlayout.convert.warp`).
-    ``functools.lru_cache`` on :func:`linlayout.convert.smem.warp_private`.
     Whether a synthesized staging's side moves whole words is read off the
     synthesis's two access widths where they tell it (``smem.moves_words``),
     so the exact report of a side (a count as costly as a synthesis's own
     scoring) is made only when they do not; the shuffle search works out what
     every pack width shares once (``warp._PackWidths``).
+    Triton's own staging is counted on its slices' element offsets, read off
+    the whole layouts through one inverse of Triton's memory
+    (``smem._slice_offsets``, :func:`linlayout.convert.triton_scratch.count_offsets`):
+    no slice layout is built, and the counter sets up nothing per layout
+    object (a fresh slice's per-layout facts and plan context cost more than
+    its count).
 """
 
 from __future__ import annotations
@@ -81,8 +91,8 @@ from typing import Any, TypeVar
 
 from ..core.layout import LinearLayout
 
-__all__ = ["INDEX_BITS_KEY", "INDEX_ECHELON_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY", "per_layout",
-           "per_partner"]
+__all__ = ["INDEX_BITS_KEY", "INDEX_ECHELON_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY",
+           "WARP_PRIVATE_KEY", "per_layout", "per_partner"]
 
 T = TypeVar("T")
 
@@ -92,6 +102,7 @@ CONVERSION_MAP_KEY = ("convert.solve", "conversion map")
 REGISTER_RANK_KEY = ("convert.solve", "register rank")
 FLAT_KEY = ("convert.triton_scratch", "flat")
 TRITON_SCRATCH_KEY = ("convert.smem", "Triton's scratch layout")
+WARP_PRIVATE_KEY = ("convert.smem", "warp private")
 
 
 def per_layout(layout: LinearLayout, key: tuple[str, str], compute: Callable[[], T]) -> T:

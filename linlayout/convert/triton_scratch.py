@@ -40,18 +40,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 from ..core import f2
 from ..core.layout import LinearLayout
-from ..count.closed_form import WavefrontReport, wavefronts
+from ..count.closed_form import WavefrontReport, count_plan, wavefronts
 from ..count.matrix_tile import matrix_tile
 from ..count.offsets import inverse_columns
+from ..count.plan import plan_from_offsets
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
 from .solve import HW_DIMS, index_bits
 from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
-__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_renumbered", "matrix_register_order",
+__all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_offsets", "count_renumbered", "matrix_register_order",
            "renumber_registers", "triton_scratch", "ldst_reps"]
 
 MATRIX_SIZES = ("x4", "x2", "x1")
@@ -125,6 +127,15 @@ def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
         s2 = set(b2)
         return [b for b in b1 if b and b in s2]
     return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
+
+
+def _intersections(b1: Sequence[int], b2: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``_intersection(b1, b2)`` and ``_intersection(b2, b1)`` (the registers both sides hold, in each side's order),
+    with one test for unit vectors."""
+    if all(b & (b - 1) == 0 for b in chain(b1, b2)):
+        s1, s2 = set(b1), set(b2)
+        return [b for b in b1 if b and b in s2], [b for b in b2 if b and b in s1]
+    return _intersection(b1, b2), _intersection(b2, b1)
 
 
 def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
@@ -347,7 +358,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     total = _log2(128 // element_bits) if element_bits <= 128 else 0
     src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
     best = None
-    shared = (_intersection(a.regs, b.regs), _intersection(b.regs, a.regs)) if src_tiles else ([], [])
+    shared = _intersections(a.regs, b.regs) if src_tiles else ([], [])
     for ts in src_tiles:
         for td in dst_tiles:
             vb = _swizzling_tile(a, b, total - len(ts.lane_contig), total - len(td.lane_contig), ts.lane_contig,
@@ -365,7 +376,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
         _, parts, write, read = best
-    offsets = tuple(v for part in parts for v in part)
+    offsets = tuple(chain.from_iterable(parts))
     # XORs of the checked layouts' columns: a valid layout's data, built unchecked
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, (offsets,), check=False)
     return TritonScratch(memory, 1 << len(parts[3]), write, read)
@@ -384,20 +395,54 @@ def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_b
     ``stmatrix``/``ldmatrix`` (``.trans``), the largest matrix count the layout admits."""
     if "matrix" not in family:
         return wavefronts(layout, memory, element_bits, op, hardware="sm90")
+    regs = layout.flat_bases("register") if "register" in layout.in_sizes else ()
+    for name in _matrix_sizes(family, regs, element_bits):
+        try:
+            return wavefronts(layout, memory, element_bits, op, name, hardware="sm90")
+        except InputError:
+            continue
+    raise InputError(f"{family} does not fit the layout")
+
+
+def _matrix_sizes(family: str, registers: Sequence[int], element_bits: int) -> list[str]:
+    """The instructions of a matrix family to try, largest matrix count first, leaving out a size whose matrices
+    need more non-broadcast registers (``registers``: the layout's register bases, or their offsets) than the tile
+    leaves: the counter (count/plan's access shape) would refuse it, after building the plan."""
     base, _, trans = family.partition(".")
     hw = get_hardware("sm90")
-    regs = layout.flat_bases("register") if "register" in layout.in_sizes else ()
-    nonzero = [i for i, c in enumerate(regs) if c]
+    nonzero = [i for i, c in enumerate(registers) if c]
+    names = []
     for size in MATRIX_SIZES:
         name = f"{base}.{size}{'.' + trans if trans else ''}"
         try:
             ins = parse_instruction(name)
-            # A size whose matrices need more non-broadcast registers than the tile leaves is refused by the
-            # counter (count/plan's access shape); skipping it here saves building the plan only to be refused.
             rest = sum(1 for i in nonzero if i not in matrix_tile(ins, element_bits, hw).vector_registers)
-            if rest < ins.matrices.bit_length() - 1:
-                continue
-            return wavefronts(layout, memory, element_bits, op, name, hardware="sm90")
+        except InputError:
+            continue
+        if rest >= ins.matrices.bit_length() - 1:
+            names.append(name)
+    return names
+
+
+def count_offsets(offsets: dict[str, tuple[int, ...]], element_bits: int, op: str,
+                  family: str) -> tuple[WavefrontReport, tuple[int, ...]]:
+    """:func:`count_renumbered` on a side's element offsets ``C = M⁻¹ ∘ L`` (every input basis' offset, by
+    input dimension), which the caller has: the access is planned from them
+    (:func:`~linlayout.count.plan.plan_from_offsets`) and counted in closed form
+    (:func:`~linlayout.count.closed_form.count_plan`), with no layout or memory object built.  The planner counts
+    Triton's staging this way (``smem._triton_round_trip``), on offsets it reads off the whole layouts.
+    The report's conflict directions carry no tensor coordinates (there is no layout to label them)."""
+    hw = get_hardware("sm90")
+    if "matrix" not in family:
+        return count_plan(plan_from_offsets(offsets, element_bits, parse_instruction(None, op), hw)), ()
+    regs = offsets.get("register", ())
+    order = _word_register_order(regs, element_bits)
+    if order:
+        regs = tuple(regs[i] for i in order)
+        offsets = dict(offsets, register=regs)
+    for name in _matrix_sizes(family, regs, element_bits):
+        try:
+            return count_plan(plan_from_offsets(offsets, element_bits, parse_instruction(name), hw)), order
         except InputError:
             continue
     raise InputError(f"{family} does not fit the layout")
@@ -435,12 +480,19 @@ def matrix_register_order(layout: LinearLayout, memory: LinearLayout, element_bi
     >>> matrix_register_order(L, M, 16), matrix_register_order(L, M, 8), matrix_register_order(L, M, 32)
     ((1, 0), (1, 0), ())
     """
-    words = _log2(32 // element_bits) if element_bits < 32 else 0
-    if words == 0 or "register" not in layout.in_dims:
+    if "register" not in layout.in_dims or element_bits >= 32:
         return ()
     hit = inverse_columns(memory)  # the memory's inverse, kept on it: both sides and their counts read it
     inverse = hit[1] if hit is not None else f2.inverse(list(memory.flat_columns()))
-    offsets = [f2.apply(inverse, v) for v in layout.flat_bases("register")]
+    return _word_register_order([f2.apply(inverse, v) for v in layout.flat_bases("register")], element_bits)
+
+
+def _word_register_order(offsets: Sequence[int], element_bits: int) -> tuple[int, ...]:
+    """:func:`matrix_register_order` of registers at these element offsets."""
+    words = _log2(32 // element_bits) if element_bits < 32 else 0
+    if words == 0:
+        return ()
+    offsets = list(offsets)
     found = [offsets.index(1 << i) for i in range(words) if (1 << i) in offsets]
     if len(found) < words or found == list(range(words)):
         return ()

@@ -83,8 +83,9 @@ def _mask(n: int) -> int:
 def _split(cm: ConversionMap):
     """Per destination bit group: the (register, lane) parts of its source columns."""
     sh, dh = cm.src_bits, cm.dst_bits
-    q = [c & _mask(sh.reg) for c in cm.columns]
-    s = [(c >> sh.reg) & _mask(sh.lane) for c in cm.columns]
+    reg, lane = _mask(sh.reg), _mask(sh.lane)
+    q = [c & reg for c in cm.columns]
+    s = [(c >> sh.reg) & lane for c in cm.columns]
     r0, l0, o0 = 0, dh.reg, dh.reg + dh.lane
     n = dh.bits
     return (q[r0:l0], s[r0:l0]), (q[l0:o0], s[l0:o0]), (q[o0:n], s[o0:n])
@@ -264,10 +265,6 @@ class ShuffleProgram:
         return tuple(send), tuple(recv)
 
     @cached_property
-    def _span_M(self) -> list[int]:
-        return f2.subset_xors(f2.basis(list(self.M)))
-
-    @cached_property
     def used_rounds(self) -> tuple[int, ...]:
         """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
         if not self.self_rounds:  # word r takes round r ⊕ Mλ
@@ -287,20 +284,22 @@ class ShuffleProgram:
             shuffled = len(self.used_rounds)
             # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
             # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
-            S = f2.basis(list(self.H) + list(self.Ho))
+            S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
             if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
-                ncos = 1 << (f2.rank(list(self.A) + S) - len(S))
+                ncos = 1 << S.copy().extend(self.A)
             else:
-                lead = sorted(f2.echelon(S)[0].vec.items(), reverse=True)
+                # The coset's canonical word: clear the leading bits of an echelon basis of S, highest first (the
+                # residue with none of those bits is unique in the coset, whichever echelon basis).
+                lead = sorted(S.lead.items(), reverse=True)
                 cosets = set()
                 for k in self.used_rounds:
                     v = f2.apply(self.A, k)
-                    for h, b in lead:  # the coset's canonical word: clear the echelon basis' leading bits
+                    for h, b in lead:
                         if v >> h & 1:
                             v ^= b
                     cosets.add(v)
                 ncos = len(cosets)
-            sel = ((1 << len(S)) - 1) * shuffled + (len(self._span_M) - 1) * self.kept
+            sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
             return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
         return self._listed_mux_counts()
 
@@ -440,11 +439,10 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
     rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
-    both = f2.basis(d_reg + s_reg)
+    span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
     needed = 1 << rank_d
-    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    span_both = f2.Span(both)
     own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
@@ -486,7 +484,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
         """rank(img + vectors) == rank(img) + len(vectors)."""
         return img.copy().extend(vectors) == len(vectors)
 
-    options = [("round", 1 << c, f2.apply(As, 1 << c)) for c in range(mw)]
+    options = [("round", 1 << c, As[c]) for c in range(mw)]  # As applied to round bit c
     options += [("free", z, z[1]) for z in kernel]
 
     def lanewise(lead, vals):
@@ -580,9 +578,9 @@ class _PackWidths:
         self.parts = (qr, sr), _, _ = _split(cm)
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
-        self.copies = [f2.apply([1 << i for i in range(dh.reg)], v) for v in f2.null_space(both)]
+        self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
         self.complement = C = f2.complement(self.copies, dh.reg)
-        csr = [f2.apply(sr, c) for c in C]
+        csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
     @cached_property
@@ -623,22 +621,24 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         c = f2.apply(winv, v)
         return c & _mask(p), c >> p
 
-    adj = []
-    for c in rounds:  # make Qr(c) free of pack components
-        pj, _ = wc(f2.apply(qr, c))
+    adj, Aq = [], []
+    for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
+        pj, word = wc(f2.apply(qr, c))
         adj.append(c ^ f2.apply(pack, pj))
+        Aq.append(word)
     rounds = adj
-    if any(wc(v)[0] for v in qo):
+    qo_coords = [wc(v) for v in qo]
+    if any(pc for pc, _ in qo_coords):
         return []
     # Whether a word's packed elements change places from lane to lane under the destination's own lane columns.
     # A swap matrix changes those columns only through free variables (its additions Dq), so without free
     # variables every candidate would be dropped for it below: none is enumerated.
-    lanes_move_packs = any(wc(v)[0] for v in ql)
+    ql_coords = [wc(v) for v in ql]
+    lanes_move_packs = any(pc for pc, _ in ql_coords)
     mw = len(rounds)
-    Aq = [wc(f2.apply(qr, c))[1] for c in rounds]
     As = [f2.apply(sr, c) for c in rounds]
-    Lq0 = [wc(v)[1] for v in ql]
-    Oq = [wc(v)[1] for v in qo]
+    Lq0 = [w for _, w in ql_coords]
+    Oq = [w for _, w in qo_coords]
     kernel = widths.kernel
     if lanes_move_packs and not kernel:
         return []
@@ -659,7 +659,7 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
             shuffles = None  # local rounds: counted on the built program
         elif limit is not None and shuffles > limit:
             continue
-        Lq = [wc(v)[1] for v in qlx]
+        Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
         Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
         kerJ = f2.null_space(J)
@@ -695,11 +695,11 @@ def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: l
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
     the image; the send words follow (see the module doc)."""
     nl = f.lanes
-    comp = f2.complement(kerJ, nl)
-    img = [f2.apply(J, b) for b in comp]
+    comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
+    img = [J[b] for b in comp]
     rest = f2.complement(img, nl)
     inv = _coords_inverse(img + rest)
-    vals = [f2.apply(Kc, b) for b in comp] + [0] * len(rest)
+    vals = [Kc[b] for b in comp] + [0] * len(rest)
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
     A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
     Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]

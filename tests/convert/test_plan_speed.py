@@ -67,7 +67,7 @@ def _plans(src, dst, eb: int) -> list:
 def test_pruning_by_the_floor_picks_the_same_round_trip(name, src, dst, monkeypatch):
     dst = aligned(src, dst)
     pruned = _plans(src, dst, 16)
-    monkeypatch.setattr(smem, "rep_cost_floor", lambda *args: 0)  # no slicing pruned
+    monkeypatch.setattr(smem, "rep_cost_floors", lambda *args: lambda rep_bits: 0)  # no slicing pruned
     assert pruned == _plans(src, dst, 16)
 
 
@@ -142,6 +142,20 @@ def test_tritons_scratch_is_remembered_per_object_and_width_not_per_bases(monkey
     copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
     assert smem.triton_scratch_bytes(src, copy, 16) == smem.triton_scratch_bytes(src, dst, 16)
     assert calls == [32, 16, 16, 16]
+
+
+def test_warp_private_is_remembered_per_object_not_per_bases(monkeypatch):
+    """The barrier kind is asked by the round trip and by every candidate's counts: worked out once for the same
+    objects, again for a fresh equal layout (convert/speed.py), with the same answer."""
+    calls = []
+    real = smem._warp_private
+    monkeypatch.setattr(smem, "_warp_private", lambda *a: calls.append(1) or real(*a))
+    src, dst = catalog_pairs()[0][1:]
+    dst = aligned(src, dst)
+    first = warp_private(src, dst)
+    assert warp_private(src, dst) == first and len(calls) == 1
+    copy = LinearLayout.from_flat(dst.in_dim_bits, dst.out_dim_bits, tuple(dst.flat_bases(n) for n, _ in dst.in_dim_bits))
+    assert warp_private(src, copy) == first and len(calls) == 2
 
 
 def _brute_force_selects(rp) -> int:
@@ -374,3 +388,33 @@ def test_index_echelon_is_kept_per_object_and_solves_the_conversion_map():
         shared, own = prefix_solvers(cols, ends, ech), prefix_solvers(cols, ends)
         for t in list(index_bits(aligned(src, dst), "dst")[1]) + [0, 1, 3]:
             assert [shared(t, lv) for lv in range(4)] == [own(t, lv) for lv in range(4)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_tritons_staging_counted_on_offsets_equals_counting_its_slice_layouts(seed):
+    """``smem._triton_round_trip`` counts each side on offsets read off the whole layouts
+    (``triton_scratch.count_offsets``); counting the slice layouts through the slice memory gives the same."""
+    from dataclasses import replace
+
+    from linlayout.convert.smem import triton_round_trip
+    from linlayout.convert.triton_scratch import count_renumbered, triton_scratch
+
+    rng = random.Random(seed)
+    src, dst = random_pair(rng, rng.choice([1, 2, 4]), "any", mixed=seed % 2 == 0, max_regs_bits=4)
+    dst = aligned(src, dst)
+    seen = 0
+    for eb in (8, 16, 32, 64):
+        rt = triton_round_trip(src, dst, eb)
+        if rt is None:
+            continue
+        seen += 1
+        ts = triton_scratch(src, dst, eb)
+        plain = replace(rt, register_order=((), ()))
+        for side, op, family, ins, wf, n, order in (
+                ("src", "store", ts.write, rt.swizzle.write_instruction, rt.swizzle.write_wavefronts,
+                 rt.swizzle.write_instructions, rt.register_order[0]),
+                ("dst", "load", ts.read, rt.swizzle.read_instruction, rt.swizzle.read_wavefronts,
+                 rt.swizzle.read_instructions, rt.register_order[1])):
+            report, numbering = count_renumbered(plain.slice_layout(side), rt.swizzle.memory, eb, op, family)
+            assert (report.instruction, report.wavefronts, report.instructions, numbering) == (ins, wf, n, order)
+    assert seen
