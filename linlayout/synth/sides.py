@@ -43,9 +43,9 @@ class Side(NamedTuple):
     """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
 
     An immutable record; ``memo`` is its memo (pass lanes per instruction and vector width, the bounds'
-    per-side facts, :meth:`unit_bits`), filled on first use.  It holds images, not the layout: a side is kept
-    in its layout's memo, and a reference back would make a cycle that keeps every layout alive until the
-    cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
+    per-side facts, :meth:`unit_bits`, :attr:`lane_set`), filled on first use.  It holds images, not the
+    layout: a side is kept in its layout's memo, and a reference back would make a cycle that keeps every
+    layout alive until the cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
     """
 
     name: str  # "write" / "read"
@@ -56,9 +56,18 @@ class Side(NamedTuple):
     broadcast: bool  # lane bit 0 or 1 broadcasts (the plan's merge input)
     reg_set: frozenset[int]  # the non-zero register images
     nregs: int  # non-broadcast registers (repeated images count: each is an access)
-    lane_set: frozenset[int]  # the non-zero lane images
     memo: dict  # memo (see above)
     distributed: bool = True  # paper Def. 4.10 (unit or zero bases, no two alike)
+
+    @property
+    def lane_set(self) -> frozenset[int]:
+        """The non-zero lane images, computed on first use (only some searches with a word fill ask, and a set
+        per side is a noticeable share of reading a fresh layout)."""
+        memo = self.memo
+        lanes = memo.get("lane-set")
+        if lanes is None:
+            lanes = memo["lane-set"] = frozenset(self.lanes).difference((0,))
+        return lanes
 
     def unit_bits(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
         """Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
@@ -136,9 +145,8 @@ def _read_images(L: LinearLayout, reader: SideReader) -> Side:
         )
     zeros = regs.count(0)
     reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
-    lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
-    return new_record(Side, (reader.name, reader.op, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros,
-                             lane_set, {}, distributed))
+    return new_record(Side, (reader.name, reader.op, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros, {},
+                             distributed))
 
 
 def in_tensor_order(L: LinearLayout, outs: DimSpec) -> LinearLayout:
