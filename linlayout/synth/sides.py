@@ -2,7 +2,9 @@
 
 The synthesizer (:mod:`linlayout.synth.synthesis`) reduces each layout to
 flat tensor images once (:class:`Side`, cached on the layout: a tensor
-direction is an ``int`` whose set bits are tensor coordinate bits) and
+direction is an ``int`` whose set bits are tensor coordinate bits; what a
+layout's shape alone decides, such as which input dimension is which, is a
+:class:`SideReader`, found once per shape and used for every layout of it) and
 splits offsets by what their bits mean to the hardware (:class:`Geometry`:
 word, bank and segment positions for the element width).
 :class:`SwizzleProblem` bundles both sides, the instruction options and the
@@ -30,8 +32,8 @@ from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
 from .speed import new_record, reader_of
 
-__all__ = ["Side", "SideReader", "side_reader", "side_of", "read_side", "in_tensor_order", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
-           "pass_lanes", "shape_lanes"]
+__all__ = ["Side", "SideReader", "side_reader", "side_of", "read_side", "in_tensor_order", "Geometry", "geometry", "Cost",
+           "SwizzleProblem", "pair_problem", "side_shape", "pass_lanes", "shape_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -40,7 +42,7 @@ __all__ = ["Side", "SideReader", "side_reader", "side_of", "read_side", "in_tens
 
 
 class Side(NamedTuple):
-    """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
+    """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`read_side`).
 
     An immutable record; ``memo`` is its memo (pass lanes per instruction and vector width, the bounds'
     per-side facts, :meth:`unit_bits`, :attr:`lane_set`), filled on first use.  It holds images, not the
@@ -64,10 +66,10 @@ class Side(NamedTuple):
         """The non-zero lane images, computed on first use (only some searches with a word fill ask, and a set
         per side is a noticeable share of reading a fresh layout)."""
         memo = self.memo
-        lanes = memo.get("lane-set")
-        if lanes is None:
-            lanes = memo["lane-set"] = frozenset(self.lanes).difference((0,))
-        return lanes
+        found = memo.get("lane-set")
+        if found is None:
+            found = memo["lane-set"] = frozenset(self.lanes).difference((0,))
+        return found
 
     def unit_bits(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
         """Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
@@ -91,7 +93,7 @@ class SideReader(NamedTuple):
     op: str  # "store" / "load"
     key: tuple  # the side's key in its layout's memo
     split: Callable[[tuple[tuple[int, ...], ...]], tuple[tuple[int, ...], ...]]  # see dim_splitter
-    order: list[str] | None  # the tensor order to put the layout's output dimensions in (None: already in it)
+    order: tuple[str, ...] | None  # the tensor order to put the layout's output dimensions in (None: already in it)
     out_bits: int  # the tensor's bits
 
 
@@ -102,7 +104,7 @@ def side_reader(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: Dim
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
     check_distributed_dims(L, hw, name + " layout")
-    order = None if L.out_dim_bits == outs else [n for n, _ in outs]
+    order = None if L.out_dim_bits == outs else tuple(n for n, _ in outs)
     return SideReader(name, op, ("synthesis-side", name, hw.lanes, outs), dim_splitter(L.in_dim_bits), order,
                       sum(bits for _, bits in outs))
 
