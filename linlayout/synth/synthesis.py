@@ -58,6 +58,9 @@ and the paper's letters are mapped to these names once, in
 
 This module validates the query (:class:`SwizzleQuery`, or the keyword
 arguments of :func:`optimal_swizzle`), runs the search and builds the result.
+What a query's shape alone decides (the checks, the geometry, the instruction
+options, how to read each side) is a :class:`QueryShape`, found once per
+shape; per call only the two sides are read off the layouts' bases.
 Ties go to the first candidate, so the answer is that of the full search.
 The proof is in ``paper_notes/synthesis.md``.
 
