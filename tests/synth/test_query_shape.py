@@ -83,3 +83,17 @@ def test_the_problem_reads_the_same_side_as_side_of():
     fresh = side_of("read", "load", LinearLayout(READ, SH).transpose_outs(["dim1", "dim0"]), hw, w.out_dim_bits)
     assert fresh[:9] == p.sides["read"][:9] and fresh.distributed == p.sides["read"].distributed
     assert p.sides["read"].regs == side_of("read", "load", LinearLayout(READ, SH), hw, w.out_dim_bits).regs
+
+
+def test_a_side_reads_its_bases_by_role_in_any_dimension_order():
+    """Warps and blocks are the side's ``others`` (warps first); a missing dimension has no bases."""
+    hw = get_hardware("sm90")
+    tensor = {"dim0": 64, "dim1": 32}
+    bases = [("block", [[0, 16]]), ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]), ("register", [[0, 1], [0, 2]]),
+             ("warp", [[32, 0], [0, 4], [0, 8]])]
+    L = LinearLayout(bases, tensor)
+    side = side_of("write", "store", L, hw, L.out_dim_bits)
+    assert side.regs == L.flat_bases("register") and side.lanes == L.flat_bases("lane")
+    assert side.others == L.flat_bases("warp") + L.flat_bases("block") and side.distributed
+    no_warps = LinearLayout([("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]), ("register", [[0, 1]])], {"dim0": 32, "dim1": 2})
+    assert side_of("read", "load", no_warps, hw, no_warps.out_dim_bits).others == ()
