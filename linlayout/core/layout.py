@@ -167,9 +167,8 @@ class LinearLayout(_Fields):
     def memo(self) -> dict[str, Any]:
         """A per-layout dictionary for caching data derived from this (immutable) layout.
 
-        Keys are chosen by the caller (use a tuple that starts with your
-        module's name); the library stores lookup tables, ranks and the
-        synthesizer's per-layout data here.
+        Keys are chosen by the caller (a tuple that starts with your module's name); the library stores
+        lookup tables, ranks and the synthesizer's per-layout data here.
         """
         c = self._cache
         if c is None:  # set to None at construction: no AttributeError to catch on a fresh layout
@@ -357,6 +356,11 @@ class LinearLayout(_Fields):
         """The bases of ``in_dim`` as flat ints (output dimensions concatenated, first lowest)."""
         return self._cols[self._in_index(in_dim)]
 
+    @property
+    def dim_columns(self) -> tuple[tuple[int, ...], ...]:
+        """Per input dimension, in order, its bases as flat ints: :meth:`flat_bases` of every dimension at once."""
+        return self._cols
+
     def flat_columns(self) -> list[int]:
         """All bases as flat ints, input dimensions concatenated (the matrix columns)."""
         return list(chain.from_iterable(self._cols))
@@ -502,11 +506,8 @@ class LinearLayout(_Fields):
         return f2.to_numpy(self.flat_columns(), self.out_bits)
 
     def to_galois(self):  # -> galois.FieldArray
-        """The matrix as a galois ``GF(2)`` array (imports galois on first use).
-
-        galois is an optional dependency: without it this raises
-        :class:`~linlayout.errors.MissingDependencyError`.
-        """
+        """The matrix as a galois ``GF(2)`` array (imports galois on first use; galois is an optional
+        dependency: without it this raises :class:`~linlayout.errors.MissingDependencyError`)."""
         try:
             import galois
         except ImportError:
@@ -550,10 +551,8 @@ class LinearLayout(_Fields):
         return layout_text(self)
 
     def grid(self, **kwargs: Any) -> str:
-        """The tensor grid as text, each cell labelled with the input that owns it.
-
-        See :func:`linlayout.core.text.grid_text` for the options.
-        """
+        """The tensor grid as text, each cell labelled with the input that owns it (options:
+        :func:`linlayout.core.text.grid_text`)."""
         return grid_text(self, **kwargs)
 
     # -- JSON -------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 The synthesizer (:mod:`linlayout.synth.synthesis`) reduces each layout to
 flat tensor images once (:class:`Side`, cached on the layout: a tensor
-direction is an ``int`` whose set bits are tensor coordinate bits) and
+direction is an ``int`` whose set bits are tensor coordinate bits; what a
+layout's shape alone decides, such as which input dimension is which, is a
+:class:`SideReader`, found once per shape and used for every layout of it) and
 splits offsets by what their bits mean to the hardware (:class:`Geometry`:
 word, bank and segment positions for the element width).
 :class:`SwizzleProblem` bundles both sides, the instruction options and the
@@ -28,10 +30,10 @@ from ..count.matrix_tile import MatrixTile
 from ..count.plan import AccessShape, access_shape, check_distributed_dims, vector_cap
 from ..errors import DimensionError, LoweringError, SwizzleError
 from ..hw import Instruction, SharedMemory
-from .speed import CHECKED_DIM_SPANS, new_record
+from .speed import new_record, reader_of
 
-__all__ = ["Side", "side_of", "in_tensor_order", "Geometry", "geometry", "Cost", "SwizzleProblem", "pair_problem", "side_shape",
-           "pass_lanes", "shape_lanes"]
+__all__ = ["Side", "SideReader", "side_reader", "side_of", "read_side", "in_tensor_order", "Geometry", "geometry", "Cost",
+           "SwizzleProblem", "pair_problem", "side_shape", "pass_lanes", "shape_lanes"]
 
 
 # ---------------------------------------------------------------------------
@@ -40,12 +42,12 @@ __all__ = ["Side", "side_of", "in_tensor_order", "Geometry", "geometry", "Cost",
 
 
 class Side(NamedTuple):
-    """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`side_of`).
+    """One side of the conversion, reduced to flat tensor images (computed once per layout by :func:`read_side`).
 
     An immutable record; ``memo`` is its memo (pass lanes per instruction and vector width, the bounds'
-    per-side facts, :meth:`unit_bits`), filled on first use.  It holds images, not the layout: a side is kept
-    in its layout's memo, and a reference back would make a cycle that keeps every layout alive until the
-    cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
+    per-side facts, :meth:`unit_bits`, :attr:`lane_set`), filled on first use.  It holds images, not the
+    layout: a side is kept in its layout's memo, and a reference back would make a cycle that keeps every
+    layout alive until the cycle collector runs (the result keeps the layouts it needs, :mod:`.result`).
     """
 
     name: str  # "write" / "read"
@@ -56,9 +58,18 @@ class Side(NamedTuple):
     broadcast: bool  # lane bit 0 or 1 broadcasts (the plan's merge input)
     reg_set: frozenset[int]  # the non-zero register images
     nregs: int  # non-broadcast registers (repeated images count: each is an access)
-    lane_set: frozenset[int]  # the non-zero lane images
     memo: dict  # memo (see above)
     distributed: bool = True  # paper Def. 4.10 (unit or zero bases, no two alike)
+
+    @property
+    def lane_set(self) -> frozenset[int]:
+        """The non-zero lane images, computed on first use (only some searches with a word fill ask, and a set
+        per side is a noticeable share of reading a fresh layout)."""
+        memo = self.memo
+        found = memo.get("lane-set")
+        if found is None:
+            found = memo["lane-set"] = frozenset(self.lanes).difference((0,))
+        return found
 
     def unit_bits(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
         """Per dimension (register, lane, warp), the tensor bit of each basis (-1: zero basis) when every basis
@@ -73,44 +84,71 @@ class Side(NamedTuple):
         return ub
 
 
-def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec, out_bits: int | None = None) -> Side:
+class SideReader(NamedTuple):
+    """How to read a :class:`Side` off any layout of one shape: what :func:`read_side` needs besides the layout's
+    images, built by :func:`side_reader` once per shape (the layout's input and output dimensions, the tensor
+    order, the model's lanes), which also checks that shape."""
+
+    name: str  # "write" / "read"
+    op: str  # "store" / "load"
+    key: tuple  # the side's key in its layout's memo
+    split: Callable[[tuple[tuple[int, ...], ...]], tuple[tuple[int, ...], ...]]  # see dim_splitter
+    order: tuple[str, ...] | None  # the tensor order to put the layout's output dimensions in (None: already in it)
+    out_bits: int  # the tensor's bits
+
+
+def side_reader(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec) -> SideReader:
+    """The :class:`SideReader` of ``L``'s shape (``name`` "write"/"read", ``op`` "store"/"load"; ``outs`` the
+    tensor's ``(name, log2 size)`` pairs in the synthesis's order, the write layout's).  Raises for a layout that
+    is not distributed over ``hw``'s lanes (register, lane, warp and block inputs, ``hw.lanes`` lanes)."""
+    if not isinstance(L, LinearLayout):
+        raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
+    check_distributed_dims(L, hw, name + " layout")
+    order = None if L.out_dim_bits == outs else tuple(n for n, _ in outs)
+    return SideReader(name, op, ("synthesis-side", name, hw.lanes, outs), dim_splitter(L.in_dim_bits), order,
+                      sum(bits for _, bits in outs))
+
+
+def side_of(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec) -> Side:
     """The :class:`Side` of layout ``L`` (``name`` "write"/"read", ``op`` "store"/"load"), cached on the layout.
 
     ``outs`` is the tensor's ``(name, log2 size)`` pairs in the order the synthesis uses (the write
-    layout's); ``L``'s output dimensions are reordered to it if they differ (``out_bits``: their total bits,
-    when the caller has it).  Raises for a layout that is
-    not distributed over ``hw``'s lanes or does not reach every tensor element.
+    layout's); ``L``'s output dimensions are reordered to it if they differ.  Raises for a layout that is
+    not distributed over ``hw``'s lanes or does not reach every tensor element.  The synthesizer finds the
+    :func:`side_reader` of its layouts' shape once per query shape and calls :func:`read_side` itself.
     """
     if not isinstance(L, LinearLayout):
         raise DimensionError(f"the {name} layout must be a LinearLayout, got {type(L).__name__}")
+    return read_side(L, reader_of(side_reader, name, op, L, hw, outs))
+
+
+def read_side(L: LinearLayout, reader: SideReader) -> Side:
+    """The :class:`Side` of ``L``, a layout of ``reader``'s shape: kept in the layout's memo, read on first use.
+
+    Raises :class:`~linlayout.errors.SwizzleError` for a layout that does not reach every tensor element."""
     memo = L.memo()
-    key = ("synthesis-side", name, hw.lanes, outs)
-    side = memo.get(key)
+    side = memo.get(reader.key)
     if side is None:
-        side = memo[key] = _read_side(name, op, L, hw, outs, L.out_bits if out_bits is None else out_bits)
+        side = memo[reader.key] = _read_images(L, reader)
     return side
 
 
-def _read_side(name: str, op: str, L: LinearLayout, hw: SharedMemory, outs: DimSpec, out_bits: int) -> Side:
-    """:func:`side_of` on a layout not seen before."""
-    dims = L.in_dim_bits
-    split = CHECKED_DIM_SPANS.get((dims, hw.lanes))
-    if split is None:  # input dimensions not seen with this many lanes: check them (raises), then remember
-        check_distributed_dims(L, hw, name + " layout")
-        split = CHECKED_DIM_SPANS.put((dims, hw.lanes), dim_splitter(dims))
-    cols = tuple(in_tensor_order(L, outs).flat_columns())
-    regs, lanes, warps, blocks = split(cols)
-    distributed = is_distributed_images(cols, out_bits)
+def _read_images(L: LinearLayout, reader: SideReader) -> Side:
+    """:func:`read_side` on a layout not seen before: its bases by role, checked to reach every tensor element."""
+    if reader.order is not None:
+        L = L.transpose_outs(reader.order)
+    regs, lanes, warps, blocks = reader.split(L.dim_columns + NO_DIMENSION)
+    others = warps + blocks if blocks else warps
+    distributed = is_distributed_images(regs + lanes + others, reader.out_bits)
     if not distributed and not L.is_surjective():
         raise SwizzleError(
-            f"the {name} layout does not reach every tensor element (its bases span {f2.rank(L.flat_columns())} of "
-            f"{L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
+            f"the {reader.name} layout does not reach every tensor element (its bases span "
+            f"{f2.rank(L.flat_columns())} of {L.out_bits} tensor bits); the synthesizer needs both sides to cover the tile"
         )
     zeros = regs.count(0)
     reg_set = frozenset(regs).difference((0,)) if zeros else frozenset(regs)
-    lane_set = frozenset(lanes).difference((0,)) if 0 in lanes else frozenset(lanes)
-    return new_record(Side, (name, op, regs, lanes, warps + blocks if blocks else warps, 0 in lanes[:2], reg_set,
-                             len(regs) - zeros, lane_set, {}, distributed))
+    return new_record(Side, (reader.name, reader.op, regs, lanes, others, 0 in lanes[:2], reg_set, len(regs) - zeros, {},
+                             distributed))
 
 
 def in_tensor_order(L: LinearLayout, outs: DimSpec) -> LinearLayout:
@@ -148,16 +186,19 @@ def missing_tile_registers(tile: MatrixTile, gaps: tuple[int, tuple[int, ...]]) 
     return sum(1 for i in tile.vector_registers if i >= count or i in zero)
 
 
-def dim_splitter(dims: DimSpec) -> Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]:
-    """For a checked input-dimension spec, the function that splits a layout's flat columns into its register,
-    lane, warp and block bases (one C call: an ``itemgetter`` of the four slices; a missing dimension's slice
-    is empty)."""
-    spans = dict.fromkeys(("register", "lane", "warp", "block"), slice(0, 0))
-    pos = 0
-    for d, b in dims:
-        spans[d] = slice(pos, pos + b)
-        pos += b
-    return itemgetter(*spans.values())
+NO_DIMENSION = ((),)  # appended to a layout's per-dimension columns: what dim_splitter picks for a missing dimension
+
+
+def dim_splitter(dims: DimSpec) -> Callable[[tuple[tuple[int, ...], ...]], tuple[tuple[int, ...], ...]]:
+    """For an input-dimension spec, the function that picks a layout's register, lane, warp and block bases out of
+    its per-dimension columns (:attr:`~linlayout.core.layout.LinearLayout.dim_columns` with
+    :data:`NO_DIMENSION` appended, which a missing dimension picks): one C call, an ``itemgetter``.
+
+    >>> dim_splitter((("lane", 2), ("register", 1)))(((1, 2), (4,)) + NO_DIMENSION)
+    ((4,), (1, 2), (), ())
+    """
+    index = {d: i for i, (d, _) in enumerate(dims)}
+    return itemgetter(*[index.get(d, len(dims)) for d in ("register", "lane", "warp", "block")])
 
 
 # ---------------------------------------------------------------------------

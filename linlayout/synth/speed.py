@@ -47,10 +47,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     hashed the instruction and the model each time.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
-    :data:`CHECKED_DIM_SPANS` remembers input-dimension specs that passed the
-    distributed-layout check for a lane count, with the ``itemgetter`` that
-    splits a layout's flat columns into its register, lane, warp and block
-    bases in one C call (checked and built once per spec, not per layout).
+    :func:`query_shape_of` remembers a query's checked shape (the model, objective, geometry, instruction
+    options, vector width and each side's :class:`~linlayout.synth.sides.SideReader`) and
+    :func:`reader_of` a side reader for :func:`~linlayout.synth.sides.side_of` on its own: both at the end of
+    this module, under "Work done once per query shape".
 
 Devices that stay beside the code they speed up (listed here so there is one index)
     ``functools.lru_cache`` on pure functions of small hashable arguments:
@@ -77,13 +77,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import f2
+from ..core.layout import LinearLayout
 from ..count.plan import matrix_tile
 from ..count.speed import Memo
 from ..errors import LoweringError
 
 __all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
-           "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "CHECKED_DIM_SPANS",
-           "side_shapes"]
+           "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "side_shapes",
+           "query_shape_of", "reader_of"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -217,11 +218,6 @@ def unit_vectors(mask: int) -> tuple[int, ...]:
     return hit
 
 
-# (input dimension spec, lanes) -> the function that splits a layout's flat columns into its register, lane,
-# warp and block bases, for specs that passed check_distributed_dims (linlayout.synth.sides.dim_splitter).
-CHECKED_DIM_SPANS = Memo(256)
-
-
 _RELAXATION_ORDERS = Memo(1024)
 
 
@@ -251,3 +247,62 @@ def side_shapes(ins: Any, eb: int, hw: Any, nregs: int, broadcast: bool) -> tupl
     if hit is None or hit[0] is not ins or hit[1] is not hw:
         hit = _SHAPE_MAPS.put(key, (ins, hw, {}, len(matrix_tile(ins, eb, hw).vector_registers) if ins.is_matrix else -1))
     return hit[3], hit[2]
+
+
+# ---------------------------------------------------------------------------
+# Work done once per query shape (issue 27)
+# ---------------------------------------------------------------------------
+#
+# A query's checks and most of the pipeline's inputs depend only on its shape: the layouts' input and output
+# dimensions, the element width, the model, the objective, the vector width and the instructions.  Checking
+# and deriving them again per call (the model's presets, the objective's keyword, the tile's size, each side's
+# input dimensions and tensor order, the instruction options) was about a third of setting up a problem on
+# fresh layouts, so they are found once per shape and reused.  Nothing here is keyed on a layout's bases: the
+# side itself (its images) is read per layout, and kept on that layout (linlayout.synth.sides.read_side).
+
+_QUERY_SHAPES = Memo(256)
+
+
+def query_shape_of(build: Callable[..., Any], write: Any, read: Any, element_bits: Any, hw: Any, objective: Any,
+                   vector_bits: Any, instructions: Any) -> Any:
+    """``build(write, read, element_bits, hw, objective, vector_bits, instructions)`` (a query's shape, every
+    check of it passed: :func:`~linlayout.synth.synthesis.query_shape`, which raises otherwise), remembered by
+    that shape: both layouts' input and output dimensions, the element width, the model's identity (the entry
+    keeps the model and is checked with ``is``, see :func:`pair_sides`), the objective, the vector width and the
+    instruction names as given.
+
+    Only a query whose arguments have their exact types is remembered (ints, strings, a list or tuple of
+    strings): a key by value would take ``16.0`` or ``True`` for an int it equals, and those must raise as they
+    did; any other query is built (checked) every time.  A shape that fails a check raises every time (nothing
+    is stored).
+    """
+    names = instructions
+    if instructions is not None and type(instructions) is not str:
+        names = tuple(instructions) if type(instructions) in (list, tuple) else None
+        if names is None or not all(type(n) is str for n in names):
+            return build(write, read, element_bits, hw, objective, vector_bits, instructions)
+    if (type(element_bits) is not int or type(objective) is not str or not (vector_bits is None or type(vector_bits) is int)
+            or not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout)):
+        return build(write, read, element_bits, hw, objective, vector_bits, instructions)
+    key = (write.in_dim_bits, write.out_dim_bits, read.in_dim_bits, read.out_dim_bits, element_bits, id(hw), objective,
+           vector_bits, names)
+    hit = _QUERY_SHAPES.get(key)
+    if hit is None or hit.hw is not hw:
+        hit = _QUERY_SHAPES.put(key, build(write, read, element_bits, hw, objective, vector_bits, instructions))
+    return hit
+
+
+_SIDE_READERS = Memo(256)
+
+
+def reader_of(reading: Callable[..., Any], name: str, op: str, layout: Any, hw: Any, outs: tuple) -> Any:
+    """``reading(name, op, layout, hw, outs)`` (a side reader, which checks the layout's input dimensions:
+    :func:`~linlayout.synth.sides.side_reader`), remembered by the names, the layout's input and output
+    dimensions, the model's lanes (all the check reads of the model) and the tensor order ``outs``: for
+    :func:`~linlayout.synth.sides.side_of` called on its own (the synthesizer finds its readers in the query's
+    shape, :func:`query_shape_of`)."""
+    key = (name, op, layout.in_dim_bits, layout.out_dim_bits, hw.lanes, outs)
+    hit = _SIDE_READERS.get(key)
+    if hit is None:
+        hit = _SIDE_READERS.put(key, reading(name, op, layout, hw, outs))
+    return hit

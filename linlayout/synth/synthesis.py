@@ -58,6 +58,9 @@ and the paper's letters are mapped to these names once, in
 
 This module validates the query (:class:`SwizzleQuery`, or the keyword
 arguments of :func:`optimal_swizzle`), runs the search and builds the result.
+What a query's shape alone decides (the checks, the geometry, the instruction
+options, how to read each side) is a :class:`QueryShape`, found once per
+shape; per call only the two sides are read off the layouts' bases.
 Ties go to the first candidate, so the answer is that of the full search.
 The proof is in ``paper_notes/synthesis.md``.
 
@@ -79,7 +82,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
@@ -91,8 +94,8 @@ from .bounds import OBJECTIVES, objective_key
 from .policy import DEFAULT_OBJECTIVE, LDST_INSTRUCTIONS, default_instructions
 from .result import SwizzleResult, build_result
 from .search import SearchOutcome, search_distributed, search_mixed
-from .sides import Geometry, SwizzleProblem, geometry, side_of
-from .speed import new_record
+from .sides import Geometry, SideReader, SwizzleProblem, geometry, read_side, side_reader
+from .speed import new_record, query_shape_of
 
 __all__ = ["SwizzleQuery", "SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
 
@@ -206,8 +209,44 @@ def search(problem: SwizzleProblem) -> SearchOutcome:
 def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, hardware: str | SharedMemory | None,
                     objective: str, vector_bits: int | None, instructions: Sequence[str] | None) -> SwizzleProblem:
     """The query checked (in the order of :func:`optimal_swizzle`'s documented errors) and reduced to the
-    pipeline's :class:`~linlayout.synth.sides.SwizzleProblem`."""
+    pipeline's :class:`~linlayout.synth.sides.SwizzleProblem`.
+
+    What depends on the query's shape alone is found once per shape (:func:`query_shape`, remembered by
+    :func:`~linlayout.synth.speed.query_shape_of`); per call, only the two sides are read off the layouts'
+    bases (:func:`~linlayout.synth.sides.read_side`, which checks that each reaches every tensor element).
+    """
     hw = get_hardware(hardware)
+    shape = query_shape_of(query_shape, write, read, element_bits, hw, objective, vector_bits, instructions)
+    sw, sr = read_side(write, shape.write_reader), read_side(read, shape.read_reader)
+    rr = sr.reg_set
+    common = list(filter(rr.__contains__, sw.regs))  # in the write side's register order; rr holds no 0
+    if not sw.distributed:  # repeated register images
+        common = list(dict.fromkeys(common))
+    return new_record(SwizzleProblem, ({"write": sw, "read": sr}, shape.write_options, shape.read_options, common,
+                                       shape.geo, hw, shape.fixed_vector, shape.objective, element_bits, vector_bits))
+
+
+class QueryShape(NamedTuple):
+    """What a query's checks and the pipeline need of its shape alone: the layouts' input and output dimensions,
+    the element width, the model, the objective, the vector width and the instructions (built by
+    :func:`query_shape`, which checks them)."""
+
+    hw: SharedMemory
+    objective: str  # as checked (surrounding whitespace removed)
+    geo: Geometry
+    write_options: tuple[Instruction, ...]
+    read_options: tuple[Instruction, ...]
+    fixed_vector: int | None  # the requested vector width in log2 elements, or None
+    write_reader: SideReader
+    read_reader: SideReader
+
+
+def query_shape(write: LinearLayout, read: LinearLayout, element_bits: int, hw: SharedMemory, objective: str,
+                vector_bits: int | None, instructions: Sequence[str] | None) -> QueryShape:
+    """The :class:`QueryShape` of a query, every check of :func:`optimal_swizzle` made in its documented order
+    (``hw`` is the model already found).  The two sides are read here too, in that order, for the check that
+    each reaches every tensor element (the sides stay on their layouts: :func:`swizzle_problem` finds them
+    there)."""
     objective = check_keyword(objective, "objective", OBJECTIVES, error=SwizzleError)
     check_element_bits(element_bits)
     if not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout):
@@ -218,16 +257,13 @@ def swizzle_problem(write: LinearLayout, read: LinearLayout, element_bits: int, 
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    d = geo.offset_bits
-    sides = {"write": side_of("write", "store", write, hw, outs, d), "read": side_of("read", "load", read, hw, outs, d)}
+    write_reader = side_reader("write", "store", write, hw, outs)
+    read_side(write, write_reader)
+    read_reader = side_reader("read", "load", read, hw, outs)
+    read_side(read, read_reader)
     w_opts, r_opts = defaults if instructions is None else instruction_options(instructions)
     fixed = None if vector_bits is None else fixed_vector_width(vector_bits, element_bits, geo.max_vector, hw)
-    sw, sr = sides["write"], sides["read"]
-    rr = sr.reg_set
-    common = list(filter(rr.__contains__, sw.regs))  # in the write side's register order; rr holds no 0
-    if not sw.distributed:  # repeated register images
-        common = list(dict.fromkeys(common))
-    return new_record(SwizzleProblem, (sides, w_opts, r_opts, common, geo, hw, fixed, objective, element_bits, vector_bits))
+    return QueryShape(hw, objective, geo, w_opts, r_opts, fixed, write_reader, read_reader)
 
 
 @lru_cache(maxsize=256)
