@@ -20,11 +20,15 @@ and on, in one process: each pair planned once untimed (the memos kept by shape,
 both settings alike), then once per setting on fresh layout objects (no memo of one setting serves the
 other), the settings' order alternating from pair to pair; it prints the medians, 90th
 percentiles and totals of both, the per-pair ratio, and what settled each warp-local search (its floors
-alone, or how many steps it planned).
+alone, or how many steps it planned).  ``--speed --cold`` times it as ``benchmarks/convert_plan_speed.py``
+does instead: one process per setting (off, on, off, on), each pair planned once, so the first plan of a
+shape also pays for what is then remembered by shape; it prints each process's medians over all pairs and
+over the warp-local ones (the only ones the search runs on).
 
     python tools/convert_multistep.py --pairs 80 --seed 3
     python tools/convert_multistep.py --compare
     python tools/convert_multistep.py --speed
+    python tools/convert_multistep.py --speed --cold
 """
 
 from __future__ import annotations
@@ -156,17 +160,54 @@ def speed(n: int = 120, seed: int = 5) -> int:
     return 0
 
 
+def cold_speed(n: int = 120, seed: int = 5) -> int:
+    """``--speed --cold``: each setting in its own processes, each pair planned once (module doc)."""
+    import subprocess
+    for setting in ("off", "on", "off", "on"):
+        print(subprocess.run([sys.executable, __file__, "--cold-run", setting, "--pairs", str(n), "--seed", str(seed)],
+                             check=True, capture_output=True, text=True).stdout.strip(), flush=True)
+    return 0
+
+
+def cold_run(setting: str, n: int, seed: int) -> int:
+    """One process of ``--speed --cold``: every pair of the speed corpus planned once with the search ``setting``."""
+    import statistics
+
+    from linlayout.convert.solve import conversion_map
+    from linlayout.core.layout import LinearLayout
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from convert_plan_speed import corpus
+    for warm in corpus(4, seed + 1000):  # imports and module-level tables, as convert_plan_speed does
+        plan_conversion(*warm[2:5])
+    rows = []
+    for _, _, src, dst, bits, _ in corpus(n, seed):
+        warp_local = conversion_map(src, dst).level <= 1  # fills these objects' memos, not the timed plan's
+        fresh = LinearLayout.from_json(src.to_json()), LinearLayout.from_json(dst.to_json())
+        t0 = time.process_time()
+        plan_conversion(*fresh, bits, multistep=setting == "on")
+        rows.append((warp_local, 1000 * (time.process_time() - t0)))
+    local = [t for w, t in rows if w]
+    print(f"search {setting}: all {len(rows)} pairs median {statistics.median(t for _, t in rows):.2f} ms, total "
+          f"{sum(t for _, t in rows):.0f} ms; {len(local)} warp-local: median {statistics.median(local):.2f} ms, total "
+          f"{sum(local):.0f} ms")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=80)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--compare", action="store_true", help="the floored search against planning every step in order")
     ap.add_argument("--speed", action="store_true", help="the speed corpus with the search off and on, in one run")
+    ap.add_argument("--cold", action="store_true", help="with --speed: one process per setting, each pair planned once")
+    ap.add_argument("--cold-run", choices=["off", "on"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.compare:
         return compare()
+    if args.cold_run:
+        return cold_run(args.cold_run, 120, 5)
     if args.speed:
-        return speed()
+        return cold_speed() if args.cold else speed()
     rng = random.Random(args.seed)
     cases = [(n, s, d, eb) for n, s, d in catalog_pairs()[:24:3] for eb in (16, 32)]
     while len(cases) < args.pairs:
