@@ -45,6 +45,8 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     lane, and which), by ``trans``, the element width and the model's identity: the tile bounds ask it for
     every fresh side, and going through :func:`~linlayout.count.matrix_tile.matrix_tile`'s cache by value
     hashed the instruction and the model each time.
+    :func:`side_shapes` is one side's entry of :func:`pair_sides` from its counts alone, so that the search
+    floor's pair table (by counts) carries each pair's shape maps and a visited pair finds them there.
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :func:`query_shape_of` remembers a query's checked shape (the model, objective, geometry, instruction
