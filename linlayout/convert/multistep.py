@@ -95,7 +95,7 @@ from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks",
            "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "SearchResult", "MAX_STEP_PLANS",
-           "MAX_INTERMEDIATES"]
+           "MAX_INTERMEDIATES", "distinct_bits", "swap_demand", "swap_floor", "search_floor"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
@@ -168,11 +168,13 @@ class Endpoint:
     planned, once (the planner's memos live on that object).
     """
 
-    __slots__ = ("bits", "cols", "build", "built", "known", "masks")
+    __slots__ = ("bits", "cols", "build", "built", "known", "masks", "swap")
 
-    def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout]) -> None:
+    def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout],
+                 masks: Masks | None | bool = False, swap: tuple[Endpoint, bool] | None = None) -> None:
         self.bits, self.cols, self.build, self.built, self.known = bits, cols, build, None, None
-        self.masks: Masks | None | bool = False  # not computed yet
+        self.masks = masks  # False: not computed yet
+        self.swap = swap  # (side, mixed): one swap from a distinct-bits side (:func:`swap_floor`), else None
 
     @classmethod
     def of(cls, layout: LinearLayout) -> Endpoint:
@@ -378,6 +380,9 @@ def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     """:func:`step_floor`, marked exact for a register step (the search then needs no plan to know its cost)."""
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    for mid, side in ((dst, src), (src, dst)):
+        if mid.swap is not None and mid.swap[0] is side:  # one swap between them: the floor from counts
+            return Floor(swap_floor(side.bits.reg, mid.swap[1], element_bits))
     need = demand(src, dst)
     if need.remote:
         return Floor(shuffle_floor(need, element_bits))
@@ -406,6 +411,73 @@ def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
     differences = [a ^ b for a, b in zip(src.cols[sh.reg:], dst.cols[dh.reg:])]
     selects = (1 << dm.registers.bit_count()) * ((1 << f2.rank(differences)) - 1)
     return cost_of({"selp": selects} if selects else {})
+
+
+def distinct_bits(point: Endpoint) -> Masks | None:
+    """``point``'s :class:`Masks` when its register and lane columns are distinct single element bits (no zero, no
+    repeat: a warp holds ``2^(registers + lanes)`` distinct elements), else None."""
+    m = point.one_hot()
+    if m is None or m.registers & m.lanes:
+        return None
+    if m.registers.bit_count() != point.bits.reg or m.lanes.bit_count() != point.bits.lane:
+        return None
+    return m
+
+
+def swap_demand(registers: int, mixed: bool) -> Demand:
+    """The :func:`demand` of a step between a layout of distinct bits (:func:`distinct_bits`) with ``registers``
+    register bases and the same layout with one swap applied, either way round: it depends on the swap's kind only.
+
+    Say the swap exchanges register bit ``r`` with lane bit ``l`` (``mixed``).  Both layouts have distinct bits,
+    ``R = registers`` register bits, the same set of bits in all, and differ only in that register and that lane.
+    The register spans share ``R - 1`` bits (``|Dr ∩ Sr| = 2^(R-1)``) and the one differing lane's difference
+    ``r ⊕ l`` lies in their sum (every thread meets its own elements): ``remote = 2^R - 2^(R-1)``.  A lane's
+    elements repeat in no other lane (``2^z = 1``), so ``sent = 2^R - 2^(R-1)``.  The destination's lanes hold
+    one bit outside the source lanes' span (``r`` or ``l``) and the warps agree: ``selects = 1``.
+
+    A lane transposition exchanges lane bits ``l1`` and ``l2``: the register spans agree, the two lanes'
+    differences ``l1 ⊕ l2`` lie outside them (no thread meets its own elements): ``remote = 2^R``; with no repeats
+    a group of one lane needs none of its own when threads do not meet theirs: ``sent = 2^R``; the lanes keep
+    their span: ``selects = 0``.  In both cases the step's source has ``R`` registers: ``2^R`` per thread.
+
+    >>> swap_demand(2, True), swap_demand(2, False)
+    (Demand(remote=2, sent=2, selects=1, src_registers=4), Demand(remote=4, sent=4, selects=0, src_registers=4))
+    """
+    half = 1 << max(registers - 1, 0)
+    if mixed:
+        return Demand(half, half, 1, 1 << registers)
+    return Demand(1 << registers, 1 << registers, 0, 1 << registers)
+
+
+@functools.lru_cache(maxsize=256)  # keyed on a count, a kind and a width
+def swap_floor(registers: int, mixed: bool, element_bits: int) -> int:
+    """:func:`step_floor` of a step across one swap of a layout of distinct bits (:func:`swap_demand`): every
+    thread lacks an element (``remote >= 1``), so it is a shuffle step, whose floor is :func:`shuffle_floor`."""
+    return shuffle_floor(swap_demand(registers, mixed), element_bits)
+
+
+def search_floor(src: Endpoint, dst: Endpoint, element_bits: int) -> int | None:
+    """A floor on the cost of every path :func:`cheapest_path` considers, from counts only; None when ``src`` or
+    ``dst`` is not of distinct bits (:func:`distinct_bits`).
+
+    Every intermediate layout is one swap from ``src`` or from ``dst`` (:func:`intermediates`), and a swap of a
+    layout of distinct bits keeps its bits distinct, so the path's step on that side is a step across one swap:
+    its floor is :func:`swap_floor` of that side's register count and the swap's kind (exactly :func:`step_floor`'s
+    value there).  The path's other step costs at least 0.  So the least :func:`swap_floor` over the kinds of swap
+    each side has (mixed: a register and a lane; transposition: two lanes) is at most every path's floor; when
+    it reaches the direct cost, no path's floors leave it open (:func:`open_paths` returns none) and the search's
+    answer, no two-step plan, is known without listing an intermediate layout.
+    """
+    floors = []
+    for side in (src, dst):
+        if distinct_bits(side) is None:
+            return None
+        regs, lanes = side.bits.reg, side.bits.lane
+        if regs and lanes:
+            floors.append(swap_floor(regs, True, element_bits))
+        if lanes >= 2:
+            floors.append(swap_floor(regs, False, element_bits))
+    return min(floors, default=None)
 
 
 class SearchResult(NamedTuple):
@@ -450,6 +522,7 @@ def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = MAX_INTERMED
     mids: list[tuple[Endpoint, bool]] = []
     seen = {src.cols, dst.cols}
     for side, near_src in ((src, True), (dst, False)):
+        distinct = distinct_bits(side)
         for pos in swaps(side.bits.reg, side.bits.lane):
             if len(mids) == limit:
                 return mids
@@ -459,7 +532,13 @@ def intermediates(src: Endpoint, dst: Endpoint, limit: int | None = MAX_INTERMED
             key = tuple(cols)
             if key not in seen:
                 seen.add(key)
-                mids.append((Endpoint(side.bits, key, lambda side=side, pos=pos: swapped(side.layout, pos)), near_src))
+                masks, swap = False, None  # a swap of distinct bits: its masks and kind known at once
+                if distinct is not None:
+                    mixed = i < side.bits.reg
+                    flip = cols[i] ^ cols[j] if mixed else 0
+                    masks, swap = Masks(distinct.registers ^ flip, distinct.lanes ^ flip), (side, mixed)
+                mids.append((Endpoint(side.bits, key, lambda side=side, pos=pos: swapped(side.layout, pos), masks,
+                                      swap), near_src))
     return mids
 
 
@@ -479,10 +558,14 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     :data:`MAX_INTERMEDIATES` intermediate layouts (ties: the cheaper first
     step, then the earlier layout).
     """
-    return search(src, dst, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    floor = search_floor(source, target, element_bits)
+    if floor is not None and floor >= direct_cost:  # no path's floors can beat the direct cost: none is open
+        return SearchResult(None, 0, 0)
+    return search(source, target, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
 
 
-def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callable[..., Any],
+def search(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, direct_cost: int, plan: Callable[..., Any],
            floor: Callable[[Endpoint, Endpoint], Floor]) -> SearchResult:
     """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
 
@@ -492,7 +575,9 @@ def search(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: Callabl
     At most :data:`MAX_STEP_PLANS` steps are planned; a search stopped there returns the best path found (or
     none) and counts the paths left unsettled.
     """
-    source, target = Endpoint.of(src), Endpoint.of(dst)
+    source = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    target = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    src, dst = source.layout, target.layout
     heap = [(p.key(), p.index, p) for p in open_paths(source, target, direct_cost, floor)]
     heapq.heapify(heap)
     best_key, best, planned = (direct_cost, -1, -1), None, 0
@@ -526,11 +611,12 @@ def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int,
     """The paths through the first :data:`MAX_INTERMEDIATES` layouts whose floors could beat ``direct_cost``."""
     out = []
     for i, (mid, near_src) in enumerate(intermediates(src, dst)):
-        first = floor(src, mid)
-        if first.value >= direct_cost:
+        near = floor(src, mid) if near_src else floor(mid, dst)  # the step across one swap: often enough alone
+        if near.value >= direct_cost:
             continue
-        second = floor(mid, dst)
-        if first.value + second.value < direct_cost:
+        far = floor(mid, dst) if near_src else floor(src, mid)
+        if near.value + far.value < direct_cost:
+            first, second = (near, far) if near_src else (far, near)
             out.append(TwoStepPath(i, mid, near_src, first, second))
     return out
 
