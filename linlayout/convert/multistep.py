@@ -95,7 +95,7 @@ from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks",
            "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "SearchResult", "MAX_STEP_PLANS",
-           "MAX_INTERMEDIATES", "distinct_bits", "swap_demand", "swap_floor", "search_floor"]
+           "MAX_INTERMEDIATES", "distinct_bits", "swap_demand", "swap_floor", "far_demand", "search_floor"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
@@ -456,27 +456,59 @@ def swap_floor(registers: int, mixed: bool, element_bits: int) -> int:
     return shuffle_floor(swap_demand(registers, mixed), element_bits)
 
 
-def search_floor(src: Endpoint, dst: Endpoint, element_bits: int) -> int | None:
-    """A floor on the cost of every path :func:`cheapest_path` considers, from counts only; None when ``src`` or
-    ``dst`` is not of distinct bits (:func:`distinct_bits`).
+def far_demand(src: Masks, dst: Masks, src_registers: int, dst_registers: int, mixed: bool) -> Demand:
+    """A floor on each count of the :func:`demand` of a path's other step (not across its swap), from the masks of
+    ``src`` and ``dst`` (both of distinct bits) and the swap's kind alone (``remote`` at most 0: possibly none).
+
+    The other step joins the intermediate layout ``mid`` with the far end (``mid → dst`` when ``mid`` is a swap of
+    ``src``, ``src → mid`` when of ``dst``).  ``mid`` has distinct bits, the register count of the side it was
+    swapped from (the step's destination has ``dst``'s, ``R = dst_registers``, its source ``src``'s), and its
+    register and lane masks are that side's with one bit moved between them (mixed) or the same (a
+    transposition).  With ``k`` the register bits ``src`` and ``dst`` share and ``o`` the bits of ``dst``'s
+    lanes outside ``src``'s: the step's registers share at most ``k + 1`` bits (``k``), so it lacks ``remote >=
+    2^R - 2^(k+1)`` (``2^R - 2^k``) elements; its destination's lanes hold at least ``o - 1`` (``o``) bits outside
+    its source's lanes, and a select is counted per such bit at least; ``sent >= 0``.
+    """
+    shared, outside = (src.registers & dst.registers).bit_count(), (dst.lanes & ~src.lanes).bit_count()
+    if mixed:
+        return Demand(max(0, (1 << dst_registers) - (2 << shared)), 0, max(0, outside - 1), 1 << src_registers)
+    return Demand(max(0, (1 << dst_registers) - (1 << shared)), 0, outside, 1 << src_registers)
+
+
+def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES) -> int | None:
+    """A floor on every path's floor in :func:`open_paths` (the sum of its steps' :func:`step_floor`), from counts
+    and masks only; None when ``src`` or ``dst`` is not of distinct bits (:func:`distinct_bits`).
 
     Every intermediate layout is one swap from ``src`` or from ``dst`` (:func:`intermediates`), and a swap of a
     layout of distinct bits keeps its bits distinct, so the path's step on that side is a step across one swap:
     its floor is :func:`swap_floor` of that side's register count and the swap's kind (exactly :func:`step_floor`'s
-    value there).  The path's other step costs at least 0.  So the least :func:`swap_floor` over the kinds of swap
-    each side has (mixed: a register and a lane; transposition: two lanes) is at most every path's floor; when
-    it reaches the direct cost, no path's floors leave it open (:func:`open_paths` returns none) and the search's
-    answer, no two-step plan, is known without listing an intermediate layout.
+    value there).  The path's other step's floor is at least :func:`shuffle_floor` of :func:`far_demand` (a
+    shuffle step's floor grows with each count of its demand; a register step, when the floor's ``remote`` is
+    at most 0, costs at least that floor, 0).  So the least such sum over the kinds of swap the first ``limit``
+    intermediate layouts can include is at most every path's floor; when it reaches the direct cost, no path is
+    open (:func:`open_paths` returns none) and the search's answer, no two-step plan, is known without listing
+    an intermediate layout.
+
+    Which kinds the first ``limit`` can include (:func:`swaps`' order, mixed swaps before transpositions, ``src``'s
+    side before ``dst``'s): a swap of distinct columns never gives back its own layout and gives each layout once,
+    so at most one of ``src``'s swaps (the one giving ``dst``) is skipped and the first ``limit`` intermediate
+    layouts are among ``src``'s first ``limit + 1`` swaps, then ``dst``'s.  ``src``'s transpositions are counted
+    when its mixed swaps number at most ``limit``, ``dst``'s side when ``src``'s swaps do (over-counting a kind
+    only lowers the floor).
     """
+    sm, dm = distinct_bits(src), distinct_bits(dst)
+    if sm is None or dm is None:
+        return None
     floors = []
     for side in (src, dst):
-        if distinct_bits(side) is None:
-            return None
         regs, lanes = side.bits.reg, side.bits.lane
-        if regs and lanes:
-            floors.append(swap_floor(regs, True, element_bits))
-        if lanes >= 2:
-            floors.append(swap_floor(regs, False, element_bits))
+        mixed, transpositions = regs * lanes, lanes * (lanes - 1) // 2
+        kinds = ([True] if mixed else []) + ([False] if transpositions and mixed <= limit else [])
+        for kind in kinds:
+            far = far_demand(sm, dm, src.bits.reg, dst.bits.reg, kind)
+            floors.append(swap_floor(regs, kind, element_bits) + shuffle_floor(far, element_bits))
+        if mixed + transpositions > limit:
+            break  # the first ``limit`` intermediate layouts are all next to ``src``
     return min(floors, default=None)
 
 
