@@ -467,12 +467,17 @@ def far_demand(src: Masks, dst: Masks, src_registers: int, dst_registers: int, m
     transposition).  With ``k`` the register bits ``src`` and ``dst`` share and ``o`` the bits of ``dst``'s
     lanes outside ``src``'s: the step's registers share at most ``k + 1`` bits (``k``), so it lacks ``remote >=
     2^R - 2^(k+1)`` (``2^R - 2^k``) elements; its destination's lanes hold at least ``o - 1`` (``o``) bits outside
-    its source's lanes, and a select is counted per such bit at least; ``sent >= 0``.
+    its source's lanes, and a select is counted per such bit at least.  When ``src`` and ``dst`` hold as many bits
+    (so do the step's ends: ``mid`` holds its side's), a lane's elements repeat in no other lane and a lane keeps
+    at most the shared ones: ``sent >= 2^Rs - 2^(k+1)`` (``2^Rs - 2^k``), ``Rs = src_registers`` the step
+    source's registers; else ``sent >= 0``.
     """
     shared, outside = (src.registers & dst.registers).bit_count(), (dst.lanes & ~src.lanes).bit_count()
-    if mixed:
-        return Demand(max(0, (1 << dst_registers) - (2 << shared)), 0, max(0, outside - 1), 1 << src_registers)
-    return Demand(max(0, (1 << dst_registers) - (1 << shared)), 0, outside, 1 << src_registers)
+    most = (2 << shared) if mixed else (1 << shared)  # the most elements the step's registers can share
+    same_bits = (src.registers | src.lanes).bit_count() == (dst.registers | dst.lanes).bit_count()
+    sent = max(0, (1 << src_registers) - most) if same_bits else 0
+    return Demand(max(0, (1 << dst_registers) - most), sent, max(0, outside - 1) if mixed else outside,
+                  1 << src_registers)
 
 
 def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES) -> int | None:
