@@ -95,7 +95,8 @@ from .warp import register_program
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "Demand", "demand", "one_hot_demand", "Masks",
            "shuffle_floor", "step_floor", "register_step_cost", "Floor", "step_bound", "SearchResult", "MAX_STEP_PLANS",
-           "MAX_INTERMEDIATES", "distinct_bits", "swap_demand", "swap_floor", "far_demand", "search_floor"]
+           "MAX_INTERMEDIATES", "distinct_bits", "swap_demand", "swap_floor", "far_demand", "kind_floors",
+           "search_floor"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
@@ -482,17 +483,28 @@ def far_demand(src: Masks, dst: Masks, src_registers: int, dst_registers: int, m
 
 def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES) -> int | None:
     """A floor on every path's floor in :func:`open_paths` (the sum of its steps' :func:`step_floor`), from counts
-    and masks only; None when ``src`` or ``dst`` is not of distinct bits (:func:`distinct_bits`).
+    and masks only; None when ``src`` or ``dst`` is not of distinct bits (:func:`distinct_bits`): the least of
+    :func:`kind_floors`.
+    """
+    floors = kind_floors(src, dst, element_bits, limit)
+    return None if floors is None else min(floors.values(), default=None)
+
+
+def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
+                limit: int = MAX_INTERMEDIATES) -> dict[tuple[bool, bool], int] | None:
+    """Per kind of intermediate layout, ``(next to src, mixed swap)``, a floor on the floor of every path through
+    one of that kind, from counts and masks only; only the kinds the first ``limit`` can include; None when ``src``
+    or ``dst`` is not of distinct bits (:func:`distinct_bits`).
 
     Every intermediate layout is one swap from ``src`` or from ``dst`` (:func:`intermediates`), and a swap of a
     layout of distinct bits keeps its bits distinct, so the path's step on that side is a step across one swap:
     its floor is :func:`swap_floor` of that side's register count and the swap's kind (exactly :func:`step_floor`'s
     value there).  The path's other step's floor is at least :func:`shuffle_floor` of :func:`far_demand` (a
     shuffle step's floor grows with each count of its demand; a register step, when the floor's ``remote`` is
-    at most 0, costs at least that floor, 0).  So the least such sum over the kinds of swap the first ``limit``
-    intermediate layouts can include is at most every path's floor; when it reaches the direct cost, no path is
-    open (:func:`open_paths` returns none) and the search's answer, no two-step plan, is known without listing
-    an intermediate layout.
+    at most 0, costs at least that floor, 0).  Their sum is at most the floor of every path through a layout of
+    that kind; when it reaches the direct cost, :func:`open_paths` drops those paths unlisted, and when every
+    kind's does (:func:`search_floor`), the search's answer, no two-step plan, is known without listing an
+    intermediate layout.
 
     Which kinds the first ``limit`` can include (:func:`swaps`' order, mixed swaps before transpositions, ``src``'s
     side before ``dst``'s): a swap of distinct columns never gives back its own layout and gives each layout once,
@@ -504,17 +516,17 @@ def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = M
     sm, dm = distinct_bits(src), distinct_bits(dst)
     if sm is None or dm is None:
         return None
-    floors = []
-    for side in (src, dst):
+    floors = {}
+    for side, near_src in ((src, True), (dst, False)):
         regs, lanes = side.bits.reg, side.bits.lane
         mixed, transpositions = regs * lanes, lanes * (lanes - 1) // 2
         kinds = ([True] if mixed else []) + ([False] if transpositions and mixed <= limit else [])
         for kind in kinds:
             far = far_demand(sm, dm, src.bits.reg, dst.bits.reg, kind)
-            floors.append(swap_floor(regs, kind, element_bits) + shuffle_floor(far, element_bits))
+            floors[near_src, kind] = swap_floor(regs, kind, element_bits) + shuffle_floor(far, element_bits)
         if mixed + transpositions > limit:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
-    return min(floors, default=None)
+    return floors
 
 
 class SearchResult(NamedTuple):
@@ -596,15 +608,17 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     step, then the earlier layout).
     """
     source, target = Endpoint.of(src), Endpoint.of(dst)
-    floor = search_floor(source, target, element_bits)
-    if floor is not None and floor >= direct_cost:  # no path's floors can beat the direct cost: none is open
+    kinds = kind_floors(source, target, element_bits)
+    closed = {kind for kind, floor in (kinds or {}).items() if floor >= direct_cost}  # no such path can win
+    if kinds is not None and len(closed) == len(kinds):  # none is open (search_floor reaches the direct cost)
         return SearchResult(None, 0, 0)
-    return search(source, target, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits))
+    return search(source, target, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits), closed)
 
 
 def search(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, direct_cost: int, plan: Callable[..., Any],
-           floor: Callable[[Endpoint, Endpoint], Floor]) -> SearchResult:
+           floor: Callable[[Endpoint, Endpoint], Floor], closed: frozenset | set = frozenset()) -> SearchResult:
     """:func:`cheapest_path` with any ``floor(a, b)``: a :class:`Floor` of the step ``a → b`` (Endpoints).
+    ``closed``: kinds of intermediate layout whose paths cannot beat the direct cost (:func:`open_paths`).
 
     Best floor first: the path with the lowest :meth:`TwoStepPath.key` gets one unknown step planned
     (:func:`settle_step`; a step whose floor is exact is never planned to settle the search), until the lowest key
@@ -615,7 +629,7 @@ def search(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, direct_co
     source = src if isinstance(src, Endpoint) else Endpoint.of(src)
     target = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     src, dst = source.layout, target.layout
-    heap = [(p.key(), p.index, p) for p in open_paths(source, target, direct_cost, floor)]
+    heap = [(p.key(), p.index, p) for p in open_paths(source, target, direct_cost, floor, closed)]
     heapq.heapify(heap)
     best_key, best, planned = (direct_cost, -1, -1), None, 0
     while heap and heap[0][0] < best_key:
@@ -643,11 +657,15 @@ def search(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, direct_co
     return SearchResult((int(best_key[0]), [(best.mid.layout, first), (dst, second)]), planned, unsettled)
 
 
-def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int,
-               floor: Callable[[Endpoint, Endpoint], Floor]) -> list[TwoStepPath]:
-    """The paths through the first :data:`MAX_INTERMEDIATES` layouts whose floors could beat ``direct_cost``."""
+def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int, floor: Callable[[Endpoint, Endpoint], Floor],
+               closed: frozenset | set = frozenset()) -> list[TwoStepPath]:
+    """The paths through the first :data:`MAX_INTERMEDIATES` layouts whose floors could beat ``direct_cost``;
+    ``closed``: the kinds ``(next to src, mixed swap)`` of intermediate layout (:func:`kind_floors`) whose paths'
+    floors are known to reach it, dropped without a floor."""
     out = []
     for i, (mid, near_src) in enumerate(intermediates(src, dst)):
+        if closed and mid.swap is not None and (near_src, mid.swap[1]) in closed:
+            continue
         near = floor(src, mid) if near_src else floor(mid, dst)  # the step across one swap: often enough alone
         if near.value >= direct_cost:
             continue
