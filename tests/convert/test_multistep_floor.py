@@ -60,7 +60,7 @@ def test_a_step_across_one_swap_has_the_demand_and_floor_of_its_kind(seed):
         assert swap_floor(regs, mixed, bits) == step_bound(a, b, bits).value
 
 
-@settings(max_examples=examples(120), deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([None, 1, 2, 3]))
 def test_the_search_floor_is_below_every_paths_floors(seed, swaps):
     """Every intermediate layout's two step floors, from columns, add up to at least its kind's floor, and so the
