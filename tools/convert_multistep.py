@@ -13,7 +13,9 @@ the gains in cost units and the planning time.
 reachable step in order, without a work bound (:func:`~linlayout.convert.multistep.in_order_path`): the same
 path, cost and steps, with the step plans and CPU milliseconds of each, and how many searches stopped at the
 work bound (:data:`~linlayout.convert.multistep.MAX_STEP_PLANS`; the exit status counts only the others, whose
-answers must be the reference's, but it prints how many of the stopped ones gave the same answer too).
+answers must be the reference's, but it prints how many of the stopped ones gave the same answer too).  A
+second line says how many searches the whole-search floor (:func:`~linlayout.convert.multistep.search_floor`)
+settles before listing an intermediate layout, of those that plan no step.
 
 ``--speed`` times the speed corpus (``benchmarks/convert_plan_speed.py``'s 120 pairs) with the search off
 and on, in one process: each pair planned once untimed (the memos kept by shape, not by object, then serve
@@ -65,8 +67,9 @@ def compare() -> int:
     import statistics
 
     import linlayout.convert.plan as planner
-    from linlayout.convert.multistep import MAX_STEP_PLANS, cheapest_path, in_order_path
+    from linlayout.convert.multistep import MAX_STEP_PLANS, Endpoint, cheapest_path, in_order_path, search_floor
     searches = []
+    skipped = []  # per search: the whole-search floor reaches the direct cost
 
     def spy(src, dst, direct, plan, element_bits=None):  # what the planner hands the search; both searches run on it
         runs = []
@@ -82,6 +85,8 @@ def compare() -> int:
                                                  all(a[0] == b[0] and a[1].to_dict() == b[1].to_dict()
                                                      for a, b in zip(want[1], got[1])))
         searches.append((same, want is not None, n_want, n_got, t_want, t_got, result.unsettled > 0))
+        floor = search_floor(Endpoint.of(src), Endpoint.of(dst), element_bits)
+        skipped.append(floor is not None and floor >= direct)
         return result
 
     planner.cheapest_path = spy
@@ -99,6 +104,8 @@ def compare() -> int:
           f"{statistics.median(s[5] for s in searches):.1f}, p90 {quantile([s[4] for s in searches], 0.9):.0f} -> "
           f"{quantile([s[5] for s in searches], 0.9):.1f}, max {max(s[4] for s in searches):.0f} -> "
           f"{max(s[5] for s in searches):.0f}")
+    print(f"the whole-search floor settles {sum(skipped)} of the {sum(s[3] == 0 for s in searches)} searches that "
+          f"plan no step, before listing an intermediate layout")
     return 0 if all(s[0] for s in searches if not s[6]) else 1
 
 
