@@ -10,6 +10,10 @@ machine do not count); then the same pair with ``multistep=True`` (its
 one-step part then hits the memos the first plan filled, as it would in the
 planner).  Prints the medians, the 90th percentiles and the slowest pairs.
 
+``--one-step`` times ``plan_conversion(..., multistep=False)`` as the first plan instead of the default
+(the two-step search is on by default since the sixth round of issue 27; a base from before it planned one
+step by default), so that one-step planning compares across revisions.
+
 ``--base DIR`` compares against another checkout (an exported base
 revision): ``--rounds`` fresh processes of each, alternating base and this
 tree, and every pair's time is its median over the rounds, and each pair's
@@ -55,8 +59,9 @@ def quantile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def measure(root: Path, n: int, seed: int) -> list[dict]:
-    """Every pair's CPU milliseconds and paths, with ``linlayout`` imported from ``root``."""
+def measure(root: Path, n: int, seed: int, one_step: bool = False) -> list[dict]:
+    """Every pair's CPU milliseconds and paths, with ``linlayout`` imported from ``root`` (``one_step``: the first
+    plan with ``multistep=False``)."""
     sys.path.insert(0, str(root))
     from linlayout.convert.plan import plan_conversion  # from ``root``: before the tools put this tree on the path
     from linlayout.errors import InputError
@@ -73,7 +78,8 @@ def measure(root: Path, n: int, seed: int) -> list[dict]:
         plan_conversion(*warm[2:5])
     rows = []
     for name, kinds, src, dst, bits, warps in corpus(n, seed):
-        one, path = timed(lambda: plan_conversion(src, dst, bits))
+        first = {"multistep": False} if one_step else {}
+        one, path = timed(lambda: plan_conversion(src, dst, bits, **first))
         two, mpath = timed(lambda: plan_conversion(src, dst, bits, multistep=True))
         rows.append({"name": name, "one": one, "two": two, "path": path, "mpath": mpath})
     return rows
@@ -88,13 +94,14 @@ def summary(rows: list[dict]) -> list[str]:
             "slowest: " + ", ".join(f"{r['name']} {r['one']:.0f} ms" for r in sorted(rows, key=lambda r: -r["one"])[:5])]
 
 
-def run_rounds(roots: dict[str, Path], n: int, seed: int, rounds: int) -> dict[str, list[dict]]:
+def run_rounds(roots: dict[str, Path], n: int, seed: int, rounds: int, one_step: bool = False) -> dict[str, list[dict]]:
     """Fresh processes, alternating the checkouts; every pair's times are its medians over the rounds."""
     runs: dict[str, list[list[dict]]] = {k: [] for k in roots}
     for _ in range(rounds):
         for label, root in roots.items():
             out = subprocess.run([sys.executable, __file__, "--pairs", str(n), "--seed", str(seed), "--root", str(root),
-                                  "--json"], check=True, capture_output=True, text=True).stdout
+                                  "--json"] + (["--one-step"] if one_step else []),
+                                 check=True, capture_output=True, text=True).stdout
             runs[label].append(json.loads(out))
     merged = {}
     for label, rr in runs.items():
@@ -111,13 +118,14 @@ def main() -> int:
     ap.add_argument("--base", help="another checkout to time against, alternating rounds")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="print the per-pair rows as JSON (one process, one round)")
+    ap.add_argument("--one-step", action="store_true", help="time the first plan with multistep=False")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.json:
-        print(json.dumps(measure(Path(args.root), args.pairs, args.seed)))
+        print(json.dumps(measure(Path(args.root), args.pairs, args.seed, args.one_step)))
         return 0
     roots = {"base": Path(args.base), "this tree": Path(args.root)} if args.base else {"this tree": Path(args.root)}
-    results = run_rounds(roots, args.pairs, args.seed, args.rounds)
+    results = run_rounds(roots, args.pairs, args.seed, args.rounds, args.one_step)
     rows = results["this tree"]
     paths: dict[str, int] = {}
     for r in rows:
@@ -125,6 +133,8 @@ def main() -> int:
     lines = [f"{len(rows)} conversions (blocked, mma, dot operand, sliced; 1-8 warps; 8-64-bit), one plan each per "
              f"process, CPU time, median of {args.rounds} rounds" + (" alternating with the base" if args.base else ""),
              "paths: " + ", ".join(f"{k} {v}" for k, v in sorted(paths.items()))]
+    if args.one_step:
+        lines.append("first plan: plan_conversion(..., multistep=False) (one step)")
     for label, rr in results.items():
         lines += [f"[{label}]"] + summary(rr)
     if args.base:
