@@ -62,7 +62,12 @@ Devices that stay beside the code they speed up (listed here so there is one ind
     (``bounds._floor_from_counts``, ``bounds._pair_floors_from_counts``), the
     widths of a side's options by its counts (``bounds._widths_from_counts``)
     and the default instruction options
-    (:func:`linlayout.synth.synthesis.default_options`); a
+    (:func:`linlayout.synth.synthesis.default_options`); the search floor's tables are built from one
+    table per side's counts (``bounds._floor_widths_from_counts``: each option's widths, bases and instruction
+    counts, found by :func:`options_table`; both sides of every signature with those counts share it) and a
+    table per pair of option tuples of each pair's preference and tile group (``bounds._pair_facts``), so a
+    new signature only takes each pair's cheapest width pair: the cold planner builds a table for most plans,
+    and the per-pair lookups were about half of building one (issue 27); a
     :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
     carries its own memo (``Side.memo``: pass lanes per instruction and
     width, vector facts; the tile bounds' columns,
