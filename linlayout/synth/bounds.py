@@ -629,9 +629,10 @@ def tile_group(write: Instruction, read: Instruction) -> tuple | None:
 @lru_cache(maxsize=1024)  # a table by one side's counts (see linlayout.synth.speed)
 def _floor_widths_from_counts(opts, hw, eb, fixed, lim, nregs, broadcast) -> tuple[tuple, ...]:
     """One side's part of the floor tables: per instruction option with some width, ``(option's index,
-    instruction, is matrix, ((k, base, instructions), ...))`` for each width ``k`` (ascending) that has a shape, ``base`` its
-    conflict-free cost.  A function of the side's counts, so both sides of every signature with them share it
-    (found by :func:`~linlayout.synth.speed.options_table`)."""
+    instruction, is matrix, ((k, base, instructions), ...))`` for each width ``k`` (ascending) that has a shape,
+    ``base`` its conflict-free cost.  A function of the side's counts, so every signature with a side of those
+    counts shares it (found by :func:`~linlayout.synth.speed.options_table`): the cold planner's tables had
+    about half as many distinct sides as sides."""
     out = []
     for o, ins in enumerate(opts):
         widths = []
@@ -649,7 +650,8 @@ def _floor_widths_from_counts(opts, hw, eb, fixed, lim, nregs, broadcast) -> tup
     return tuple(out)
 
 
-# objective_key(objective, w, r) + (instructions, matrix instructions) in one call per width pair
+# objective_key(objective, w, r) + (instructions, matrix instructions) in one call per width pair (building the two
+# tuples and joining them was a fifth of a table); tests/synth/test_floor_tables.py checks them against objective_key.
 _FLOOR_KEYS = {
     "balanced": lambda w, r, i, m: (w if w > r else r, w + r, i, m),
     "sum": lambda w, r, i, m: (w + r, w if w > r else r, i, m),
@@ -660,9 +662,10 @@ _FLOOR_KEYS = {
 def _floors_by_pair(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int,
                     limits: tuple) -> list[tuple[int, int, tuple, list | None]]:
     """Per instruction pair that some width pair fits (see :func:`search_floor`), in the order of the options:
-    ``(write option's index, read option's index, floor key, widths)`` from the sides' width tables
-    (:func:`_floor_widths_from_counts`); ``widths``, for a pair with one matrix instruction, lists every width
-    pair's key with the ld/st side's width (None otherwise)."""
+    ``(index in the write side's width table, index in the read side's, floor key, widths)``, from the sides'
+    width tables (:func:`_floor_widths_from_counts`); ``widths``, for a pair with one matrix instruction, lists
+    every width pair's key with the ld/st side's width (None otherwise).  Each pair's width pairs are taken at
+    once (one list, its least key), not one dict lookup per width pair."""
     key_of = _FLOOR_KEYS.get(objective, lambda w, r, i, m: (w, r, i, m))
     caps = {(wi, ri): cap for wi, ri, cap in limits}
     out = []
