@@ -589,21 +589,33 @@ def raised_floors(entries: list[tuple], prefix: int | None) -> list[tuple]:
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _floor_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon, limits):
-    floors = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
-                             limits)[0]
-    return min(floors.values(), default=None)
+    ws = options_table(_floor_widths_from_counts, w_opts, hw, (eb, fixed, wlim, wregs, wbc))
+    rs = options_table(_floor_widths_from_counts, r_opts, hw, (eb, fixed, rlim, rregs, rbc))
+    return min((floor for _, _, floor, _ in _floors_by_pair(ws, rs, objective, ncommon, limits)), default=None)
 
 
 @lru_cache(maxsize=1024)  # a table by the sides' counts (see linlayout.synth.speed)
 def _pair_floors_from_counts(w_opts, r_opts, hw, eb, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
                              ncommon) -> tuple[tuple, ...]:
-    floors, by_width = _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc,
-                                       ncommon, ())
-    entries = [(floor + pair_preference(wi, ri), floor, wi, ri,
-                tuple(sorted(by_width[(wi, ri)])) if (wi, ri) in by_width else None, tile_group(wi, ri),
-                (side_shapes(wi, eb, hw, wregs, wbc), side_shapes(ri, eb, hw, rregs, rbc)))
-               for (wi, ri), floor in floors.items()]
+    ws = options_table(_floor_widths_from_counts, w_opts, hw, (eb, fixed, wlim, wregs, wbc))
+    rs = options_table(_floor_widths_from_counts, r_opts, hw, (eb, fixed, rlim, rregs, rbc))
+    facts = _pair_facts(w_opts, r_opts)
+    w_shapes = [side_shapes(wi, eb, hw, wregs, wbc) for _, wi, _, _ in ws]  # once per side, not per pair
+    r_shapes = [side_shapes(ri, eb, hw, rregs, rbc) for _, ri, _, _ in rs]
+    entries = []
+    for w, r, floor, widths in _floors_by_pair(ws, rs, objective, ncommon, ()):
+        (wo, wi, _, _), (ro, ri, _, _) = ws[w], rs[r]
+        preference, group = facts[wo][ro]
+        entries.append((floor + preference, floor, wi, ri, None if widths is None else tuple(sorted(widths)), group,
+                        (w_shapes[w], r_shapes[r])))
     return tuple(sorted(entries, key=itemgetter(0)))
+
+
+@lru_cache(maxsize=64)  # by the instruction options (the default ones are a few cached tuples)
+def _pair_facts(w_opts: tuple, r_opts: tuple) -> tuple[tuple[tuple[tuple, tuple | None], ...], ...]:
+    """Per write option, per read option: the pair's :func:`~linlayout.synth.policy.pair_preference` and
+    :func:`tile_group`, functions of the two instructions only (read per pair of every table otherwise)."""
+    return tuple(tuple((pair_preference(wi, ri), tile_group(wi, ri)) for ri in r_opts) for wi in w_opts)
 
 
 def tile_group(write: Instruction, read: Instruction) -> tuple | None:
@@ -614,39 +626,58 @@ def tile_group(write: Instruction, read: Instruction) -> tuple | None:
     return (write.is_matrix, write.trans, read.is_matrix, read.trans)
 
 
-def _floors_by_pair(w_opts, r_opts, eb, hw, fixed, objective, wlim, wregs, wbc, rlim, rregs, rbc, ncommon,
-                    limits) -> tuple[dict[tuple[Instruction, Instruction], tuple], dict]:
-    """The floor key of every instruction pair that some width pair fits (see :func:`search_floor`), and per
-    pair with one matrix instruction every width pair's key with the ld/st side's width (:class:`PairFloors`)."""
-    per = []
-    for opts, lim, nregs, bc in ((w_opts, wlim, wregs, wbc), (r_opts, rlim, rregs, rbc)):
+@lru_cache(maxsize=1024)  # a table by one side's counts (see linlayout.synth.speed)
+def _floor_widths_from_counts(opts, hw, eb, fixed, lim, nregs, broadcast) -> tuple[tuple, ...]:
+    """One side's part of the floor tables: per instruction option with some width, ``(option's index,
+    instruction, is matrix, ((k, base, instructions), ...))`` for each width ``k`` (ascending) that has a shape,
+    ``base`` its conflict-free cost.  A function of the side's counts, so every signature with a side of those
+    counts shares it (found by :func:`~linlayout.synth.speed.options_table`): the cold planner's tables had
+    about half as many distinct sides as sides."""
+    out = []
+    for o, ins in enumerate(opts):
         widths = []
-        for ins in opts:
-            for k in vector_widths(ins, eb, hw, fixed, lim):
-                if not ins.is_matrix and k > nregs:  # a vector needs that many registers (vector_bits may ask more)
-                    continue
-                try:
-                    shape = access_shape(ins, eb, hw, k, nregs, bc)
-                except LoweringError:
-                    continue
-                if shape is not None:
-                    widths.append((ins, k, shape.base_wavefronts, shape.instructions))
-        per.append(widths)
+        for k in vector_widths(ins, eb, hw, fixed, lim):
+            if not ins.is_matrix and k > nregs:  # a vector needs that many registers (vector_bits may ask more)
+                continue
+            try:
+                shape = access_shape(ins, eb, hw, k, nregs, broadcast)
+            except LoweringError:
+                continue
+            if shape is not None:
+                widths.append((k, shape.base_wavefronts, shape.instructions))
+        if widths:
+            out.append((o, ins, ins.is_matrix, tuple(widths)))
+    return tuple(out)
+
+
+# objective_key(objective, w, r) + (instructions, matrix instructions) in one call per width pair (building the two
+# tuples and joining them was a fifth of a table); tests/synth/test_floor_tables.py checks them against objective_key.
+_FLOOR_KEYS = {
+    "balanced": lambda w, r, i, m: (w if w > r else r, w + r, i, m),
+    "sum": lambda w, r, i, m: (w + r, w if w > r else r, i, m),
+    "read": lambda w, r, i, m: (r, w, i, m),
+}
+
+
+def _floors_by_pair(write_widths: tuple, read_widths: tuple, objective: str, ncommon: int,
+                    limits: tuple) -> list[tuple[int, int, tuple, list | None]]:
+    """Per instruction pair that some width pair fits (see :func:`search_floor`), in the order of the options:
+    ``(index in the write side's width table, index in the read side's, floor key, widths)``, from the sides'
+    width tables (:func:`_floor_widths_from_counts`); ``widths``, for a pair with one matrix instruction, lists
+    every width pair's key with the ld/st side's width (None otherwise).  Each pair's width pairs are taken at
+    once (one list, its least key), not one dict lookup per width pair."""
+    key_of = _FLOOR_KEYS.get(objective, lambda w, r, i, m: (w, r, i, m))
     caps = {(wi, ri): cap for wi, ri, cap in limits}
-    floors: dict[tuple[Instruction, Instruction], tuple] = {}
-    by_width: dict[tuple[Instruction, Instruction], list] = {}
-    for wi, kw, bw, iw in per[0]:
-        for ri, kr, br, ir in per[1]:
-            mw, mr = wi.is_matrix, ri.is_matrix
-            if not (mw or mr) and min(kw, kr) > ncommon:
+    out = []
+    for w, (_, wi, mw, wks) in enumerate(write_widths):
+        for r, (_, ri, mr, rks) in enumerate(read_widths):
+            cap = caps.get((wi, ri)) if caps else None
+            if cap is not None and cap < 0:
                 continue
-            cap = caps.get((wi, ri))
-            if cap is not None and (cap < 0 or (kr if mw else kw) > cap):
-                continue
-            key = objective_key(objective, bw, br) + (iw + ir, int(mw) + int(mr))
-            if mw != mr:
-                by_width.setdefault((wi, ri), []).append((key, kr if mw else kw))
-            old = floors.get((wi, ri))
-            if old is None or key < old:
-                floors[(wi, ri)] = key
-    return floors, by_width
+            nm = int(mw) + int(mr)
+            # (a key, the width a cap limits: the read side's where the write side is a matrix instruction)
+            keys = [(key_of(bw, br, iw + ir, nm), kr if mw else kw) for kw, bw, iw in wks for kr, br, ir in rks
+                    if (nm or kw <= ncommon or kr <= ncommon) and (cap is None or (kr if mw else kw) <= cap)]
+            if keys:
+                out.append((w, r, min(keys)[0], keys if mw != mr else None))
+    return out

@@ -50,9 +50,10 @@ Bounded memos (:class:`Memo`, cleared when full: no LRU bookkeeping on a hit)
     :func:`unit_vectors` remembers the unit directions of a mask (the bank
     completion asks for the same few masks over and over).
     :func:`query_shape_of` remembers a query's checked shape (the model, objective, geometry, instruction
-    options, vector width and each side's :class:`~linlayout.synth.sides.SideReader`) and
-    :func:`reader_of` a side reader for :func:`~linlayout.synth.sides.side_of` on its own: both at the end of
-    this module, under "Work done once per query shape".
+    options, vector width and each side's :class:`~linlayout.synth.sides.SideReader`),
+    :func:`reader_of` a side reader by the side's shape (for :func:`~linlayout.synth.sides.side_of` on its own
+    and for a new query shape) and :func:`named_options_of` the instruction options of a list of names: all
+    at the end of this module, under "Work done once per query shape".
 
 Devices that stay beside the code they speed up (listed here so there is one index)
     ``functools.lru_cache`` on pure functions of small hashable arguments:
@@ -62,7 +63,12 @@ Devices that stay beside the code they speed up (listed here so there is one ind
     (``bounds._floor_from_counts``, ``bounds._pair_floors_from_counts``), the
     widths of a side's options by its counts (``bounds._widths_from_counts``)
     and the default instruction options
-    (:func:`linlayout.synth.synthesis.default_options`); a
+    (:func:`linlayout.synth.synthesis.default_options`); the search floor's tables are built from one
+    table per side's counts (``bounds._floor_widths_from_counts``: each option's widths, bases and instruction
+    counts, found by :func:`options_table`; both sides of every signature with those counts share it) and a
+    table per pair of option tuples of each pair's preference and tile group (``bounds._pair_facts``), so a
+    new signature only takes each pair's cheapest width pair: the cold planner builds a table for most plans,
+    and the per-pair lookups were about half of building one (issue 27); a
     :class:`~linlayout.synth.sides.Side` is cached on its layout's memo and
     carries its own memo (``Side.memo``: pass lanes per instruction and
     width, vector facts; the tile bounds' columns,
@@ -86,7 +92,7 @@ from ..errors import LoweringError
 
 __all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
            "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "side_shapes",
-           "query_shape_of", "reader_of"]
+           "query_shape_of", "reader_of", "named_options_of"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -307,4 +313,26 @@ def reader_of(reading: Callable[..., Any], name: str, op: str, layout: Any, hw: 
     hit = _SIDE_READERS.get(key)
     if hit is None:
         hit = _SIDE_READERS.put(key, reading(name, op, layout, hw, outs))
+    return hit
+
+
+_NAMED_OPTIONS = Memo(256)
+
+
+def named_options_of(build: Callable[[Any], Any], instructions: Any) -> Any:
+    """``build(instructions)`` (the store and load options of a list of instruction names,
+    :func:`~linlayout.synth.synthesis.instruction_options`), remembered by the names: a new query shape often
+    names instructions seen before (the conversion planner asks for one set per plan), and the options found
+    again are the same tuples, so the tables found by their identity (:func:`counts_table`,
+    :func:`options_table`) find them too.  Only a string or a list or tuple of strings is remembered (any other
+    argument is built, checked, every time); names that fail a check raise every time (nothing is stored)."""
+    if type(instructions) is str:
+        key: Any = (instructions,)  # one name: the same options as a list of it
+    elif type(instructions) in (list, tuple) and all(type(n) is str for n in instructions):
+        key = tuple(instructions)
+    else:
+        return build(instructions)
+    hit = _NAMED_OPTIONS.get(key)
+    if hit is None:
+        hit = _NAMED_OPTIONS.put(key, build(instructions))
     return hit

@@ -95,7 +95,7 @@ from .policy import DEFAULT_OBJECTIVE, LDST_INSTRUCTIONS, default_instructions
 from .result import SwizzleResult, build_result
 from .search import SearchOutcome, search_distributed, search_mixed
 from .sides import Geometry, SideReader, SwizzleProblem, geometry, read_side, side_reader
-from .speed import new_record, query_shape_of
+from .speed import named_options_of, new_record, query_shape_of, reader_of
 
 __all__ = ["SwizzleQuery", "SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
 
@@ -257,11 +257,12 @@ def query_shape(write: LinearLayout, read: LinearLayout, element_bits: int, hw: 
         raise DimensionError(
             f"write and read must cover the same tensor: {write.out_sizes} vs {read.out_sizes}"
         )
-    write_reader = side_reader("write", "store", write, hw, outs)
+    # A new query shape often pairs a side shape, or instruction names, seen before: both found by those.
+    write_reader = reader_of(side_reader, "write", "store", write, hw, outs)
     read_side(write, write_reader)
-    read_reader = side_reader("read", "load", read, hw, outs)
+    read_reader = reader_of(side_reader, "read", "load", read, hw, outs)
     read_side(read, read_reader)
-    w_opts, r_opts = defaults if instructions is None else instruction_options(instructions)
+    w_opts, r_opts = defaults if instructions is None else named_options_of(instruction_options, instructions)
     fixed = None if vector_bits is None else fixed_vector_width(vector_bits, element_bits, geo.max_vector, hw)
     return QueryShape(hw, objective, geo, w_opts, r_opts, fixed, write_reader, read_reader)
 

@@ -18,7 +18,8 @@ from linlayout import LinearLayout
 from linlayout.errors import LinLayoutError, SwizzleError
 from linlayout.hw import get_hardware
 from linlayout.synth.sides import side_of
-from linlayout.synth.synthesis import optimal_swizzle, swizzle_problem
+from linlayout.synth.speed import named_options_of
+from linlayout.synth.synthesis import instruction_options, optimal_swizzle, swizzle_problem
 
 SH = {"dim0": 16, "dim1": 32}
 STORE = {"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}
@@ -97,3 +98,35 @@ def test_a_side_reads_its_bases_by_role_in_any_dimension_order():
     assert side.others == L.flat_bases("warp") + L.flat_bases("block") and side.distributed
     no_warps = LinearLayout([("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]), ("register", [[0, 1]])], {"dim0": 32, "dim1": 2})
     assert side_of("read", "load", no_warps, hw, no_warps.out_dim_bits).others == ()
+
+
+def test_named_options_are_remembered_by_the_names_and_bad_names_raise_every_time():
+    """A new query shape with instruction names seen before finds the same option tuples (the tables found by
+    their identity find them too); a name that fails a check is never stored."""
+    names = ["stmatrix.x4", "st.shared", "ldmatrix.x2.trans", "ld.shared"]
+    first = named_options_of(instruction_options, names)
+    assert first == instruction_options(names)
+    assert named_options_of(instruction_options, tuple(names)) is first
+    assert named_options_of(instruction_options, list(names)) is first
+    assert named_options_of(instruction_options, ["ld.shared", "st.shared"]) == instruction_options(
+        ["ld.shared", "st.shared"])
+    for _ in range(2):
+        with pytest.raises(LinLayoutError):
+            named_options_of(instruction_options, ["st.shared", "ld.shard"])
+        with pytest.raises(SwizzleError, match="no load"):
+            named_options_of(instruction_options, "st.shared")
+        with pytest.raises(LinLayoutError):
+            named_options_of(instruction_options, ["st.shared", 7])
+
+
+def test_a_new_query_shape_with_known_side_shapes_checks_each_side():
+    """The side readers of a new query shape are found by each side's shape (the write side's shape seen before,
+    with a new element width): the answer is the one found fresh, and a side that is not distributed over the
+    model's lanes raises every time."""
+    w, r = pair()
+    optimal_swizzle(w, r, 16)
+    assert costs(optimal_swizzle(*pair(), 32)) == costs(optimal_swizzle(*pair(), 32))
+    bad = LinearLayout({"register": STORE["register"], "lane": STORE["lane"][:4]}, {"dim0": 16, "dim1": 16})
+    for _ in range(2):
+        with pytest.raises(LinLayoutError):
+            optimal_swizzle(bad, LinearLayout(READ, SH), 16)
