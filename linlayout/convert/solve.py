@@ -46,9 +46,8 @@ the dimensions it does not move.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -143,12 +142,11 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
     return dst
 
 
-def prefix_solvers(cols: list[int], ends: list[int],
-                   elimination: tuple[f2.Echelon, list[int], list[int]] | None = None
-                   ) -> Callable[[int, int], int | None]:
-    """``(target, level) ->`` the solution ``z`` of ``S z = target`` on the columns ``cols[:ends[level]]`` whose
-    highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest bits it
-    can), or None.
+class PrefixSolver(NamedTuple):
+    """Solutions of ``S z = target`` on the prefixes ``cols[:ends[level]]`` of some columns, from one elimination
+    (built by :func:`prefix_solver`): :meth:`lowest` reduces a target once, :meth:`solution` gives the solution on a
+    prefix whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest
+    bits it can).
 
     :func:`conversion_map` solves every destination basis against the same
     four sets of source bits, and each level's set is the lowest bits
@@ -160,23 +158,31 @@ def prefix_solvers(cols: list[int], ends: list[int],
     elimination.  A target is thus solvable on a prefix exactly when it
     reduces to zero with a mask below the prefix's end; each prefix keeps
     only the kernel found within it (a null vector found at column ``j`` has
-    ``j`` as its highest bit).  One reduction per target answers every level
-    (the last target's is remembered: the levels are asked in order).
-    ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``,
-    when the caller has it (:func:`index_echelon`).
+    ``j`` as its highest bit).
     """
-    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]] if ends else [])
-    kernels = _prefix_kernels(ends, nulls)
-    limits = [1 << end for end in ends]
-    last = [None, (0, 0)]
 
-    def solve(target: int, level: int) -> int | None:
-        if last[0] != target:
-            last[0], last[1] = target, ech.reduce(target)
-        r, m = last[1]
-        return None if r or m >= limits[level] else _reduce_by(m, kernels[level])
+    echelon: f2.Echelon
+    kernels: list[list[tuple[int, int]]]  # per level: _kernel_pivots of the null vectors within its prefix
+    lowest_levels: list[int]  # per mask length: the lowest level whose prefix holds the mask (_levels_by_length)
 
-    return solve
+    def lowest(self, target: int) -> tuple[int, int] | None:
+        """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (for
+        :meth:`solution`); None when no prefix does."""
+        residue, mask = self.echelon.reduce(target)
+        return None if residue else (self.lowest_levels[mask.bit_length()], mask)
+
+    def solution(self, mask: int, level: int) -> int:
+        """The solution on the prefix of ``level`` (at least the target's lowest) of a target reduced to ``mask``."""
+        return _reduce_by(mask, self.kernels[level])
+
+
+def prefix_solver(cols: list[int], ends: list[int],
+                  elimination: tuple[f2.Echelon, list[int], list[int]] | None = None) -> PrefixSolver:
+    """The :class:`PrefixSolver` of the prefixes ``cols[:end]`` for each ``end`` of ``ends`` (ascending, at least
+    one).  ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``, when the caller has it
+    (:func:`index_echelon`)."""
+    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]])
+    return PrefixSolver(ech, _prefix_kernels(ends, nulls), _levels_by_length(ends))
 
 
 def _prefix_kernels(ends: list[int], nulls: list[int]) -> list[list[tuple[int, int]]]:
@@ -282,12 +288,9 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     levels: list[int] = []
     # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
     ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
-    # One elimination of the source columns answers every level (prefix_solvers' reasoning): a target reduces to a
-    # mask of source columns, solvable on the lowest level whose prefix holds the mask, with the kernel found
-    # within that prefix clearing its highest bits.
-    ech, _, nulls = index_echelon(src)
-    kernels = _prefix_kernels(ends, nulls)
-    lowest_level = _levels_by_length(ends)  # [n]: the lowest level whose prefix holds a mask of length n
+    # One elimination of the source columns answers every level (see PrefixSolver)
+    solver = prefix_solver(scols, ends, index_echelon(src))
+    lowest, solution = solver.lowest, solver.solution
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
     # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
     # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
@@ -305,19 +308,18 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             continue
         if keeps:
             # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
-            residue, mask = ech.reduce(t ^ held)
-            level = lowest_level[mask.bit_length()] if not residue else 4
-            if level < keeps:
-                columns.append(_reduce_by(mask, kernels[level]) | own)
-                levels.append(level)
+            found = lowest(t ^ held)
+            if found is not None and found[0] < keeps:
+                columns.append(solution(found[1], found[0]) | own)
+                levels.append(found[0])
                 continue
-        residue, mask = ech.reduce(t)
-        if residue:
+        found = lowest(t)
+        if found is None:
             raise InputError(
                 f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
                 f"src does not hold the elements dst needs")
-        level = max(lowest_level[mask.bit_length()], keeps)
-        columns.append(_reduce_by(mask, kernels[level]))
+        level = max(found[0], keeps)
+        columns.append(solution(found[1], level))
         levels.append(level)
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
