@@ -37,10 +37,11 @@ are counted by :func:`~linlayout.count.closed_form.wavefronts`, never here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
+from typing import TypeVar
 
 from ..core import f2
 from ..core.layout import LinearLayout
@@ -55,6 +56,8 @@ from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_offsets", "count_renumbered", "matrix_register_order",
            "renumber_registers", "triton_scratch", "ldst_reps"]
+
+T = TypeVar("T")
 
 MATRIX_SIZES = ("x4", "x2", "x1")
 """The matrix counts Triton tries, largest first."""
@@ -396,9 +399,16 @@ def count_matrix_or_vector(layout: LinearLayout, memory: LinearLayout, element_b
     if "matrix" not in family:
         return wavefronts(layout, memory, element_bits, op, hardware="sm90")
     regs = layout.flat_bases("register") if "register" in layout.in_sizes else ()
-    for name in _matrix_sizes(family, regs, element_bits):
+    return _largest_fitting(family, regs, element_bits,
+                            lambda name: wavefronts(layout, memory, element_bits, op, name, hardware="sm90"))
+
+
+def _largest_fitting(family: str, registers: Sequence[int], element_bits: int, count: Callable[[str], T]) -> T:
+    """``count(name)`` with the largest instruction of a matrix family (:func:`_matrix_sizes`) whose count the
+    counter accepts (it raises :class:`InputError` for one that does not fit the layout)."""
+    for name in _matrix_sizes(family, registers, element_bits):
         try:
-            return wavefronts(layout, memory, element_bits, op, name, hardware="sm90")
+            return count(name)
         except InputError:
             continue
     raise InputError(f"{family} does not fit the layout")
@@ -440,12 +450,9 @@ def count_offsets(offsets: dict[str, tuple[int, ...]], element_bits: int, op: st
     if order:
         regs = tuple(regs[i] for i in order)
         offsets = dict(offsets, register=regs)
-    for name in _matrix_sizes(family, regs, element_bits):
-        try:
-            return count_plan(plan_from_offsets(offsets, element_bits, parse_instruction(name), hw)), order
-        except InputError:
-            continue
-    raise InputError(f"{family} does not fit the layout")
+    return _largest_fitting(family, regs, element_bits,
+                            lambda name: count_plan(plan_from_offsets(offsets, element_bits, parse_instruction(name), hw))
+                            ), order
 
 
 def renumber_registers(layout: LinearLayout, order: Sequence[int]) -> LinearLayout:
