@@ -92,7 +92,7 @@ from ..errors import LoweringError
 
 __all__ = ["new_record", "new_instance", "Memo", "pair_sides", "counts_table", "options_table", "visit_line_of",
            "raised_floors_of", "relaxation_order_of", "tile_positions", "unit_vectors", "side_shapes",
-           "query_shape_of", "reader_of", "named_options_of"]
+           "query_shape_of", "reader_of", "named_options_of", "instruction_names_key"]
 
 # A NamedTuple from every one of its fields, in order, at C speed (the generated __new__ is Python code).
 new_record = tuple.__new__
@@ -268,6 +268,17 @@ def side_shapes(ins: Any, eb: int, hw: Any, nregs: int, broadcast: bool) -> tupl
 # fresh layouts, so they are found once per shape and reused.  Nothing here is keyed on a layout's bases: the
 # side itself (its images) is read per layout, and kept on that layout (linlayout.synth.sides.read_side).
 
+
+def instruction_names_key(instructions: Any) -> tuple[str, ...] | None:
+    """The key of an ``instructions`` argument in the memos below: its names as a tuple (one name: the same
+    options as a list of it), or None for any other argument, which is then built (checked) every time."""
+    if type(instructions) is str:
+        return (instructions,)
+    if type(instructions) in (list, tuple) and all(type(n) is str for n in instructions):
+        return tuple(instructions)
+    return None
+
+
 _QUERY_SHAPES = Memo(256)
 
 
@@ -284,11 +295,9 @@ def query_shape_of(build: Callable[..., Any], write: Any, read: Any, element_bit
     did; any other query is built (checked) every time.  A shape that fails a check raises every time (nothing
     is stored).
     """
-    names = instructions
-    if instructions is not None and type(instructions) is not str:
-        names = tuple(instructions) if type(instructions) in (list, tuple) else None
-        if names is None or not all(type(n) is str for n in names):
-            return build(write, read, element_bits, hw, objective, vector_bits, instructions)
+    names = None if instructions is None else instruction_names_key(instructions)
+    if instructions is not None and names is None:
+        return build(write, read, element_bits, hw, objective, vector_bits, instructions)
     if (type(element_bits) is not int or type(objective) is not str or not (vector_bits is None or type(vector_bits) is int)
             or not isinstance(write, LinearLayout) or not isinstance(read, LinearLayout)):
         return build(write, read, element_bits, hw, objective, vector_bits, instructions)
@@ -326,11 +335,8 @@ def named_options_of(build: Callable[[Any], Any], instructions: Any) -> Any:
     again are the same tuples, so the tables found by their identity (:func:`counts_table`,
     :func:`options_table`) find them too.  Only a string or a list or tuple of strings is remembered (any other
     argument is built, checked, every time); names that fail a check raise every time (nothing is stored)."""
-    if type(instructions) is str:
-        key: Any = (instructions,)  # one name: the same options as a list of it
-    elif type(instructions) in (list, tuple) and all(type(n) is str for n in instructions):
-        key = tuple(instructions)
-    else:
+    key = instruction_names_key(instructions)
+    if key is None:
         return build(instructions)
     hit = _NAMED_OPTIONS.get(key)
     if hit is None:
