@@ -52,8 +52,7 @@ def forced_planner(specs: dict[int, dict]):
 def cases(n_pairs: int, seed: int, variants_path: str | None, rows_path: str | None = None):
     out = list(convert_cuda_check.pairs(n_pairs, seed))
     if rows_path:  # more conversions planned by default: a rows file (name, src, dst, element_bits per row)
-        for r in json.loads(Path(rows_path).read_text()):
-            out.append((r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"]))
+        out += convert_cuda_check.row_cases(rows_path)
     specs: dict[int, dict] = {}
     if variants_path:
         for v in json.loads(Path(variants_path).read_text()):

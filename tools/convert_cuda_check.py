@@ -228,6 +228,17 @@ __global__ void k{idx}(unsigned p, unsigned* errors) {{
     return "\n".join(parts), meta
 
 
+def row_cases(path: str, names: list[str] | None = None) -> list[tuple]:
+    """The conversions of a rows JSON file (``name``, ``src``, ``dst``, ``element_bits`` per row) as ``(name, src,
+    dst, element_bits)`` cases: those named (in that order), or all."""
+    from linlayout.core.layout import LinearLayout
+
+    rows = {r["name"]: r for r in json.loads(Path(path).read_text())}
+    picked = [rows[n] for n in names] if names else list(rows.values())
+    return [(r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"])
+            for r in picked]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", choices=["cpu", "gpu"], default="cpu")
@@ -245,13 +256,7 @@ def main() -> int:
     MULTISTEP = args.multistep
     cases = pairs(args.pairs, args.seed)
     if args.rows:
-        from linlayout.core.layout import LinearLayout
-
-        names = [n for n in args.names.split(",") if n]
-        rows = {r["name"]: r for r in json.loads(Path(args.rows).read_text())}
-        picked = [rows[n] for n in names] if names else list(rows.values())
-        cases = [(r["name"], LinearLayout.from_json(r["src"]), LinearLayout.from_json(r["dst"]), r["element_bits"])
-                 for r in picked] + cases
+        cases = row_cases(args.rows, [n for n in args.names.split(",") if n]) + cases
     src, meta = build(cases, args.mode)
     if args.mode == "gpu":
         out = Path(args.out or "convert_check.cu")
