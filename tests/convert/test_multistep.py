@@ -16,11 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import linlayout.convert.multistep as multistep
+import linlayout.convert.step_floors as step_floors
 import linlayout.convert.plan as planner
 from linlayout.convert.cost import COST_WEIGHTS
 from linlayout.convert.multistep import (MAX_INTERMEDIATES, MAX_STEP_PLANS, Endpoint, Floor, SearchResult,
-                                         cheapest_path, demand, in_order_path, intermediates, neighbours, search,
-                                         shuffle_floor, step_bound, step_floor)
+                                         cheapest_path, demand, distinct_bits, in_order_path, intermediates,
+                                         kind_floors, neighbours, search, shuffle_floor, step_bound, step_floor,
+                                         swap_columns)
 from linlayout.convert.plan import plan_conversion
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.core.layout import LinearLayout
@@ -277,3 +279,79 @@ def test_the_search_agrees_with_the_reference_on_planned_steps(monkeypatch):
         assert (want is None) == (got is None)
         if want is not None:
             assert want[0] == got[0] and want[1][0][0] == got[1][0][0]
+
+
+def path_floor_violations(pairs) -> tuple[int, int]:
+    """Over every intermediate layout the search reaches through a side of distinct bits: how many paths' floors
+    from columns (both steps' :func:`step_bound`, the swap's kind not used) lie below their kind's floor
+    (:func:`kind_floors`), and how many paths were checked."""
+    below = checked = 0
+    for src, dst, bits in pairs:
+        source, target = Endpoint.of(src), Endpoint.of(dst)
+        kinds = kind_floors(source, target, bits)
+        if kinds is None:
+            continue
+        for cols, near_src, side, (i, _) in swap_columns(source, target):
+            if distinct_bits(side) is None:
+                continue
+            plain = Endpoint(side.bits, cols, lambda: None)  # from its columns alone
+            floor = step_bound(source, plain, bits).value + step_bound(plain, target, bits).value
+            below += floor < kinds[near_src, i < side.bits.reg]
+            checked += 1
+    return below, checked
+
+
+def test_kind_floors_lie_below_every_paths_floors_with_broadcasts(monkeypatch):
+    """One side of distinct bits, the other with broadcast (zero) columns or not: every path through a swap of the
+    distinct side has floors adding up to at least its kind's floor; a floor that forgets that a register step's
+    source may still lack elements (not every thread meets its own), or that a swap may lower the moves' rank, or
+    one just above the real floor, fails here."""
+    pairs = warp_local_pairs(7, 60)
+    below, checked = path_floor_violations(pairs)
+    assert below == 0 and checked > 400
+    far_floor, register_floor = step_floors.far_floor, step_floors.register_step_floor
+    for module, name, wrong in (
+            (multistep, "far_floor", lambda *a: far_floor(*a) + 1),
+            (step_floors, "register_step_floor", lambda src, dst, needed, changed: register_floor(src, dst, needed, 0))):
+        monkeypatch.setattr(module, name, wrong)
+        assert path_floor_violations(pairs)[0] > 0
+        monkeypatch.undo()
+
+
+def test_kind_floors_lie_below_planned_paths_with_broadcasts():
+    """Against exact step costs: every reached path through a swap of a distinct side costs at least its kind's
+    floor, broadcast ends included; where every kind's floor reaches the direct cost, planning every step finds no
+    two-step plan."""
+    settled = checked = 0
+    for src, dst, bits in warp_local_pairs(8, 6):
+        source, target = Endpoint.of(src), Endpoint.of(dst)
+        kinds = kind_floors(source, target, bits)
+        if kinds is None:
+            continue
+        step = step_planner(src, dst, bits)
+        for cols, near_src, side, pos in list(swap_columns(source, target))[::2]:
+            if distinct_bits(side) is not None:
+                mid = multistep.swapped(side.layout, pos)
+                cost = step(src, mid, True, None).cost + step(mid, dst, True, None).cost
+                assert cost >= kinds[near_src, pos[0] < side.bits.reg]
+                checked += 1
+        direct = plan_conversion(src, dst, bits, multistep=False).cost
+        if all(f >= direct for f in kinds.values()):
+            settled += 1
+            assert in_order_path(src, dst, direct, step) is None
+    assert checked and settled
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_one_hot_paths_are_the_open_paths_of_step_bound(seed):
+    """The listing from columns gives the same paths, floors and exactness as flooring every listed Endpoint."""
+    src, dst, bits = warp_local_pairs(seed, 1)[0]
+    source, target = Endpoint.of(src), Endpoint.of(dst)
+    kinds = kind_floors(source, target, bits) or {}
+    for direct in (100, 400, 2000):
+        closed = {kind for kind, floor in kinds.items() if floor >= direct}
+        fast = multistep.one_hot_paths(source, target, direct, bits, closed)
+        slow = multistep.open_paths(source, target, direct, lambda a, b: step_bound(a, b, bits), closed)
+        assert [(p.index, p.near_src, p.mid.cols, p.costs, p.known) for p in fast] == \
+            [(p.index, p.near_src, p.mid.cols, p.costs, p.known) for p in slow]

@@ -1,0 +1,454 @@
+"""Floors on the cost of one warp-local step, from ranks and masks of the two layouts' columns.
+
+The two-step search (:mod:`linlayout.convert.multistep`) prices a path
+through an intermediate layout by planning its two steps; planning a step
+(its shuffle programs) is the whole cost of the search, so each step first
+gets a floor here, and a path whose floors reach the direct cost is never
+planned.
+
+A layout enters as an :class:`Endpoint`: its flat index columns
+(:func:`~linlayout.convert.solve.index_bits`), its layout built only when a
+step to or from it is planned.  The floor of a step (:func:`step_bound`):
+
+- a **register step** (every thread holds what it needs): its exact cost,
+  the selects of :func:`~linlayout.convert.warp.register_program`
+  (:func:`register_step_cost` when the source's registers are distinct bits);
+- a **shuffle step**: what every shuffle program of the planner must pay for
+  the step's :class:`Demand` (:func:`demand`: the elements a thread lacks,
+  those a lane must send, and the selects per word from the rank of the
+  destination's lane and warp elements outside the source lanes' span):
+  :func:`shuffle_floor`, a round and an unpack per word received, the
+  packing of the words sent, the selects, and the shuffle path's constant.
+
+Compiler layouts' columns are single element bits, so their demand is
+bit-mask arithmetic (:func:`mask_demand` on :class:`Masks` and the
+:func:`moves`); when both ends of a step are of *distinct* bits
+(:func:`distinct_bits`) and one swap apart, the demand depends only on the
+swap's kind and the register count (:func:`swap_demand`, :func:`swap_floor`),
+and the other step of a path through such a swap has a floor from the ends'
+masks alone (:func:`far_floor`), which lets the search settle whole kinds of
+intermediate layouts before listing them.
+
+A floor above a step's real cost would make the search drop a path that
+wins: ``tests/convert/test_multistep.py`` and ``test_multistep_floor.py``
+check every floor against floors from columns and against planned steps.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ..core import f2
+from ..core.layout import LinearLayout
+from ..errors import InputError
+from .cost import COST_WEIGHTS, cost_of
+from .solve import IndexBits, conversion_map, index_bits
+from .warp import register_program
+
+__all__ = ["Spans", "Masks", "masks_of", "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
+           "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
+           "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes"]
+
+
+class Spans(NamedTuple):
+    """What the floors read of one layout alone: its register span and rank, its lane span, its warp's rank."""
+
+    registers: f2.Span
+    register_rank: int
+    lanes: f2.Span
+    warp_rank: int  # rank of the register and lane columns together: the distinct elements of one warp
+
+
+class Masks(NamedTuple):
+    """A layout whose columns are single element bits (or zero): its register and lane spans as bit masks.
+
+    A span of single bits is every vector inside its mask: membership is a mask test, a rank a bit count, and
+    the quotient by it clears its bits.
+    """
+
+    registers: int
+    lanes: int
+
+
+def masks_of(bits: IndexBits, cols: tuple[int, ...] | list[int]) -> Masks:
+    """The :class:`Masks` of a layout whose columns are single element bits or zero (not checked)."""
+    registers = lanes = 0
+    for c in cols[:bits.reg]:
+        registers |= c
+    for c in cols[bits.reg:bits.reg + bits.lane]:
+        lanes |= c
+    return Masks(registers, lanes)
+
+
+class Endpoint:
+    """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
+
+    The floors read only the columns (and :meth:`spans`, computed once per
+    endpoint: every step from ``src`` reads ``src``'s); the
+    :class:`LinearLayout` is built the first time a step from or to it is
+    planned, once (the planner's memos live on that object).
+    """
+
+    __slots__ = ("bits", "cols", "build", "built", "known", "masks", "swap")
+
+    def __init__(self, bits: IndexBits, cols: tuple[int, ...], build: Callable[[], LinearLayout],
+                 masks: Masks | None | bool = False, swap: tuple[Endpoint, bool] | None = None) -> None:
+        self.bits, self.cols, self.build, self.built, self.known = bits, cols, build, None, None
+        self.masks = masks  # False: not computed yet
+        self.swap = swap  # (side, mixed): one swap from a distinct-bits side (:func:`swap_floor`), else None
+
+    @classmethod
+    def of(cls, layout: LinearLayout) -> Endpoint:
+        bits, cols = index_bits(layout, "layout")
+        point = cls(bits, tuple(cols), lambda: layout)
+        point.built = layout
+        return point
+
+    @property
+    def layout(self) -> LinearLayout:
+        if self.built is None:
+            self.built = self.build()
+        return self.built
+
+    def one_hot(self) -> Masks | None:
+        """:class:`Masks` when every column is one element bit or zero (compiler layouts' are), else None."""
+        if self.masks is False:
+            self.masks = masks_of(self.bits, self.cols) if not any(c & (c - 1) for c in self.cols) else None
+        return self.masks  # type: ignore[return-value]
+
+    def spans(self) -> Spans:
+        if self.known is None:
+            reg, in_warp = self.bits.reg, self.bits.reg + self.bits.lane
+            registers = f2.Span(self.cols[:reg])
+            self.known = Spans(registers, len(registers), f2.Span(self.cols[reg:in_warp]), f2.rank(self.cols[:in_warp]))
+        return self.known
+
+
+class Demand(NamedTuple):
+    """What every shuffle program of a warp-local conversion map must move (:func:`demand`)."""
+
+    remote: int      # the most distinct elements one thread needs that its own lane does not hold
+    sent: int        # the most elements one lane must send to other lanes (0 when a lane's share is not fixed)
+    selects: int     # the selects every program makes per word it receives (0: it may select nothing; module doc)
+    src_registers: int  # registers per thread of the source
+
+
+def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand:
+    """The data a warp-local conversion ``src → dst`` moves, from ranks of the layouts' columns.
+
+    No conversion map is solved and no thread is listed.  With ``Dr`` and
+    ``Sr`` the spans of the destination's and the source's register columns,
+    thread ``t`` needs the coset ``dst(t) ⊕ Dr`` and its lane holds ``src(t)
+    ⊕ Sr``; they meet, in a coset of ``Dr ∩ Sr``, exactly when ``dst(t) ⊕
+    src(t) ∈ Dr + Sr``.  That difference is linear in the thread, so either
+    every thread meets its own elements or some thread meets none.
+
+    When no element is both a register and a lane combination of the source
+    (``Sr ∩ Sl = 0``; registers and lanes may repeat others), the lanes fall
+    into groups of ``2^z`` (``z`` the lane columns' kernel) that hold the same
+    elements in the same registers, and the groups' sets are disjoint.  Then,
+    when the destination holds every element of the warp, the elements of a
+    group that its own lanes do not need go to other lanes in words the
+    group's lanes name alike: at least ``|Sr| - 2^z |Dr ∩ Sr|`` (every thread
+    meeting its own elements) or ``|Sr| - 2^(z-1) |Dr ∩ Sr|`` (half the
+    threads or fewer: the threads that do form a subspace) (``sent``).
+
+    In any case (``selects``): the destination's lane and warp basis
+    elements (less the source's own warp part) span, modulo the source lanes'
+    span, a space of some rank ``q``; every program selects at least ``q``
+    times per word it receives (or, with conditional-swap layers, per source
+    word when that is fewer).  In the program's terms
+    (:mod:`linlayout.convert.warp`): its source slots' register parts ``Ql``
+    and ``Qω`` (free variables change a register only by one holding the
+    same element) have ``src``'s registers times them equal to those elements
+    modulo the lanes' span, so their rank is at least ``q``; they carry no pack
+    components, and ``Ql = H J ⊕ A M``, ``Qω = Hω ⊕ H Sω`` put their columns
+    in ``image(H, Hω) + image(A M)``, so ``h + m ≥ q`` with ``h =
+    rank(H|Hω)`` (the sender's selects: ``2^h - 1`` per shuffled round, or
+    ``h`` layers over the source words) and ``m = rank(M)`` (the receiver's:
+    at least ``m`` for each word filled from a shuffled round, local rounds
+    included, or ``m`` layers over the kept words).
+
+    ``dst`` must be aligned to ``src`` and reachable inside each warp.
+
+    >>> rows = LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8})
+    >>> cols = LinearLayout({"register": [[2]], "lane": [[1], [4]]}, {"dim0": 8})
+    >>> demand(rows, cols)
+    Demand(remote=1, sent=1, selects=1, src_registers=2)
+    """
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    sm, dm = src.one_hot(), dst.one_hot()
+    if sm is not None and dm is not None:
+        return one_hot_demand(src, dst, sm, dm)
+    sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
+    ss, ds = src.spans(), dst.spans()
+    rank_d, rank_s = ds.register_rank, ss.register_rank
+    both = f2.Span()
+    both.lead.update(ss.registers.lead)
+    for v in d_cols[:dh.reg]:
+        both.add(v)
+    shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
+    moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
+    own = all(v in both for v in moved)
+    remote = (1 << rank_d) - (shared if own else 0)
+    sent = 0
+    if ss.warp_rank == rank_s + len(ss.lanes) and ds.warp_rank == ss.warp_rank:  # Sr ∩ Sl = 0, every element
+        repeats = 1 << (sh.lane - len(ss.lanes))  # lanes holding the same elements, in the same registers
+        mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
+        sent = max(0, (1 << rank_s) - mine)
+    # the lane and warp bases' elements (less the source's own warp part) modulo the source lanes' span
+    outside = f2.Span()
+    outside.lead.update(ss.lanes.lead)
+    selects = sum(outside.add(v) for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
+    return Demand(remote, sent, selects, 1 << sh.reg)
+
+
+def one_hot_demand(src: Endpoint, dst: Endpoint, sm: Masks, dm: Masks) -> Demand:
+    """:func:`demand` of two layouts of single-bit columns, by bit masks (the same quantities, no elimination)."""
+    return mask_demand(src.bits, moves(src, dst), sm, dm)
+
+
+def moves(src: Endpoint, dst: Endpoint) -> list[int]:
+    """The differences of the two layouts' lane, warp and block columns (what a thread's position moves)."""
+    return [a ^ b for a, b in zip(src.cols[src.bits.reg:], dst.cols[dst.bits.reg:])]
+
+
+def mask_demand(sh: IndexBits, differences: list[int], sm: Masks, dm: Masks) -> Demand:
+    """:func:`one_hot_demand` from the source's index bits, the :func:`moves` and the two sides' masks (what
+    :func:`one_hot_paths` knows of a step without an :class:`Endpoint`)."""
+    s_regs, s_lanes, d_regs = sm.registers, sm.lanes, dm.registers
+    shared = 1 << (s_regs & d_regs).bit_count()  # |Dr ∩ Sr|
+    reach = 0  # the bits the lane, warp and block bases' differences touch
+    for v in differences:
+        reach |= v
+    # the warp and block bases' differences outside the source lanes' span
+    outside_warps = [v & ~s_lanes for v in differences[sh.lane:] if v & ~s_lanes]
+    own = not reach & ~(s_regs | d_regs)
+    remote = (1 << d_regs.bit_count()) - (shared if own else 0)
+    sent = 0
+    if not s_regs & s_lanes and (d_regs | dm.lanes).bit_count() == (s_regs | s_lanes).bit_count():
+        repeats = 1 << (sh.lane - s_lanes.bit_count())
+        mine = repeats * shared if own else repeats // 2 * shared
+        sent = max(0, (1 << s_regs.bit_count()) - mine)
+    outside_lanes = dm.lanes & ~s_lanes  # the destination lanes' single bits outside the source lanes' span
+    if outside_warps:
+        selects = f2.rank(f2.unit_vectors(outside_lanes) + outside_warps)
+    else:
+        selects = outside_lanes.bit_count()
+    return Demand(remote, sent, selects, 1 << sh.reg)
+
+
+@functools.lru_cache(maxsize=4096)  # keyed on four counts and a width: the steps of a search share most of them
+def shuffle_floor(need: Demand, element_bits: int) -> int:
+    """A floor on the cost of every shuffle program of a map with this :class:`Demand`.
+
+    The planner's programs (:mod:`linlayout.convert.warp`) move one word of
+    ``n`` packed elements per thread and round (``n`` = 1, 2, ... up to
+    ``32 / element_bits``); a destination word is filled by one round, so a
+    thread lacking ``remote`` elements receives at least ``w = ceil(remote /
+    n)`` words, each a round (a ``shfl.sync`` per 32 bits of an element) and
+    unpacked once (``n - 1`` ``prmt``, or one ``mov`` for two 16-bit halves);
+    a lane sending ``sent`` elements packs at least ``ceil(sent / n)`` words
+    (``n - 1`` ``prmt`` each); and each of the ``w`` words costs
+    ``selects`` selects (a sender's choices in its round and a receiver's
+    among its rounds), or, with conditional-swap layers, as many layers over
+    the source words when there are fewer of those.  The floor is the cheapest ``n``, plus the
+    shuffle path's constant (``COST_WEIGHTS["shuffle_path"]``: the program has
+    at least one ``shfl.sync``).
+
+    >>> shuffle_floor(Demand(8, 8, 1, 16), 32), shuffle_floor(Demand(8, 0, 0, 16), 16)
+    (165, 77)
+    """
+    remote, sent, per_word, registers = need
+    if remote <= 0:
+        return 0
+    w = COST_WEIGHTS
+    shfl, prmt, selp = w["shfl.sync"] * max(1, element_bits // 32), w["prmt"], w["selp"]
+    best = None
+    n = 1
+    while n <= max(1, 32 // element_bits):
+        words = -(-remote // n)
+        unpack = 0 if n == 1 else w["mov"] if (n == 2 and element_bits == 16) else (n - 1) * prmt
+        selects = per_word * min(words, max(1, registers // n))
+        floor = words * (shfl + unpack) + (n - 1) * prmt * -(-sent // n) + selects * selp
+        if best is None or floor < best:
+            best = floor
+        n *= 2
+    return best + w["shuffle_path"]
+
+
+class Floor(NamedTuple):
+    """A floor on a step's cost; ``exact``: the step's plan costs exactly ``value`` and planning it cannot fail."""
+
+    value: int
+    exact: bool = False
+
+
+def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> int:
+    """A floor on the cost of a warp-local step ``src → dst`` as the search plans it (registers or shuffles).
+
+    A step in which some thread lacks an element is a shuffle step (level 1;
+    a warp-local map always has a shuffle program: at one element per word
+    the planner's swap candidates always include one): :func:`shuffle_floor`
+    of its :func:`demand`.  Otherwise a register step (level 0): its exact
+    cost (:func:`~linlayout.convert.warp.register_program`).
+    """
+    return step_bound(src, dst, element_bits).value
+
+
+def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> Floor:
+    """:func:`step_floor`, marked exact for a register step (the search then needs no plan to know its cost)."""
+    src = src if isinstance(src, Endpoint) else Endpoint.of(src)
+    dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
+    for mid, side in ((dst, src), (src, dst)):
+        if mid.swap is not None and mid.swap[0] is side:  # one swap between them: the floor from counts
+            return Floor(swap_floor(side.bits.reg, mid.swap[1], element_bits))
+    sm, dm = src.one_hot(), dst.one_hot()
+    if sm is not None and dm is not None:
+        found = mask_step_floor(src.bits, moves(src, dst), sm, dm, element_bits)
+        if found is not None:
+            return found
+    else:
+        need = demand(src, dst)
+        if need.remote:
+            return Floor(shuffle_floor(need, element_bits))
+    try:
+        cm = conversion_map(src.layout, dst.layout)
+    except InputError:
+        return Floor(0)  # no step exists: the plan will say so (0 is a floor of anything)
+    if cm.level != 0:
+        return Floor(0)
+    return Floor(cost_of(register_program(cm, element_bits).counts), exact=True)
+
+
+def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
+    """The cost of a register step (every thread holds what it needs) whose source registers are distinct single bits.
+
+    The level-0 conversion map (:func:`~linlayout.convert.solve.conversion_map`) is then the only one: destination
+    register ``i`` reads the source register holding its bit (register 0 for a broadcast one), and a lane or warp
+    basis adds the registers holding its difference from the source's.  So ``Qr`` has the rank of the destination's
+    register bits and ``[Ql Qω]`` that of the differences, and
+    :class:`~linlayout.convert.warp.RegisterProgram` selects ``2^rank(Qr) (2^rank(Ql|Qω) - 1)`` times.
+    """
+    return _register_cost(moves(src, dst), dm)
+
+
+def _register_cost(differences: list[int], dm: Masks) -> int:
+    selects = (1 << dm.registers.bit_count()) * ((1 << f2.rank(differences)) - 1)
+    return cost_of({"selp": selects} if selects else {})
+
+
+def mask_step_floor(sh: IndexBits, differences: list[int], sm: Masks, dm: Masks, element_bits: int) -> Floor | None:
+    """:func:`step_bound` of two layouts of single-bit columns, from :func:`mask_demand`'s arguments; None for a
+    register step whose source registers are not distinct bits (its cost needs the conversion map)."""
+    need = mask_demand(sh, differences, sm, dm)
+    if need.remote:
+        return Floor(shuffle_floor(need, element_bits))
+    if sm.registers.bit_count() != sh.reg:
+        return None
+    return Floor(_register_cost(differences, dm), exact=True)
+
+
+def distinct_bits(point: Endpoint) -> Masks | None:
+    """``point``'s :class:`Masks` when its register and lane columns are distinct single element bits (no zero, no
+    repeat: a warp holds ``2^(registers + lanes)`` distinct elements), else None."""
+    m = point.one_hot()
+    if m is None or m.registers & m.lanes:
+        return None
+    if m.registers.bit_count() != point.bits.reg or m.lanes.bit_count() != point.bits.lane:
+        return None
+    return m
+
+
+def swap_demand(registers: int, mixed: bool) -> Demand:
+    """The :func:`demand` of a step between a layout of distinct bits (:func:`distinct_bits`) with ``registers``
+    register bases and the same layout with one swap applied, either way round: it depends on the swap's kind only.
+
+    Say the swap exchanges register bit ``r`` with lane bit ``l`` (``mixed``).  Both layouts have distinct bits,
+    ``R = registers`` register bits, the same set of bits in all, and differ only in that register and that lane.
+    The register spans share ``R - 1`` bits (``|Dr ∩ Sr| = 2^(R-1)``) and the one differing lane's difference
+    ``r ⊕ l`` lies in their sum (every thread meets its own elements): ``remote = 2^R - 2^(R-1)``.  A lane's
+    elements repeat in no other lane (``2^z = 1``), so ``sent = 2^R - 2^(R-1)``.  The destination's lanes hold
+    one bit outside the source lanes' span (``r`` or ``l``) and the warps agree: ``selects = 1``.
+
+    A lane transposition exchanges lane bits ``l1`` and ``l2``: the register spans agree, the two lanes'
+    differences ``l1 ⊕ l2`` lie outside them (no thread meets its own elements): ``remote = 2^R``; with no repeats
+    a group of one lane needs none of its own when threads do not meet theirs: ``sent = 2^R``; the lanes keep
+    their span: ``selects = 0``.  In both cases the step's source has ``R`` registers: ``2^R`` per thread.
+
+    >>> swap_demand(2, True), swap_demand(2, False)
+    (Demand(remote=2, sent=2, selects=1, src_registers=4), Demand(remote=4, sent=4, selects=0, src_registers=4))
+    """
+    half = 1 << max(registers - 1, 0)
+    if mixed:
+        return Demand(half, half, 1, 1 << registers)
+    return Demand(1 << registers, 1 << registers, 0, 1 << registers)
+
+
+@functools.lru_cache(maxsize=256)  # keyed on a count, a kind and a width
+def swap_floor(registers: int, mixed: bool, element_bits: int) -> int:
+    """:func:`step_floor` of a step across one swap of a layout of distinct bits (:func:`swap_demand`): every
+    thread lacks an element (``remote >= 1``), so it is a shuffle step, whose floor is :func:`shuffle_floor`."""
+    return shuffle_floor(swap_demand(registers, mixed), element_bits)
+
+
+def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element_bits: int) -> int:
+    """A floor on the floor (:func:`step_bound`) of every path's other step (not across its swap) through a swap of
+    the kind ``(near_src, mixed)``, from the ends' masks alone: the side swapped (``src`` when ``near_src``, else
+    ``dst``) has distinct bits (:func:`distinct_bits`), the other end single-bit columns.
+
+    The other step joins the intermediate layout ``mid`` with the far end ``F`` (``mid → dst`` when ``mid`` is a
+    swap of ``src``, ``src → mid`` when of ``dst``).  A mixed swap moves a register bit ``r`` of the side to its
+    lanes and a lane bit ``l`` to its registers, so with ``k`` the register bits ``src`` and ``dst`` share and ``o``
+    the bits of ``dst``'s lanes outside ``src``'s, the step's registers share ``k - [r ∈ F's registers] + [l ∈ F's
+    registers]`` bits and its destination's lanes hold ``o + [l ∈ F's lanes] - [r ∈ F's lanes]`` bits outside its
+    source's lanes (a transposition keeps the masks: ``k`` and ``o``).  Every thread meeting its own elements
+    gives the least :func:`demand` (``remote = 2^|Dr| - 2^shared``, ``sent = 2^|Sr| - 2^z 2^shared`` under
+    :func:`mask_demand`'s condition, ``2^z`` the lanes repeating a source lane), and the select rank is at least
+    the lanes' bits.  So the floor is the least :func:`shuffle_floor` (monotone in each count) over the classes
+    of ``r`` and ``l`` (their membership in ``F``'s registers and lanes) the side has, or 0 when one of them
+    leaves no element remote (a register step costs at least 0).
+    """
+    sm, dm = src.one_hot(), dst.one_hot()
+    side, far = (sm, dm) if near_src else (dm, sm)
+    shared, outside = (sm.registers & dm.registers).bit_count(), (dm.lanes & ~sm.lanes).bit_count()
+    needed, held = 1 << dm.registers.bit_count(), 1 << sm.registers.bit_count()
+    sends = not sm.registers & sm.lanes and (sm.registers | sm.lanes).bit_count() == (dm.registers | dm.lanes).bit_count()
+    repeats = 1 << (src.bits.lane - sm.lanes.bit_count())
+    moves = [(0, 0)]  # (change of the shared register bits, change of the outside lane bits)
+    if mixed:
+        moved_out, moved_in = classes(side.registers, far), classes(side.lanes, far)
+        moves = [(l_reg - r_reg, l_lane - r_lane) for r_reg, r_lane in moved_out for l_reg, l_lane in moved_in]
+    floors = []
+    for more_shared, more_outside in moves:
+        common = 1 << (shared + more_shared)
+        sent = max(0, held - repeats * common) if sends else 0
+        if needed <= common:  # a register step when every thread meets its own elements, else none is local
+            if not near_src and sm.registers.bit_count() != src.bits.reg:
+                return 0  # its exact cost needs the conversion map
+            floors.append(register_step_floor(src, dst, needed, 1 if mixed else 2))
+            common = 0
+        need = Demand(needed - common, sent, max(0, outside + more_outside), 1 << src.bits.reg)
+        floors.append(shuffle_floor(need, element_bits))
+    return min(floors, default=0)
+
+
+def register_step_floor(src: Endpoint, dst: Endpoint, needed: int, changed: int) -> int:
+    """A floor on :func:`register_step_cost` of a step whose destination needs ``needed`` elements per thread and
+    whose :func:`moves` are ``src → dst``'s with ``changed`` lane columns replaced: each replacement lowers their
+    rank by at most one."""
+    rank = max(0, f2.rank(moves(src, dst)) - changed)
+    return cost_of({"selp": needed * ((1 << rank) - 1)} if rank else {})
+
+
+def classes(bits: int, far: Masks) -> set[tuple[int, int]]:
+    """Which ``(in far's registers, in far's lanes)`` memberships the single bits of ``bits`` have."""
+    out = set()
+    for in_reg in (0, 1):
+        for in_lane in (0, 1):
+            if bits & (far.registers if in_reg else ~far.registers) & (far.lanes if in_lane else ~far.lanes):
+                out.add((in_reg, in_lane))
+    return out
