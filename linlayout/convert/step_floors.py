@@ -409,8 +409,9 @@ def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element
     gives the least :func:`demand` (``remote = 2^|Dr| - 2^shared``, ``sent = 2^|Sr| - 2^z 2^shared`` under
     :func:`mask_demand`'s condition, ``2^z`` the lanes repeating a source lane), and the select rank is at least
     the lanes' bits.  So the floor is the least :func:`shuffle_floor` (monotone in each count) over the classes
-    of ``r`` and ``l`` (their membership in ``F``'s registers and lanes) the side has, or 0 when one of them
-    leaves no element remote (a register step costs at least 0).
+    of ``r`` and ``l`` (their membership in ``F``'s registers and lanes) the side has; for a register step (a
+    class leaving no element remote when every thread meets its own) the least of its :func:`register_step_floor`
+    and the shuffle floor of a step in which none does.
     """
     sm, dm = src.one_hot(), dst.one_hot()
     side, far = (sm, dm) if near_src else (dm, sm)
@@ -418,12 +419,12 @@ def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element
     needed, held = 1 << dm.registers.bit_count(), 1 << sm.registers.bit_count()
     sends = not sm.registers & sm.lanes and (sm.registers | sm.lanes).bit_count() == (dm.registers | dm.lanes).bit_count()
     repeats = 1 << (src.bits.lane - sm.lanes.bit_count())
-    moves = [(0, 0)]  # (change of the shared register bits, change of the outside lane bits)
+    changes = [(0, 0)]  # (change of the shared register bits, change of the outside lane bits)
     if mixed:
         moved_out, moved_in = classes(side.registers, far), classes(side.lanes, far)
-        moves = [(l_reg - r_reg, l_lane - r_lane) for r_reg, r_lane in moved_out for l_reg, l_lane in moved_in]
+        changes = [(l_reg - r_reg, l_lane - r_lane) for r_reg, r_lane in moved_out for l_reg, l_lane in moved_in]
     floors = []
-    for more_shared, more_outside in moves:
+    for more_shared, more_outside in changes:
         common = 1 << (shared + more_shared)
         sent = max(0, held - repeats * common) if sends else 0
         if needed <= common:  # a register step when every thread meets its own elements, else none is local
