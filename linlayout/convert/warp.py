@@ -69,7 +69,8 @@ from ..core import f2
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
-__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_program", "thread_ids",
+__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_lower_bound",
+           "shuffle_program", "thread_ids",
            "MAX_SWAP_CANDIDATES"]
 
 MAX_SWAP_CANDIDATES = 720
@@ -409,8 +410,8 @@ def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
 
-def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
-    """A lower bound on ``shfl.sync`` per thread, from the data alone.
+def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
+    """A lower bound on ``shfl.sync`` per thread, from the data alone (a program's ``lower_bound``).
 
     One shuffle brings one 32-bit word from one lane.  For every thread take
     the elements it needs that its own lane does not hold: at least
@@ -452,7 +453,7 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     return bound * wpe
 
 
-def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
+def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int], bool] = lambda extra: True):
     """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
 
     Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
@@ -468,6 +469,11 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     and gets the other word; the receiver keeps the one it needs), and a lane direction ``u`` that reads
     distinct senders may be swapped with the round ``c`` for which ``Aq c = Lq u`` (its receivers then want
     the word the round brings, and no sender selects for ``u``).
+
+    ``fits(n)``: whether a swap matrix with ``n >= 1`` extra round bits may still be kept.  Such a matrix has no
+    local rounds (a direction ``v`` it fixes with an extra round has ``J v = Sl v = 0``), so its shuffles follow from
+    ``n`` alone, and the caller's limit on them is applied before its columns are worked out; a matrix left out
+    this way still counts towards MAX_SWAP_CANDIDATES, so the same matrices are listed.
     """
     both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
@@ -486,6 +492,9 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
 
     options = [("round", 1 << c, As[c]) for c in range(mw)]  # As applied to round bit c
     options += [("free", z, z[1]) for z in kernel]
+    # An option whose lane image lies in image(Sl) is in no independent choice: left out before the choices are
+    # listed (the others keep their order, so the candidates come in the same order).
+    options = [o for o in options if o[2] not in img]
 
     def lanewise(lead, vals):
         if not any(vals) and not any(lead):
@@ -522,6 +531,11 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
             if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
                 continue  # a first-phase candidate, or one option used twice
             if not independent([extended[i][2] for i in fixed]):
+                continue
+            if len(fixed) < d and not fits(d - len(fixed)):
+                seen += 1  # more shuffles than the caller keeps
+                if seen >= MAX_SWAP_CANDIDATES:
+                    return
                 continue
             mvals, qvals, svals, extra = [], [], [], []
             for v, i in zip(bad, choice):
@@ -645,8 +659,12 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     out = []
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
-    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
-        shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))  # unless it has local rounds
+
+    def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see _swap_candidates)
+        return limit is None or wpe << (mw + extra_rounds) <= limit
+
+    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq, fits):
+        shuffles = wpe << (mw + len(X))  # unless it has local rounds: M's extra round bits are independent
         if limit is not None and not local and shuffles > limit:
             continue  # no local rounds: its shuffles are these, above the limit
         qlx = [ql[j] ^ Dq[j] for j in range(nl)] if any(Dq) else ql
@@ -728,7 +746,7 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     """
     if cm.level > 1:
         return None
-    lower = _lower_bound(cm, element_bits)
+    lower = shuffle_lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     by_width: dict[int, list[_Candidate]] = {}

@@ -211,7 +211,7 @@ def test_is_trivial_over_on_flat_columns_agrees_with_the_bases():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_shuffle_lower_bound_from_ranks_equals_the_thread_by_thread_one(seed):
-    """The bound is computed from ranks (warp.py's ``_lower_bound``): every kind of warp-local pair, and a transpose
+    """The bound is computed from ranks (warp.py's ``shuffle_lower_bound``): every kind of warp-local pair, and a transpose
     in which every thread already holds some of what it needs, give the thread-by-thread number."""
     rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
     cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
@@ -425,3 +425,25 @@ def test_tritons_staging_counted_on_offsets_equals_counting_its_slice_layouts(se
             report, numbering = count_renumbered(plain.slice_layout(side), rt.swizzle.memory, eb, op, family)
             assert (report.instruction, report.wavefronts, report.instructions, numbering) == (ins, wf, n, order)
     assert seen
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_register_conversion_has_a_shuffle_program_whose_bound_the_plan_reports(seed):
+    """plan.py reports a level-0 map's shuffle lower bound without building its shuffle program: such a map always has
+    one (every lane reads itself) and its lower_bound is warp.shuffle_lower_bound."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import shuffle_lower_bound, shuffle_program
+
+    rng = random.Random(seed)
+    seen = 0
+    while seen < 8:
+        src, dst = random_pair(rng, rng.choice([1, 2]), "thread", max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level != 0:
+            continue
+        seen += 1
+        for eb in (8, 16, 32, 64):
+            prog = shuffle_program(cm, eb)
+            assert prog is not None and prog.lower_bound == shuffle_lower_bound(cm, eb)
+            if src != dst:
+                assert plan_conversion(src, dst, eb, multistep=False).shuffle_lower_bound == prog.lower_bound
