@@ -70,8 +70,7 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_lower_bound",
-           "shuffle_program", "thread_ids",
-           "MAX_SWAP_CANDIDATES"]
+           "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES"]
 
 MAX_SWAP_CANDIDATES = 720
 """At most this many register↔lane swap matrices ``M`` are scored per pack width."""
@@ -97,10 +96,6 @@ def thread_ids(cm: ConversionMap):
     nl = cm.dst_bits.lane
     no = cm.dst_bits.warp + cm.dst_bits.block
     return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
-
-
-def _mux(n_candidates: int) -> int:
-    return max(0, n_candidates - 1)
 
 
 @dataclass(frozen=True)
@@ -130,7 +125,7 @@ class RegisterProgram:
         """
         rows = 1 << f2.rank(list(self.Qr))
         candidates = 1 << f2.rank(list(self.Ql) + list(self.Qo))
-        sel = rows * _mux(candidates)
+        sel = rows * (candidates - 1)  # candidates >= 1
         return {"selp": sel} if sel else {}
 
 
@@ -233,10 +228,6 @@ class ShuffleProgram:
     def sender_rank(self) -> int:
         return f2.rank(list(self.H) + list(self.Ho))
 
-    def _threads(self):
-        no = len(self.Os)
-        return [(lane, om) for om in range(1 << no) for lane in range(1 << self.lanes)]
-
     @cached_property
     def selections(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """What the selects choose among, over all threads.
@@ -280,47 +271,61 @@ class ShuffleProgram:
 
     @cached_property
     def mux_counts(self) -> dict[str, int]:
-        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
-        if not self.self_rounds:
-            shuffled = len(self.used_rounds)
-            # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
-            # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
-            S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
-            if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
-                ncos = 1 << S.copy().extend(self.A)
-            else:
-                # The coset's canonical word: clear the leading bits of an echelon basis of S, highest first (the
-                # residue with none of those bits is unique in the coset, whichever echelon basis).
-                lead = sorted(S.lead.items(), reverse=True)
-                cosets = set()
-                for k in self.used_rounds:
-                    v = f2.apply(self.A, k)
-                    for h, b in lead:
-                        if v >> h & 1:
-                            v ^= b
-                    cosets.add(v)
-                ncos = len(cosets)
-            sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
-            return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
-        return self._listed_mux_counts()
+        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``).
 
-    def _listed_mux_counts(self) -> dict[str, int]:
-        """``mux_counts`` from the listed selections (any program; the only way with local rounds)."""
-        shuffled = len(self.used_rounds)
-        wpe = self.words_per_element
-        n = 1 << self.pack_bits
-        send, recv = self.selections
-        sel = sum(_mux(len(send[k])) for k in self.used_rounds)
-        packed = {w for k in self.used_rounds for w in send[k]}
-        unpack = 0
-        for c in recv[:self.kept]:
-            if all(kind == "src" for kind, _ in c):
-                sel += _mux(len(c)) * n  # element-wise selects on local registers
-            else:
-                sel += _mux(len(c))
-                unpack += 1
-                packed |= {w for kind, w in c if kind == "src"}
-        return self._finish(shuffled * wpe, sel, len(packed), unpack)
+        Counted from ranks, not from the listed :attr:`selections` (the tests compare).  Without local rounds the
+        shuffled rounds are the span ``U`` of the kept rounds' bits and ``M``, round ``k`` offers ``A k ⊕ S`` (``S =
+        span(H, Hω)``), word ``r`` chooses among rounds ``r ⊕ span(M)``, and the words offered are ``A(U) + S``."""
+        if self.self_rounds:
+            return self._local_mux_counts()
+        S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
+        if self.extra_rounds:
+            used = list(f2.Span([1 << i for i in range(len(self.rounds_basis))] + list(self.M)).lead.values())
+            ncos = 1 << S.copy().extend([f2.apply(self.A, k) for k in used])  # |A(U) + S| / |S|
+        else:  # every round
+            used, ncos = self.rounds_basis, 1 << S.copy().extend(self.A)
+        shuffled = 1 << len(used)
+        sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
+        return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
+
+    def _local_mux_counts(self) -> dict[str, int]:
+        """``mux_counts`` with local rounds, from ranks.
+
+        Local rounds are the subspace ``L = ker As`` (no extra rounds then: every round is kept), the shuffled
+        rounds the others, each offering a coset of ``S``.  Word ``r`` chooses among rounds ``r ⊕ span(M)``: those
+        outside ``L`` are received, those inside give source words, and over ``r`` in ``L + span(M)`` (else none)
+        these are a coset of ``φ(T_L)``, ``φ(λ, ω) = A M λ ⊕ H λ ⊕ Hω ω`` on the threads whose ``M λ`` lies in
+        ``L``.  When ``span(M) ⊆ L`` the words of ``L`` are all source words (element-wise selects) and the packed
+        words are those the shuffled rounds offer: the cosets of ``S`` that ``A`` meets, less those whose rounds (a
+        coset of ``K = {k : A k ∈ S}``) all lie in ``L`` (``|L|/|K|`` when ``K ⊆ L``).  Otherwise every word
+        unpacks and the packed words are ``A(all rounds) + S``.
+        """
+        rounds, n = 1 << self.round_bits, 1 << self.pack_bits
+        local = f2.Span(f2.null_space(list(self.As)))
+        S = f2.Span(list(self.H) + list(self.Ho))
+        span_m = f2.basis(list(self.M))
+        grow = local.copy().extend(span_m)  # rank(L + span M) - rank(L)
+        threads_local = f2.null_space([f2.apply(self.As, m) for m in self.M])  # lanes with M λ in L
+        phi = [f2.apply(self.A, f2.apply(self.M, v)) ^ f2.apply(self.H, v) for v in threads_local] + list(self.Ho)
+        sources = 1 << f2.rank(phi)  # source words each such word chooses among
+        shuffled = rounds - (1 << len(local))
+        sel = shuffled * ((1 << len(S)) - 1)
+        if grow:
+            near = 1 << (len(local) + grow)  # words r in L + span(M)
+            received_near = (1 << len(span_m)) - ((1 << len(span_m)) >> grow)  # |span M| - |span M ∩ L|
+            sel += near * (received_near + sources - 1) + (rounds - near) * ((1 << len(span_m)) - 1)
+            return self._finish(shuffled * self.words_per_element, sel, 1 << (len(S) + S.copy().extend(self.A)), rounds)
+        sel += (1 << len(local)) * (sources - 1) * n + shuffled * ((1 << len(span_m)) - 1)
+        lead = sorted(S.lead.items(), reverse=True)
+        A = []  # A modulo S: each word's coset by its canonical word (no leading bit of S's echelon basis; linear)
+        for v in self.A:
+            for h, b in lead:
+                if v >> h & 1:
+                    v ^= b
+            A.append(v)
+        K = f2.null_space(A)
+        met = (1 << f2.rank(A)) - (0 if local.copy().extend(K) else 1 << (len(local) - len(K)))
+        return self._finish(shuffled * self.words_per_element, sel, met << len(S), shuffled)
 
     def _finish(self, shfl: int, sel: int, packed: int, unpack: int) -> dict[str, int]:
         n = 1 << self.pack_bits
@@ -470,10 +475,8 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
     distinct senders may be swapped with the round ``c`` for which ``Aq c = Lq u`` (its receivers then want
     the word the round brings, and no sender selects for ``u``).
 
-    ``fits(n)``: whether a swap matrix with ``n >= 1`` extra round bits may still be kept.  Such a matrix has no
-    local rounds (a direction ``v`` it fixes with an extra round has ``J v = Sl v = 0``), so its shuffles follow from
-    ``n`` alone, and the caller's limit on them is applied before its columns are worked out; a matrix left out
-    this way still counts towards MAX_SWAP_CANDIDATES, so the same matrices are listed.
+    ``fits(n)``: whether a matrix with ``n >= 1`` extra round bits may be kept (it has no local rounds: ``J v = Sl v =
+    0`` for a direction ``v`` fixed so, and its shuffles follow from ``n``); one left out still counts towards the cap.
     """
     both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
@@ -556,12 +559,8 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
 class _Candidate:
     """One swap matrix of :func:`program_candidates`, its program built only when asked (:meth:`program`, once).
 
-    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it, else None.  Without local rounds
-    (:attr:`ShuffleProgram.self_rounds`: some lane reads another lane, or the warps' columns move) both strategies
-    shuffle every round of ``span(kept rounds, M)`` (:attr:`ShuffleProgram.used_rounds`, the layers' last set):
-    ``2^(rounds + rank of M above them)`` rounds of ``words_per_element`` shuffles.  :func:`shuffle_program` skips a
-    candidate above the shuffle bound without building it, and :func:`packed_shuffle_bound` reads ``counts``.
-    """
+    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it (no local rounds: both strategies
+    shuffle every round of ``span(kept rounds, M)``, :attr:`ShuffleProgram.used_rounds`), else None."""
 
     __slots__ = ("shuffles", "_build", "_program")
 
