@@ -57,7 +57,7 @@ from .multistep import MAX_STEP_PLANS, cheapest_path
 from .query import PATHS, ConversionQuery
 from .smem import RoundTrip, round_trip
 from .solve import HW_DIMS, ConversionMap, aligned, conversion_map
-from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_program
+from .warp import RegisterProgram, ShuffleProgram, register_program, shuffle_lower_bound, shuffle_program
 
 __all__ = ["Alternative", "ConversionPlan", "plan_conversion"]
 
@@ -308,13 +308,15 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
         rp = register_program(cm, eb)
         progs["registers"] = rp
         alts.append(Alternative("registers", cost_of(rp.counts), dict(rp.counts)))
-    if cm.level <= 1:
+        # Only the bound is reported: a level-0 map always has a shuffle program (every lane reads itself, pack
+        # width 0), whose lower_bound this is, and the register path is the only warp-local alternative.
+        lower = shuffle_lower_bound(cm, eb)
+    elif cm.level == 1:
         sp = shuffle_program(cm, eb)
         if sp is not None:
             lower = sp.lower_bound
-            if cm.level == 1:
-                progs["shuffles"] = sp
-                alts.append(Alternative("shuffles", cost_of(sp.counts), dict(sp.counts)))
+            progs["shuffles"] = sp
+            alts.append(Alternative("shuffles", cost_of(sp.counts), dict(sp.counts)))
     smem_error = None
     if src.in_sizes.get("block", 1) == 1 and (with_shared or not alts):
         try:

@@ -121,7 +121,7 @@ def _index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, 
     extra = [d for d in bits if d not in HW_DIMS]
     if extra:
         raise DimensionError(f"{what} has input dimension {extra[0]!r}; a distributed layout uses only {list(HW_DIMS)}")
-    hw = IndexBits(*(bits.get(d, 0) for d in HW_DIMS))
+    hw = IndexBits(bits.get("register", 0), bits.get("lane", 0), bits.get("warp", 0), bits.get("block", 0))
     in_order = [d for d in HW_DIMS if d in bits]
     if list(bits) == in_order:  # the usual order (register, lane, warp, block): the columns as they are
         return hw, tuple(layout.flat_columns())
@@ -203,14 +203,19 @@ def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int
     return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
 
 
+def _column_masks(nulls: list[int]) -> dict[int, int]:
+    """Per column ``j`` that is no pivot of an elimination (:func:`~linlayout.core.f2.echelon`): the pivot columns
+    that sum to it, the mask its reduction gives (a null vector found at ``j`` is ``j`` and those columns).  A pivot
+    column's mask is itself."""
+    return {n.bit_length() - 1: n ^ (1 << (n.bit_length() - 1)) for n in nulls}
+
+
 def _levels_by_length(ends: list[int]) -> list[int]:
     """Per mask length ``n`` (``0 .. ends[-1]``): the lowest level whose source bits (the columns below
     ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``."""
-    levels, level = [], 0
-    for n in range(ends[-1] + 1):
-        while n > ends[level]:
-            level += 1
-        levels.append(level)
+    levels = [0] * (ends[0] + 1)  # lengths 0 .. ends[0]; then each level's lengths, one run per level
+    for level in range(1, len(ends)):
+        levels += [level] * (ends[level] - ends[level - 1])
     return levels
 
 
@@ -289,8 +294,12 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
     ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
     # One elimination of the source columns answers every level (see PrefixSolver)
-    solver = prefix_solver(scols, ends, index_echelon(src))
-    lowest, solution = solver.lowest, solver.solution
+    elimination = index_echelon(src)
+    solver = prefix_solver(scols, ends, elimination)
+    reduce, lowest_levels, solution = solver.echelon.reduce, solver.lowest_levels, solver.solution
+    # Each target is reduced once: the solutions for ``t ^ held`` (``held`` a source column) are those for ``t`` plus
+    # ``held``'s own, the pivot columns that sum to it (one mask: the reduction's masks are linear on the span).
+    column_masks = _column_masks(elimination[2])
     # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
     # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
     # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
@@ -306,20 +315,21 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             columns.append(own if t or dim != "register" else 0)
             levels.append(0)
             continue
-        if keeps:
-            # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
-            found = lowest(t ^ held)
-            if found is not None and found[0] < keeps:
-                columns.append(solution(found[1], found[0]) | own)
-                levels.append(found[0])
-                continue
-        found = lowest(t)
-        if found is None:
+        residue, mask = reduce(t)
+        if residue:
             raise InputError(
                 f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
                 f"src does not hold the elements dst needs")
-        level = max(found[0], keeps)
-        columns.append(solution(found[1], level))
+        if keeps:
+            # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
+            rest = mask ^ column_masks.get(own.bit_length() - 1, own)  # the reduction's mask of t ^ held
+            level = lowest_levels[rest.bit_length()]
+            if level < keeps:
+                columns.append(solution(rest, level) | own)
+                levels.append(level)
+                continue
+        level = max(lowest_levels[mask.bit_length()], keeps)
+        columns.append(solution(mask, level))
         levels.append(level)
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.

@@ -67,7 +67,8 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     Triton's scratch layout scores a pair of tiles' conflicts against one
     elimination of the segment; a swap candidate's lane images are tested
     against one elimination of ``image(Sl)``; a shuffle
-    program's used rounds, local rounds and layer counts, a register
+    program's used rounds, local rounds, layer counts and mux counts (with
+    local rounds too: ``ShuffleProgram._local_mux_counts``), a register
     program's selects, and the shuffle lower bound (the elements each thread
     needs from other lanes) come from ranks and bases of subspaces rather
     than from listing rounds or threads (:mod:`linlayout.convert.warp`).

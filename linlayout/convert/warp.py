@@ -69,8 +69,8 @@ from ..core import f2
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
-__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_program", "thread_ids",
-           "MAX_SWAP_CANDIDATES"]
+__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_lower_bound",
+           "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES"]
 
 MAX_SWAP_CANDIDATES = 720
 """At most this many register↔lane swap matrices ``M`` are scored per pack width."""
@@ -96,10 +96,6 @@ def thread_ids(cm: ConversionMap):
     nl = cm.dst_bits.lane
     no = cm.dst_bits.warp + cm.dst_bits.block
     return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
-
-
-def _mux(n_candidates: int) -> int:
-    return max(0, n_candidates - 1)
 
 
 @dataclass(frozen=True)
@@ -129,7 +125,7 @@ class RegisterProgram:
         """
         rows = 1 << f2.rank(list(self.Qr))
         candidates = 1 << f2.rank(list(self.Ql) + list(self.Qo))
-        sel = rows * _mux(candidates)
+        sel = rows * (candidates - 1)  # candidates >= 1
         return {"selp": sel} if sel else {}
 
 
@@ -232,10 +228,6 @@ class ShuffleProgram:
     def sender_rank(self) -> int:
         return f2.rank(list(self.H) + list(self.Ho))
 
-    def _threads(self):
-        no = len(self.Os)
-        return [(lane, om) for om in range(1 << no) for lane in range(1 << self.lanes)]
-
     @cached_property
     def selections(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """What the selects choose among, over all threads.
@@ -279,47 +271,61 @@ class ShuffleProgram:
 
     @cached_property
     def mux_counts(self) -> dict[str, int]:
-        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
-        if not self.self_rounds:
-            shuffled = len(self.used_rounds)
-            # Without local rounds the selections need not be listed: round k offers the coset A k ⊕ span(H, Hω)
-            # and word r chooses among the rounds r ⊕ span(M), sets of fixed sizes (``selections`` lists them).
-            S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
-            if shuffled == 1 << self.round_bits:  # every round: the cosets of span(A, S) modulo S
-                ncos = 1 << S.copy().extend(self.A)
-            else:
-                # The coset's canonical word: clear the leading bits of an echelon basis of S, highest first (the
-                # residue with none of those bits is unique in the coset, whichever echelon basis).
-                lead = sorted(S.lead.items(), reverse=True)
-                cosets = set()
-                for k in self.used_rounds:
-                    v = f2.apply(self.A, k)
-                    for h, b in lead:
-                        if v >> h & 1:
-                            v ^= b
-                    cosets.add(v)
-                ncos = len(cosets)
-            sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
-            return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
-        return self._listed_mux_counts()
+        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``).
 
-    def _listed_mux_counts(self) -> dict[str, int]:
-        """``mux_counts`` from the listed selections (any program; the only way with local rounds)."""
-        shuffled = len(self.used_rounds)
-        wpe = self.words_per_element
-        n = 1 << self.pack_bits
-        send, recv = self.selections
-        sel = sum(_mux(len(send[k])) for k in self.used_rounds)
-        packed = {w for k in self.used_rounds for w in send[k]}
-        unpack = 0
-        for c in recv[:self.kept]:
-            if all(kind == "src" for kind, _ in c):
-                sel += _mux(len(c)) * n  # element-wise selects on local registers
-            else:
-                sel += _mux(len(c))
-                unpack += 1
-                packed |= {w for kind, w in c if kind == "src"}
-        return self._finish(shuffled * wpe, sel, len(packed), unpack)
+        Counted from ranks, not from the listed :attr:`selections` (the tests compare).  Without local rounds the
+        shuffled rounds are the span ``U`` of the kept rounds' bits and ``M``, round ``k`` offers ``A k ⊕ S`` (``S =
+        span(H, Hω)``), word ``r`` chooses among rounds ``r ⊕ span(M)``, and the words offered are ``A(U) + S``."""
+        if self.self_rounds:
+            return self._local_mux_counts()
+        S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
+        if self.extra_rounds:
+            used = list(f2.Span([1 << i for i in range(len(self.rounds_basis))] + list(self.M)).lead.values())
+            ncos = 1 << S.copy().extend([f2.apply(self.A, k) for k in used])  # |A(U) + S| / |S|
+        else:  # every round
+            used, ncos = self.rounds_basis, 1 << S.copy().extend(self.A)
+        shuffled = 1 << len(used)
+        sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
+        return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
+
+    def _local_mux_counts(self) -> dict[str, int]:
+        """``mux_counts`` with local rounds, from ranks.
+
+        Local rounds are the subspace ``L = ker As`` (no extra rounds then: every round is kept), the shuffled
+        rounds the others, each offering a coset of ``S``.  Word ``r`` chooses among rounds ``r ⊕ span(M)``: those
+        outside ``L`` are received, those inside give source words, and over ``r`` in ``L + span(M)`` (else none)
+        these are a coset of ``φ(T_L)``, ``φ(λ, ω) = A M λ ⊕ H λ ⊕ Hω ω`` on the threads whose ``M λ`` lies in
+        ``L``.  When ``span(M) ⊆ L`` the words of ``L`` are all source words (element-wise selects) and the packed
+        words are those the shuffled rounds offer: the cosets of ``S`` that ``A`` meets, less those whose rounds (a
+        coset of ``K = {k : A k ∈ S}``) all lie in ``L`` (``|L|/|K|`` when ``K ⊆ L``).  Otherwise every word
+        unpacks and the packed words are ``A(all rounds) + S``.
+        """
+        rounds, n = 1 << self.round_bits, 1 << self.pack_bits
+        local = f2.Span(f2.null_space(list(self.As)))
+        S = f2.Span(list(self.H) + list(self.Ho))
+        span_m = f2.basis(list(self.M))
+        grow = local.copy().extend(span_m)  # rank(L + span M) - rank(L)
+        threads_local = f2.null_space([f2.apply(self.As, m) for m in self.M])  # lanes with M λ in L
+        phi = [f2.apply(self.A, f2.apply(self.M, v)) ^ f2.apply(self.H, v) for v in threads_local] + list(self.Ho)
+        sources = 1 << f2.rank(phi)  # source words each such word chooses among
+        shuffled = rounds - (1 << len(local))
+        sel = shuffled * ((1 << len(S)) - 1)
+        if grow:
+            near = 1 << (len(local) + grow)  # words r in L + span(M)
+            received_near = (1 << len(span_m)) - ((1 << len(span_m)) >> grow)  # |span M| - |span M ∩ L|
+            sel += near * (received_near + sources - 1) + (rounds - near) * ((1 << len(span_m)) - 1)
+            return self._finish(shuffled * self.words_per_element, sel, 1 << (len(S) + S.copy().extend(self.A)), rounds)
+        sel += (1 << len(local)) * (sources - 1) * n + shuffled * ((1 << len(span_m)) - 1)
+        lead = sorted(S.lead.items(), reverse=True)
+        A = []  # A modulo S: each word's coset by its canonical word (no leading bit of S's echelon basis; linear)
+        for v in self.A:
+            for h, b in lead:
+                if v >> h & 1:
+                    v ^= b
+            A.append(v)
+        K = f2.null_space(A)
+        met = (1 << f2.rank(A)) - (0 if local.copy().extend(K) else 1 << (len(local) - len(K)))
+        return self._finish(shuffled * self.words_per_element, sel, met << len(S), shuffled)
 
     def _finish(self, shfl: int, sel: int, packed: int, unpack: int) -> dict[str, int]:
         n = 1 << self.pack_bits
@@ -409,8 +415,8 @@ def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
 
-def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
-    """A lower bound on ``shfl.sync`` per thread, from the data alone.
+def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
+    """A lower bound on ``shfl.sync`` per thread, from the data alone (a program's ``lower_bound``).
 
     One shuffle brings one 32-bit word from one lane.  For every thread take
     the elements it needs that its own lane does not hold: at least
@@ -452,7 +458,7 @@ def _lower_bound(cm: ConversionMap, element_bits: int) -> int:
     return bound * wpe
 
 
-def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
+def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int], bool] = lambda extra: True):
     """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
 
     Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
@@ -468,6 +474,9 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
     and gets the other word; the receiver keeps the one it needs), and a lane direction ``u`` that reads
     distinct senders may be swapped with the round ``c`` for which ``Aq c = Lq u`` (its receivers then want
     the word the round brings, and no sender selects for ``u``).
+
+    ``fits(n)``: whether a matrix with ``n >= 1`` extra round bits may be kept (it has no local rounds: ``J v = Sl v =
+    0`` for a direction ``v`` fixed so, and its shuffles follow from ``n``); one left out still counts towards the cap.
     """
     both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
@@ -486,6 +495,9 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
 
     options = [("round", 1 << c, As[c]) for c in range(mw)]  # As applied to round bit c
     options += [("free", z, z[1]) for z in kernel]
+    # An option whose lane image lies in image(Sl) is in no independent choice: left out before the choices are
+    # listed (the others keep their order, so the candidates come in the same order).
+    options = [o for o in options if o[2] not in img]
 
     def lanewise(lead, vals):
         if not any(vals) and not any(lead):
@@ -523,6 +535,11 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
                 continue  # a first-phase candidate, or one option used twice
             if not independent([extended[i][2] for i in fixed]):
                 continue
+            if len(fixed) < d and not fits(d - len(fixed)):
+                seen += 1  # more shuffles than the caller keeps
+                if seen >= MAX_SWAP_CANDIDATES:
+                    return
+                continue
             mvals, qvals, svals, extra = [], [], [], []
             for v, i in zip(bad, choice):
                 kind, val, _ = extended[i]
@@ -542,12 +559,8 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=()):
 class _Candidate:
     """One swap matrix of :func:`program_candidates`, its program built only when asked (:meth:`program`, once).
 
-    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it, else None.  Without local rounds
-    (:attr:`ShuffleProgram.self_rounds`: some lane reads another lane, or the warps' columns move) both strategies
-    shuffle every round of ``span(kept rounds, M)`` (:attr:`ShuffleProgram.used_rounds`, the layers' last set):
-    ``2^(rounds + rank of M above them)`` rounds of ``words_per_element`` shuffles.  :func:`shuffle_program` skips a
-    candidate above the shuffle bound without building it, and :func:`packed_shuffle_bound` reads ``counts``.
-    """
+    ``shuffles``: the program's ``shfl.sync`` per thread when ``M`` alone tells it (no local rounds: both strategies
+    shuffle every round of ``span(kept rounds, M)``, :attr:`ShuffleProgram.used_rounds`), else None."""
 
     __slots__ = ("shuffles", "_build", "_program")
 
@@ -645,8 +658,12 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     out = []
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
-    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq):
-        shuffles = wpe << (mw + f2.rank([m >> mw for m in M]))  # unless it has local rounds
+
+    def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see _swap_candidates)
+        return limit is None or wpe << (mw + extra_rounds) <= limit
+
+    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq, fits):
+        shuffles = wpe << (mw + len(X))  # unless it has local rounds: M's extra round bits are independent
         if limit is not None and not local and shuffles > limit:
             continue  # no local rounds: its shuffles are these, above the limit
         qlx = [ql[j] ^ Dq[j] for j in range(nl)] if any(Dq) else ql
@@ -728,7 +745,7 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     """
     if cm.level > 1:
         return None
-    lower = _lower_bound(cm, element_bits)
+    lower = shuffle_lower_bound(cm, element_bits)
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     by_width: dict[int, list[_Candidate]] = {}

@@ -211,7 +211,7 @@ def test_is_trivial_over_on_flat_columns_agrees_with_the_bases():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_shuffle_lower_bound_from_ranks_equals_the_thread_by_thread_one(seed):
-    """The bound is computed from ranks (warp.py's ``_lower_bound``): every kind of warp-local pair, and a transpose
+    """The bound is computed from ranks (warp.py's ``shuffle_lower_bound``): every kind of warp-local pair, and a transpose
     in which every thread already holds some of what it needs, give the thread-by-thread number."""
     rows = LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
     cols = LinearLayout({"register": [[1, 0]], "lane": [[0, 1], [2, 0], [4, 0], [8, 0], [16, 0]]}, {"dim0": 32, "dim1": 2})
@@ -425,3 +425,112 @@ def test_tritons_staging_counted_on_offsets_equals_counting_its_slice_layouts(se
             report, numbering = count_renumbered(plain.slice_layout(side), rt.swizzle.memory, eb, op, family)
             assert (report.instruction, report.wavefronts, report.instructions, numbering) == (ins, wf, n, order)
     assert seen
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_register_conversion_has_a_shuffle_program_whose_bound_the_plan_reports(seed):
+    """plan.py reports a level-0 map's shuffle lower bound without building its shuffle program: such a map always has
+    one (every lane reads itself) and its lower_bound is warp.shuffle_lower_bound."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import shuffle_lower_bound, shuffle_program
+
+    rng = random.Random(seed)
+    seen = 0
+    while seen < 8:
+        src, dst = random_pair(rng, rng.choice([1, 2]), "thread", max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level != 0:
+            continue
+        seen += 1
+        for eb in (8, 16, 32, 64):
+            prog = shuffle_program(cm, eb)
+            assert prog is not None and prog.lower_bound == shuffle_lower_bound(cm, eb)
+            if src != dst:
+                assert plan_conversion(src, dst, eb, multistep=False).shuffle_lower_bound == prog.lower_bound
+
+
+def _listed_mux_counts(prog) -> dict[str, int]:
+    """Strategy mux's counts by definition, from the listed selections (warp.py counts them from ranks)."""
+    n = 1 << prog.pack_bits
+    send, recv = prog.selections
+    sel = sum(max(0, len(send[k]) - 1) for k in prog.used_rounds)
+    packed = {w for k in prog.used_rounds for w in send[k]}
+    unpack = 0
+    for c in recv[:prog.kept]:
+        if all(kind == "src" for kind, _ in c):
+            sel += (len(c) - 1) * n  # element-wise selects on local registers
+        else:
+            sel += len(c) - 1
+            unpack += 1
+            packed |= {w for kind, w in c if kind == "src"}
+    c = {"shfl.sync": len(prog.used_rounds) * prog.words_per_element, "selp": sel, "prmt": len(packed) * (n - 1),
+         "mov": unpack if n == 2 and prog.element_bits == 16 else 0}
+    c["prmt"] += 0 if c["mov"] else unpack * (n - 1)
+    return {k: v for k, v in c.items() if v}
+
+
+def test_mux_counts_with_local_rounds_from_ranks_equal_the_listed_selections():
+    """warp.py counts strategy mux from ranks (ShuffleProgram.mux_counts); the counts equal those of the listed
+    selections, without local rounds (extra rounds or not) and with them (span(M) inside them or not)."""
+    from linlayout.convert.solve import conversion_map
+    from linlayout.convert.warp import program_candidates
+
+    cases = set()
+    for seed in (200, 767, *range(20)):  # 200 and 767: swap matrices reaching outside the local rounds
+        rng = random.Random(seed)
+        src, dst = random_pair(rng, rng.choice([1, 2, 4]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3)
+        cm = conversion_map(src, aligned(src, dst))
+        if cm.level > 1:
+            continue
+        for eb, p in ((8, 2), (8, 1), (16, 1), (16, 0), (32, 0)):
+            for cand in program_candidates(cm, eb, p, 0):
+                prog = cand.program()
+                if prog.self_rounds:
+                    cases.add(f2.Span(f2.null_space(list(prog.As))).extend(prog.M) > 0)  # span(M) ⊄ L
+                else:
+                    cases.add("extra rounds" if prog.extra_rounds else "no local rounds")
+                assert prog.mux_counts == _listed_mux_counts(prog)
+    assert cases == {False, True, "extra rounds", "no local rounds"}
+
+
+def _two_reduction_map(src, dst):
+    """conversion_map's rule with two reductions per lane/warp/block target (t ^ held below its level, else t)."""
+    from linlayout.convert.solve import prefix_solver
+
+    sh, scols = index_bits(src, "src")
+    dh, dcols = index_bits(dst, "dst")
+    ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.bits]
+    solver = prefix_solver(scols, ends)
+    starts, counts = (0, ends[0], ends[1], ends[2]), (dh.reg, dh.lane, dh.warp, dh.block)
+    out, j = [], 0
+    for keeps, (start, n) in enumerate(zip(starts, counts)):
+        for k in range(n):
+            t = dcols[j]
+            j += 1
+            own, held = (1 << (start + k), scols[start + k]) if keeps or k < sh.reg else (0, 0)
+            if (own and held == t) or (t == 0 and not keeps):
+                out.append((own if t or keeps else 0, 0))
+                continue
+            found = solver.lowest(t ^ held) if keeps else None
+            if found is not None and found[0] < keeps:
+                out.append((solver.solution(found[1], found[0]) | own, found[0]))
+                continue
+            level, mask = solver.lowest(t)
+            out.append((solver.solution(mask, max(level, keeps)), max(level, keeps)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_conversion_map_reduces_each_target_once(seed):
+    """solve.conversion_map reduces a target once and reads the solutions for t ^ held off its mask (the masks are
+    linear on the span): the same columns and levels as reducing t ^ held and t apart."""
+    from linlayout.convert.solve import conversion_map
+
+    rng = random.Random(seed)
+    pairs = [(s, d) for _, s, d in catalog_pairs()[seed::4]]
+    while len(pairs) < 40:
+        pairs.append(random_pair(rng, rng.choice([1, 2, 4]), rng.choice(["warp", "thread", "any"]), max_regs_bits=3))
+    for src, dst in pairs:
+        dst = aligned(src, dst)
+        cm = conversion_map(src, dst)
+        assert list(zip(cm.columns, cm.levels)) == _two_reduction_map(src, dst)
