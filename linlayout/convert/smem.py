@@ -39,7 +39,7 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, register_rank
+from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
@@ -200,8 +200,10 @@ def _warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     if src.in_sizes.get("warp", 1) == 1:
         return True
     hw, cols = index_bits(src, "src")
-    low = cols[:hw.reg + hw.lane]
-    if f2.rank(cols) != f2.rank(low) + (len(cols) - len(low)):
+    # The warp and block columns are independent of each other and of the lower ones exactly when each is a pivot
+    # of the elimination of the index columns in order: the conversion map's (index_echelon), already made.
+    low = hw.reg + hw.lane
+    if sum(1 for p in index_echelon(src)[1] if p >= low) != len(cols) - low:
         return False
     return conversion_map(src, aligned(src, dst)).level <= 1
 
