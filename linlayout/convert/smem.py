@@ -39,12 +39,13 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, register_rank
+from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
-           "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts"]
+           "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts",
+           "most_rep_bits"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -200,8 +201,10 @@ def _warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     if src.in_sizes.get("warp", 1) == 1:
         return True
     hw, cols = index_bits(src, "src")
-    low = cols[:hw.reg + hw.lane]
-    if f2.rank(cols) != f2.rank(low) + (len(cols) - len(low)):
+    # The warp and block columns are independent of each other and of the lower ones exactly when each is a pivot
+    # of the elimination of the index columns in order: the conversion map's (index_echelon), already made.
+    low = hw.reg + hw.lane
+    if sum(1 for p in index_echelon(src)[1] if p >= low) != len(cols) - low:
         return False
     return conversion_map(src, aligned(src, dst)).level <= 1
 
@@ -486,8 +489,11 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     if triton is not None:
         best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
     floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
+    limit = most_rep_bits(triton)
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
     for j in _scratch_sizes(total, scratch_bytes, budget, cands, hw):
+        if limit is not None and j > limit:
+            break  # more barriers than Triton's staging: the rule refuses every slicing from here on, unsynthesized
         # Pruning: no slicing into 2^j reps costs less than its floor, so once the floor reaches the best
         # plan's key (cost, then scratch) none of them can win, and synthesizing their swizzles is skipped.
         floor = floor_of(j)
@@ -555,6 +561,24 @@ def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
         return True
     bound = triton_counts(triton)
     return all(n <= bound[what] for what, n in triton_counts(rt).items())
+
+
+def most_rep_bits(triton: RoundTrip | None) -> int | None:
+    """The most rep bits a round trip within Triton's counts (:func:`within_tritons_counts`) can have; ``None``:
+    no bound (no Triton staging).
+
+    A round trip of ``2^j`` reps executes ``2^(j+1) - 1`` barriers, so one with more rep bits than Triton's staging
+    takes more barriers than it and the rule refuses it whatever its swizzle: :func:`round_trip` does not
+    synthesize those slicings (on the speed corpus, every slicing the rule refused).
+
+    >>> from linlayout.core.layout import LinearLayout
+    >>> src = LinearLayout({"register": [[1], [2]], "lane": [[4], [8], [16], [32], [64]]}, {"dim0": 128})
+    >>> most_rep_bits(round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256)), most_rep_bits(None)
+    (1, None)
+    """
+    if triton is None:
+        return None
+    return (triton_counts(triton)["barriers"] + 1).bit_length() - 2
 
 
 def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:

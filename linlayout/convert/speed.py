@@ -83,6 +83,13 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     no slice layout is built, and the counter sets up nothing per layout
     object (a fresh slice's per-layout facts and plan context cost more than
     its count).
+    Per element width, Triton's scratch rule reads what its pairs of
+    instruction tiles ask of the layouts off a table made once
+    (:func:`linlayout.convert.triton_scratch.tile_pair_rules`), asks each
+    lane preimage once per conversion whichever pairs need it, and skips the
+    conflicts of a pair that cannot beat a conflict-free one on reps;
+    whether a round trip needs only warp barriers is read off the source's index elimination the
+    conversion map made (``smem._warp_private``).
 """
 
 from __future__ import annotations

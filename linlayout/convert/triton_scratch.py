@@ -206,32 +206,68 @@ class _Flat:
 # ----------------------------------------------------------------------------- the algorithm
 
 
-def _swizzling_tile(a: _Flat, b: _Flat, n_reg_a: int, n_reg_b: int, tile_a: Sequence[int],
-                    tile_b: Sequence[int], shared: tuple[list[int], list[int]]) -> list[int] | None:
-    """Triton's ``optimalSwizzlingTile``: the vector basis two instruction tiles share, or ``None``.
+@dataclass(frozen=True)
+class TilePairRule:
+    """What Triton's ``optimalSwizzlingTile`` asks of the layouts for one pair of instruction tiles, worked out once
+    per element width (:func:`tile_pair_rules`): it depends on the tiles alone.
 
-    ``shared``: the registers both sides hold, in ``a``'s order and in ``b``'s
-    (``_intersection`` both ways, the same for every pair of tiles)."""
-    if n_reg_a < n_reg_b:
-        return _swizzling_tile(b, a, n_reg_b, n_reg_a, tile_b, tile_a, shared[::-1])
-    vb = shared[0]
-    if len(vb) < n_reg_b:
+    The side whose tile leaves more vector registers (``wide``: ``"src"`` or ``"dst"``, the source on a tie) is
+    Triton's ``a``; the vector is the first ``vector`` registers both sides hold, in ``a``'s order, followed by
+    the other side's (``b``'s) contiguous lanes ``b_lanes``.  Lanes ``a_lanes`` of ``a`` and ``b_lanes`` of ``b``
+    must be non-broadcast; lanes ``register_lanes`` of ``b`` must be reached in ``a`` through some register, and
+    each ``(ia, ib)`` of ``lane_pairs`` says lane ``ib`` of ``b`` is lane ``ia`` of ``a`` (its preimage's lane
+    index is ``2^ia``)."""
+
+    write: Tile
+    read: Tile
+    wide: str
+    vector: int
+    a_lanes: tuple[int, ...]
+    b_lanes: tuple[int, ...]
+    register_lanes: tuple[int, ...]
+    lane_pairs: tuple[tuple[int, int], ...]
+    leave_reps: int
+
+
+@lru_cache(maxsize=8)
+def tile_pair_rules(element_bits: int) -> tuple[TilePairRule, ...]:
+    """The :class:`TilePairRule` of every (write, read) tile pair of :func:`conversion_tiles`, in Triton's order."""
+    total = _log2(128 // element_bits) if element_bits <= 128 else 0
+    rules = []
+    src_tiles, dst_tiles = conversion_tiles(element_bits)
+    for ts in src_tiles:
+        for td in dst_tiles:
+            n_src, n_dst = total - len(ts.lane_contig), total - len(td.lane_contig)
+            wide = "dst" if n_src < n_dst else "src"
+            (tile_a, n_a), (tile_b, n_b) = ((td.lane_contig, n_dst), (ts.lane_contig, n_src)) if wide == "dst" \
+                else ((ts.lane_contig, n_src), (td.lane_contig, n_dst))
+            pairs = tuple(zip(tile_a, tile_b[len(tile_b) - len(tile_a):]))
+            rules.append(TilePairRule(ts, td, wide, n_b, tile_a, tile_b, tuple(tile_b[:n_a - n_b]), pairs,
+                                      _leave_reps(ts, td)))
+    return tuple(rules)
+
+
+def _swizzling_tile(rule: TilePairRule, a: _Flat, b: _Flat, shared_a: list[int],
+                    preimage: Callable[[str, int], tuple[int, int] | None]) -> list[int] | None:
+    """Triton's ``optimalSwizzlingTile`` for one pair of tiles: the vector basis they share, or ``None``.
+
+    ``a`` is the rule's wide side and ``b`` the other; ``shared_a``: the registers both hold, in ``a``'s order;
+    ``preimage(wide, i)``: the preimage in ``a`` of lane ``i`` of ``b`` (asked of a few lanes, for several rules)."""
+    if len(shared_a) < rule.vector:
         return None
-    vb = vb[:n_reg_b]
-    if max(list(tile_a) + list(tile_b) + [-1]) >= min(len(a.lanes), len(b.lanes)):
+    if max(rule.a_lanes + rule.b_lanes + (-1,)) >= min(len(a.lanes), len(b.lanes)):
         return None
-    lane_a, lane_b = [a.lanes[i] for i in tile_a], [b.lanes[i] for i in tile_b]
-    if 0 in lane_a or 0 in lane_b:
+    if any(a.lanes[i] == 0 for i in rule.a_lanes) or any(b.lanes[i] == 0 for i in rule.b_lanes):
         return None
-    for i in range(n_reg_a - n_reg_b):
-        pre = a.preimage(b.lanes[tile_b[i]])
+    for i in rule.register_lanes:
+        pre = preimage(rule.wide, i)
         if pre is None or pre[0] == 0:
             return None
-    for ia, ib in zip(tile_a, list(tile_b)[len(tile_b) - len(tile_a):]):
-        pre = a.preimage(b.lanes[ib])
+    for ia, ib in rule.lane_pairs:
+        pre = preimage(rule.wide, ib)
         if pre is None or pre[1] != (1 << ia):
             return None
-    return vb + lane_b
+    return shared_a[:rule.vector] + [b.lanes[i] for i in rule.b_lanes]
 
 
 def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_src: list[int],
@@ -358,23 +394,35 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     a, b = _flat(src), _flat(dst)
     dim = sum(bits for _, bits in src.out_dim_bits)
     both = set(a.regs) & set(b.regs)
-    total = _log2(128 // element_bits) if element_bits <= 128 else 0
-    src_tiles, dst_tiles = conversion_tiles(element_bits) if matrix else ((), ())
+    rules = tile_pair_rules(element_bits) if matrix else ()
+    shared = _intersections(a.regs, b.regs) if rules else ([], [])
+    # the preimage of a lane of one side in the other, asked by several rules: solved once per (side, lane)
+    preimages: dict[tuple[str, int], tuple[int, int] | None] = {}
+
+    def preimage(wide: str, lane: int) -> tuple[int, int] | None:
+        key = (wide, lane)
+        if key not in preimages:
+            preimages[key] = a.preimage(b.lanes[lane]) if wide == "src" else b.preimage(a.lanes[lane])
+        return preimages[key]
+
     best = None
-    shared = _intersections(a.regs, b.regs) if src_tiles else ([], [])
-    for ts in src_tiles:
-        for td in dst_tiles:
-            vb = _swizzling_tile(a, b, total - len(ts.lane_contig), total - len(td.lane_contig), ts.lane_contig,
-                                 td.lane_contig, shared)
-            if vb is None:
-                continue
-            tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
-            if tile_s is None or tile_d is None:
-                continue
-            parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, _leave_reps(ts, td), both)
-            key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
-            if best is None or key < best[0]:
-                best = (key, parts, ts.name, td.name)
+    for rule in rules:
+        wide, narrow, shared_wide = (a, b, shared[0]) if rule.wide == "src" else (b, a, shared[1])
+        vb = _swizzling_tile(rule, wide, narrow, shared_wide, preimage)
+        if vb is None:
+            continue
+        ts, td = rule.write, rule.read
+        tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
+        if tile_s is None or tile_d is None:
+            continue
+        parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, rule.leave_reps, both)
+        # Triton keeps the pair with the fewest conflicts, then the most reps, then the first: once a pair has no
+        # conflicts, a pair with no more reps cannot win, and its conflicts are not worked out.
+        if best is not None and best[0][0] == 0 and len(parts[3]) <= -best[0][1]:
+            continue
+        key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
+        if best is None or key < best[0]:
+            best = (key, parts, ts.name, td.name)
     if best is None:
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
