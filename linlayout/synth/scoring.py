@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 from ..core import f2
 from ..count.closed_form import collisions
-from ..count.plan import matrix_tile, plan_from_offsets
+from ..count.plan import plan_from_offsets
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
-from .sides import Cost, Geometry, Side, missing_tile_registers, register_gaps
+from .sides import Cost, Geometry, Side
 
 __all__ = ["memory_inverse", "exact_cost", "exact_pair", "analytic_is_exact", "tile_side_cost"]
 
@@ -212,7 +212,7 @@ def analytic_is_exact(cols: Sequence[int], side: Side, ins: Instruction, cost: C
     return fixed_vector is not None or k >= geo.max_vector or k >= len(cols) or cols[k] not in side.reg_set
 
 
-def tile_side_cost(side: Side, ins: Instruction, cost: Cost, geo: Geometry, hw: SharedMemory) -> Cost:
+def tile_side_cost(side: Side, cost: Cost) -> Cost:
     """The exact cost of a matrix instruction's distributed side on the memory the construction built around its
     tile (:func:`~linlayout.synth.candidates.word_fills`' low block, then
     :func:`~linlayout.synth.candidates.complete_columns`), from its analytic ``cost`` (not None).
@@ -223,15 +223,18 @@ def tile_side_cost(side: Side, ins: Instruction, cost: Cost, geo: Geometry, hw: 
     Only the instruction count differs: the plan counts a tile's vector register whose basis is zero (a
     ``.trans`` row generator may broadcast) as a register, where the analytic shape counts the side's non-zero
     registers, so each such register doubles the instructions (:func:`~linlayout.synth.sides.missing_tile_registers`).
+    A tile's vector registers are the side's registers ``0 .. k-1`` (:func:`~linlayout.count.plan.matrix_tile`),
+    ``k`` the analytic cost's vector width, so the missing ones are read off the side's first ``k`` register
+    bases (absent or zero) without the tile.
 
-    >>> from linlayout.synth.sides import Cost, Geometry
-    >>> from linlayout.hw import parse_instruction, sm90
+    >>> from linlayout.synth.sides import Cost
     >>> class S: regs = (0, 8, 16)
-    >>> c = Cost(8, 2, 4, 4, 0, 1)
-    >>> tile_side_cost(S, parse_instruction("ldmatrix.x4.trans"), c, Geometry(9, 1, 6, 16, 3), sm90)
+    >>> tile_side_cost(S, Cost(8, 2, 4, 4, 0, 1))   # ldmatrix.x4.trans, 16-bit: one vector register, broadcast
     Cost(total=16, instructions=4, per_instruction=4, passes=4, ways_log2=0, vector=1)
     """
-    zeros = missing_tile_registers(matrix_tile(ins, geo.element_bits, hw), register_gaps(side))
+    k = cost.vector
+    head = side.regs[:k]
+    zeros = k - len(head) + head.count(0)
     if not zeros:
         return cost
     return Cost(cost.total << zeros, cost.instructions << zeros, cost.per_instruction, cost.passes, cost.ways_log2,

@@ -383,9 +383,9 @@ def build_candidate(p: SwizzleProblem, entry: tuple, at_floor: bool = False) -> 
     sides, _, _, _, geo, hw, fixed, _, _, _ = p
     sw, sr = sides["write"], sides["read"]
     if wi.is_matrix:
-        ew = tile_side_cost(sw, wi, ew, geo, hw)
+        ew = tile_side_cost(sw, ew)
     if ri.is_matrix:
-        er = tile_side_cost(sr, ri, er, geo, hw)
+        er = tile_side_cost(sr, er)
     exact_w = wi.is_matrix or (at_floor and analytic_is_exact(cols, sw, wi, ew, fixed, geo))
     exact_r = ri.is_matrix or (at_floor and analytic_is_exact(cols, sr, ri, er, fixed, geo))
     if not (exact_w and exact_r):  # score exactly the sides whose analytic cost is not known to be exact

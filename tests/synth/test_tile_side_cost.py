@@ -59,7 +59,7 @@ def test_a_matrix_side_costs_what_its_analytic_score_says_up_to_zero_tile_regist
                     for name, ins, analytic in (("write", wi, cw), ("read", ri, cr)):
                         if ins.is_matrix:
                             side = p.sides[name]
-                            closed = tile_side_cost(side, ins, analytic, p.geo, hw)
+                            closed = tile_side_cost(side, analytic)
                             assert closed == exact_cost(cols, side, ins, p.geo, hw, None)
                             checked += 1
                             doubled += closed != analytic
