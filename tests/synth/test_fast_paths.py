@@ -315,7 +315,7 @@ def test_tile_positions_and_columns_follow_the_tile_and_the_model_object():
 
 
 def test_distributed_images_against_the_set_definition():
-    """:func:`linlayout.synth.sides.is_distributed_images` (count, sum and OR of the images) against
+    """:func:`linlayout.synth.sides.is_distributed_images` (the sorted images against :func:`~linlayout.synth.sides.distributed_images`) against
     Def. 4.10 read with a set, on every list of up to four images of a tensor of up to three bits."""
     from itertools import product
 
