@@ -67,7 +67,8 @@ def compare() -> int:
     import statistics
 
     import linlayout.convert.plan as planner
-    from linlayout.convert.multistep import MAX_STEP_PLANS, Endpoint, cheapest_path, in_order_path, search_floor
+    from linlayout.convert.multistep import MAX_STEP_PLANS, cheapest_path, in_order_path, search_floor
+    from linlayout.convert.step_floors import Endpoint
     searches = []
     skipped = []  # per search: the whole-search floor reaches the direct cost
 

@@ -105,16 +105,12 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Demand, Endpoint, Floor, Masks, demand, distinct_bits, far_floor, mask_demand,
-                          mask_step_floor, masks_of, moves, one_hot_demand, register_step_cost, register_step_floor,
-                          shuffle_floor, step_bound, step_floor, swap_demand, swap_floor)
+from .step_floors import (Endpoint, Floor, Masks, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
+                          masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_demand,
+                          swap_floor)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
-           "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths",
-           # the step floors (linlayout.convert.step_floors), read here too
-           "Demand", "demand", "one_hot_demand", "Masks", "masks_of", "Endpoint", "shuffle_floor", "step_floor",
-           "register_step_cost", "Floor", "step_bound", "distinct_bits", "swap_demand", "swap_floor", "far_floor",
-           "register_step_floor", "mask_demand", "mask_step_floor", "moves"]
+           "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""

@@ -19,10 +19,9 @@ import linlayout.convert.multistep as multistep
 import linlayout.convert.step_floors as step_floors
 import linlayout.convert.plan as planner
 from linlayout.convert.cost import COST_WEIGHTS
-from linlayout.convert.multistep import (MAX_INTERMEDIATES, MAX_STEP_PLANS, Endpoint, Floor, SearchResult,
-                                         cheapest_path, demand, distinct_bits, in_order_path, intermediates,
-                                         kind_floors, neighbours, search, shuffle_floor, step_bound, step_floor,
-                                         swap_columns)
+from linlayout.convert.multistep import (MAX_INTERMEDIATES, MAX_STEP_PLANS, SearchResult, cheapest_path,
+                                         in_order_path, intermediates, kind_floors, neighbours, search, swap_columns)
+from linlayout.convert.step_floors import Endpoint, Floor, demand, distinct_bits, shuffle_floor, step_bound, step_floor
 from linlayout.convert.plan import plan_conversion
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.core.layout import LinearLayout

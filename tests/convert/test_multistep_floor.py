@@ -1,5 +1,5 @@
 """The floors the search reads from counts alone: a step across one swap of a layout of distinct bits
-(:func:`~linlayout.convert.multistep.swap_floor`) and the whole search's floor
+(:func:`~linlayout.convert.step_floors.swap_floor`) and the whole search's floor
 (:func:`~linlayout.convert.multistep.search_floor`), checked against the floors from columns and against planned
 steps, so that an unsound formula fails here."""
 
@@ -10,9 +10,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linlayout.convert.multistep import (Endpoint, cheapest_path, demand, distinct_bits, in_order_path,
-                                         intermediates, kind_floors, search_floor, step_bound, swap_demand,
-                                         swap_floor)
+from linlayout.convert.multistep import cheapest_path, in_order_path, intermediates, kind_floors, search_floor
+from linlayout.convert.step_floors import Endpoint, demand, distinct_bits, step_bound, swap_demand, swap_floor
 from linlayout.convert.plan import plan_conversion
 from linlayout.core.layout import LinearLayout
 

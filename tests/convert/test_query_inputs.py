@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from linlayout.convert.multistep import MAX_STEP_PLANS, Floor, search
+from linlayout.convert.multistep import MAX_STEP_PLANS, search
+from linlayout.convert.step_floors import Floor
 from linlayout.convert.plan import plan_conversion
 from linlayout.core.layout import LinearLayout
 from linlayout.count.by_simulation import lane_byte_offsets
