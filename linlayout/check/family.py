@@ -49,11 +49,11 @@ by :func:`linlayout.io.families.family_from_json`, or
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.batched import batch_rank
 from ..count.plan import access_shape, matrix_tile, plan_access
 from ..count.query import AccessQuery
@@ -71,7 +71,7 @@ MAX_TOGGLES = 32
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Toggle:
     """Offset basis ``basis`` may be XORed with the tensor vector ``xor`` (one int per output dimension)."""
 
@@ -82,7 +82,7 @@ class Toggle:
         return {"basis": self.basis, "xor": list(self.xor)}
 
 
-@dataclass(frozen=True)
+@record
 class Access:
     """One access swept over the family: the fields of an :class:`~linlayout.count.query.AccessQuery` but the memory."""
 
@@ -105,7 +105,7 @@ class Access:
                            self.hardware)
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     """A base memory layout, the accesses to sweep, and the toggles that generate ``2^len(toggles)`` memories.
 
@@ -369,7 +369,7 @@ def transpose_16x32_family(mask_bits: int = 5) -> Family:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class KnownFact:
     """A closed-form count a sweep checks on every configuration of a family.
 

@@ -38,13 +38,15 @@ closed form vs simulation: agree on all 64 instructions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..core.record import record
 
 __all__ = ["SweepResult"]
 
 
-@dataclass
+@record(frozen=False)
 class SideSummary:
     """What the sweep found for one access.
 
@@ -92,7 +94,7 @@ class SideSummary:
         }
 
 
-@dataclass
+@record(frozen=False)
 class SweepResult:
     """The outcome of :func:`sweep`.
 

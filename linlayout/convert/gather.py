@@ -24,11 +24,11 @@ values, so only the write side is counted exactly.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..core.validate import check_instance
 from ..count.closed_form import wavefronts
 from ..count.plan import check_element_bits
@@ -40,7 +40,7 @@ from .solve import conversion_map, index_bits
 __all__ = ["GatherPlan", "plan_gather", "execute_gather"]
 
 
-@dataclass(frozen=True)
+@record
 class GatherPlan:
     """A gather plan: path, per-thread instructions, per-warp wavefronts (write side only), cost."""
 

@@ -45,11 +45,12 @@ Concepts
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..core.layout import LinearLayout
 from ..core.quotient import is_trivial_over
+from ..core.record import record
 from ..errors import InputError, InputTypeError, UnsupportedConversion
 from ..hw import SharedMemory
 from .cost import COST_WEIGHTS, cost_of, merge, opcode
@@ -65,7 +66,7 @@ OPCODES = ("shfl.sync", "selp", "prmt", "mov", "st.shared", "ld.shared", "stmatr
            "bar.warp.sync")
 
 
-@dataclass(frozen=True)
+@record
 class Alternative:
     """One possible path with its exact counts and cost."""
 
@@ -81,7 +82,7 @@ class Alternative:
                 "wavefronts": self.wavefronts, "reps": self.reps, "scratch_bytes": self.scratch_bytes}
 
 
-@dataclass(frozen=True)
+@record
 class ConversionPlan:
     """How to convert ``src`` to ``dst``: the chosen path, its programs, counts, cost and alternatives.
 

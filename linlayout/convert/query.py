@@ -24,10 +24,11 @@ linlayout.errors.InputError: element_bits must be 8, 16, 32 or 64 for a conversi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..core.validate import check_instance, check_int, check_sequence
 from ..count.query import check_element_bits
 from ..errors import InputError, InputTypeError
@@ -39,7 +40,7 @@ PATHS = ("registers", "shuffles", "shared_memory")
 """The conversion paths in their order of preference at equal cost."""
 
 
-@dataclass(frozen=True)
+@record
 class ConversionQuery:
     """A conversion of a register tensor from layout ``src`` to layout ``dst`` (see the module docstring).
 

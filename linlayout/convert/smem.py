@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property, reduce
 from operator import or_
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..errors import InputError
 from ..count.closed_form import WavefrontReport, wavefronts
 from ..count.plan import plan_access
@@ -64,7 +65,7 @@ def _bit_dropper(bits: tuple[int, ...]):
     return drop
 
 
-@dataclass(frozen=True)
+@record
 class RoundTrip:
     """One shared-memory round trip plan (per-thread instruction counts, per-warp wavefronts); ``swizzle`` is its :class:`Staging`."""
 
@@ -349,7 +350,7 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: li
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Staging:
     """The memory layout of a round trip and the exact counts of its two sides (one slice)."""
 

@@ -46,11 +46,11 @@ the dimensions it does not move.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
 from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, per_layout, per_partner
@@ -67,7 +67,7 @@ LEVEL_PATHS = ("registers", "shuffles", "shared_memory", "unsupported")
 _DIM_INDEX = {d: i for i, d in enumerate(("register", "lane", "warp", "block"))}
 
 
-@dataclass(frozen=True)
+@record
 class IndexBits:
     """Bit counts of a hardware index: registers, lanes, warps, blocks (flat bit order in this order).
 
@@ -241,7 +241,7 @@ def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
     return z
 
 
-@dataclass(frozen=True)
+@record
 class ConversionMap:
     """The chosen source slot of every destination basis.
 

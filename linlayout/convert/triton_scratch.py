@@ -38,13 +38,13 @@ are counted by :func:`~linlayout.count.closed_form.wavefronts`, never here.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 from typing import TypeVar
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.closed_form import WavefrontReport, count_plan, wavefronts
 from ..count.matrix_tile import matrix_tile
 from ..count.offsets import inverse_columns
@@ -66,7 +66,7 @@ BANK_BITS = 32 * 32
 """Bits in one bank segment: 32 banks of 32 bits."""
 
 
-@dataclass(frozen=True)
+@record
 class Tile:
     """An instruction's tile: the lane bits that hold contiguous data and the lane bits that carry addresses."""
 
@@ -75,7 +75,7 @@ class Tile:
     lane_addr: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@record
 class TritonScratch:
     """The scratch buffer of a conversion as Triton lays it out: ``memory`` (``offset`` → tensor, reps included), the reps, the instructions."""
 
@@ -206,7 +206,7 @@ class _Flat:
 # ----------------------------------------------------------------------------- the algorithm
 
 
-@dataclass(frozen=True)
+@record
 class TilePairRule:
     """What Triton's ``optimalSwizzlingTile`` asks of the layouts for one pair of instruction tiles, worked out once
     per element width (:func:`tile_pair_rules`): it depends on the tiles alone.

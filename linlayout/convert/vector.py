@@ -20,15 +20,15 @@ registers come first, lowest offset first: that renumbering is the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.plan import Memory, plan_access
 
 __all__ = ["VectorAccess", "max_vector"]
 
 
-@dataclass(frozen=True)
+@record
 class VectorAccess:
     """The widest access: its width in bits, the register renumbering and the PTX instruction."""
 

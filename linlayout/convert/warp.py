@@ -62,10 +62,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property, partial
 
 from ..core import f2
+from ..core.record import record
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 
@@ -98,7 +98,7 @@ def thread_ids(cm: ConversionMap):
     return [(lane, om) for om in range(1 << no) for lane in range(1 << nl)]
 
 
-@dataclass(frozen=True)
+@record
 class RegisterProgram:
     """A conversion inside each thread: destination register ``r`` reads source register ``q(r, thread)``."""
 
@@ -138,7 +138,7 @@ def register_program(cm: ConversionMap, element_bits: int) -> RegisterProgram:
                            1 << (cm.dst_bits.reg - len(kernel)))
 
 
-@dataclass(frozen=True)
+@record
 class ShuffleProgram:
     """A warp-shuffle program (see the module doc); matrices are lists of columns."""
 
@@ -690,7 +690,7 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     return out
 
 
-@dataclass(frozen=True)
+@record
 class _Frame:
     """What every program of one pack width shares (:func:`program_candidates`)."""
 

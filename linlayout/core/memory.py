@@ -23,11 +23,11 @@ is the unpadded layout with the same element order within rows::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..errors import DimensionError, SizeError
 from .dims import log2_size
 from .layout import LinearLayout
+from .record import record
 from .validate import check_int_sequence, check_sequence
 
 __all__ = ["unswizzled", "PaddedLayout", "padded", "is_offset_memory_layout"]
@@ -90,7 +90,7 @@ def unswizzled(shape: Sequence[int], order: Sequence[int] | None = None) -> Line
 
 
 
-@dataclass(frozen=True)
+@record
 class PaddedLayout:
     """A row-major tile whose rows are padded: ``tile[rows][cols + pad]``.
 

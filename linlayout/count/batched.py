@@ -66,10 +66,10 @@ API
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..core import f2
+from ..core.record import record
 from ..hw import Instruction, SharedMemory, get_hardware
 from .plan import access_shape, matrix_tile, matrix_tile_ok_batch, vector_cap, widest_vector_batch
 
@@ -202,7 +202,7 @@ def colliding_word_dims(generator_bytes, hw: SharedMemory):  # -> numpy.ndarray
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class MemoryBatch:
     """Memory layouts of many configurations, inverted once (see :func:`memory_batch`).
 
@@ -232,7 +232,7 @@ def memory_batch(columns) -> MemoryBatch:
     return MemoryBatch(cols, inverse, ok)
 
 
-@dataclass(frozen=True)
+@record
 class InstructionGroup:
     """Configurations counted with one plan, and the simulation of every one of their instructions.
 
@@ -248,7 +248,7 @@ class InstructionGroup:
     lane_byte_offsets: Any = None
 
 
-@dataclass(frozen=True)
+@record
 class BatchCount:
     """One access counted over a :class:`MemoryBatch` (arrays over its configurations).
 

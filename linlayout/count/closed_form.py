@@ -47,13 +47,14 @@ Worked example, the 16x32 fp32 transpose (one warp, thread ``t`` reads
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from operator import itemgetter
 from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
+from ..core.record import record
 from ..core.validate import check_int, check_int_sequence
 from ..errors import NotLinearError, SizeError
 from ..hw import Instruction, SharedMemory, parse_instruction
@@ -70,7 +71,7 @@ __all__ = ["ConflictDirection", "WavefrontReport", "wavefronts", "count_plan", "
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ConflictDirection:
     """One basis vector of the colliding subspace.
 
@@ -111,7 +112,7 @@ class ConflictDirection:
         }
 
 
-@dataclass(frozen=True)
+@record
 class WavefrontReport:
     """Wavefronts of one warp's access of a tile, with how they arise.
 

@@ -20,10 +20,10 @@ rule) plans matrix accesses with these.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..core.record import record
 from ..errors import LoweringError
 from ..hw import Instruction, SharedMemory
 
@@ -33,7 +33,7 @@ Generator = tuple[str, int]
 """A basis of the distributed layout: (input dimension, bit)."""
 
 
-@dataclass(frozen=True)
+@record
 class MatrixTile:
     """What ``ldmatrix``/``stmatrix`` needs of ``C`` and how it addresses rows.
 

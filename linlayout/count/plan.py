@@ -63,7 +63,6 @@ Worked example (paper notes TC11): 8 rows of 32 fp32 elements read with
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache, reduce
 from itertools import chain, compress
 from operator import itemgetter, or_
@@ -71,6 +70,7 @@ from typing import Any
 
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..errors import LoweringError
 from ..hw import INSTRUCTIONS, PRESETS, Instruction, SharedMemory, get_hardware, parse_instruction
 from ..hw.instructions import MATRIX
@@ -205,7 +205,7 @@ def widest_vector_batch(regs, others, cap: int):
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class AccessShape:
     """The memory-independent part of a plan (see the module docstring).
 
@@ -295,7 +295,7 @@ def _access_shape(
                        nonzero_registers - vector, within)
 
 
-@dataclass(frozen=True)
+@record
 class AccessPlan:
     """A shape with the offsets it is evaluated on and the registers that play each role.
 

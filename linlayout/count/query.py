@@ -50,11 +50,12 @@ This module also holds the input checks every counter shares
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Union
 
 from ..core.layout import LinearLayout
 from ..core.memory import PaddedLayout
+from ..core.record import record
 from ..core.validate import check_instance, check_int
 from ..errors import AccessError, DimensionError, InputTypeError, SizeError
 from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
@@ -204,7 +205,7 @@ def no_extra_arguments(query: AccessQuery | AddressQuery, *given: Any) -> None:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class AccessQuery:
     """A layout-level counting query: one warp accessing a tile (see the module docstring).
 
@@ -238,7 +239,7 @@ class AccessQuery:
         object.__setattr__(self, "ins", ins)
 
 
-@dataclass(frozen=True)
+@record
 class AddressQuery:
     """An address-level counting query: one instruction given by every lane's byte offset.
 

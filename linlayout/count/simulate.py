@@ -23,9 +23,10 @@ Worked example: a 32x32 fp32 tile read by columns (lane ``l`` reads row
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..core.record import record
 from ..errors import AccessError
 from ..hw import Instruction, SharedMemory, check_access_bytes, check_matrix_access, get_hardware, parse_instruction
 from .query import AddressQuery, address_query, check_lane_offsets
@@ -33,7 +34,7 @@ from .query import AddressQuery, address_query, check_lane_offsets
 __all__ = ["AccessResult", "simulate_access", "simulate_batch"]
 
 
-@dataclass(frozen=True)
+@record
 class Pass:
     """One pass of an instruction: its lanes, the words each bank serves, and its cost."""
 
@@ -47,7 +48,7 @@ class Pass:
         return {b: w for b, w in self.words_per_bank.items() if len(w) > 1}
 
 
-@dataclass(frozen=True)
+@record
 class AccessResult:
     """Wavefronts of one instruction, with the passes that produced them."""
 

@@ -27,8 +27,9 @@ one, and :func:`parse_instruction` is the one way names become instructions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..core.record import record
 from ..core.validate import check_keyword
 from ..errors import AccessError, InstructionError, SizeError
 
@@ -38,7 +39,7 @@ VECTOR = "vector"
 MATRIX = "matrix"
 
 
-@dataclass(frozen=True)
+@record
 class Instruction:
     """A shared-memory instruction kind.
 

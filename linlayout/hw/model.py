@@ -39,8 +39,9 @@ that overrides a rule) and :func:`register_hardware` it, as
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 
+from ..core.record import record
 from ..errors import HardwareError, InstructionError
 
 __all__ = ["SharedMemory", "get_hardware", "register_hardware"]
@@ -52,7 +53,7 @@ def _log2(x: object, what: str) -> int:
     return x.bit_length() - 1
 
 
-@dataclass(frozen=True)
+@record
 class SharedMemory:
     """A shared-memory bank model.
 

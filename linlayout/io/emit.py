@@ -30,8 +30,8 @@ return ((dim0 & 0xfu) << 1) ^ ((dim0 & 0xfu) << 5) ^ ((dim1 & 0x1fu) << 0);
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..core.record import record
 from ..errors import DimensionError, InputError, InputTypeError, LinLayoutError, SizeError
 from ..core.layout import LinearLayout
 
@@ -156,7 +156,7 @@ def to_c(memory: LinearLayout, name: str = "offset") -> str:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class TritonForm:
     """Gluon spellings of a memory layout.  ``swizzled`` and ``nvmma`` are None when it is not one."""
 
@@ -236,7 +236,7 @@ def to_triton(memory: LinearLayout, element_bits: int | None = None) -> TritonFo
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class CuteForm:
     """CuTe spellings of a memory layout (offsets in elements).
 
@@ -257,7 +257,7 @@ class CuteForm:
         return self.text or self.general
 
 
-@dataclass(frozen=True)
+@record
 class CuteChain:
     """The general CuTe form of a memory layout as data: ``modes`` of the base layout (per tensor dimension, a
     list of ``(size, stride)``, lowest coordinate bits first) and ``swizzles`` ``(B, M, S)``, outermost first."""

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..core.record import record
 from ..errors import TTGIRError
 
 __all__ = ["Attr", "Loop", "Module", "Op", "TensorType", "UnreadType", "element_bits"]
 
 
-@dataclass(frozen=True)
+@record
 class Attr:
     """A dialect attribute ``#kind<...>``: its kind (``ttg.blocked``), named fields, and positional items."""
 
@@ -43,7 +44,7 @@ class Attr:
         return hash(self.text or self.kind)
 
 
-@dataclass(frozen=True)
+@record
 class TensorType:
     """``tensor<SHAPExELEM, #enc>`` (``memdesc=False``) or ``!ttg.memdesc<SHAPExELEM, #enc, #space[, mutable][, ALLOC]>``."""
 
@@ -82,7 +83,7 @@ def element_bits(name: str) -> int:
     raise TTGIRError(f"unknown element type {name!r}")
 
 
-@dataclass(frozen=True)
+@record
 class UnreadType:
     """A tensor or memdesc type the reader could not read, with why."""
 
@@ -90,7 +91,7 @@ class UnreadType:
     error: str
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     """An ``scf.for`` (or other looping op) and its location; ``index`` numbers loops in the module."""
 
@@ -99,7 +100,7 @@ class Loop:
     location: str
 
 
-@dataclass
+@record(frozen=False)
 class Op:
     """One operation line: name, results, operands, types, location, enclosing loops.
 
@@ -118,7 +119,7 @@ class Op:
     loops: list[int] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False)
 class Module:
     """A read TTGIR module: aliases, module attributes, operations and loops."""
 

@@ -38,10 +38,11 @@ A second compiler version is a second module that builds its own
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.closed_form import WavefrontReport
 from .ir import Op
 from .records import ConvertPlanner
@@ -58,7 +59,7 @@ def barrier_name(num_warps: int) -> str:
     return "bar.warp.sync" if num_warps == 1 else "bar.sync"
 
 
-@dataclass(frozen=True)
+@record
 class ScratchCost:
     """One op lowered through scratch shared memory, for one execution by one warp.
 
@@ -98,7 +99,7 @@ OpModel = Callable[[Op, OpContext], "ScratchCost | None"]
 """``model(op, context)``: an op's :class:`ScratchCost`, or ``None`` when it touches no shared memory."""
 
 
-@dataclass(frozen=True)
+@record
 class Lowering:
     """One compiler version's lowering model (see the module docstring)."""
 

@@ -29,10 +29,10 @@ dataclasses.FrozenInstanceError: cannot assign to field 'trip_count'
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.closed_form import WavefrontReport
 
 __all__ = [
@@ -70,7 +70,7 @@ def opcode_base(instruction: str) -> str:
     return instruction
 
 
-@dataclass(frozen=True)
+@record
 class ConversionSuggestion:
     """linlayout's own plan for a conversion (:func:`~linlayout.convert.plan.plan_conversion`), summarised.
 
@@ -93,7 +93,7 @@ class ConversionSuggestion:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class LoweredConversion:
     """How the compiler lowers one ``convert_layout``, counted per warp (was ``ConvertPlan``).
 
@@ -129,7 +129,7 @@ only for conversions that cross warps) or another planner plugs in through
 """
 
 
-@dataclass(frozen=True)
+@record
 class OpLint:
     """One op that touches shared memory, for one execution by one warp.
 
@@ -194,7 +194,7 @@ class OpLint:
         return ()
 
 
-@dataclass(frozen=True)
+@record
 class BufferOptimum:
     """The optimal memory layout of a buffer for its one writer and one reader, counted as the lowering accesses it."""
 
@@ -204,7 +204,7 @@ class BufferOptimum:
     read_wavefronts: int
 
 
-@dataclass(frozen=True)
+@record
 class BufferLint:
     """One shared-memory buffer: its current encoding and wavefronts per warp, and its optimum (or why not)."""
 
@@ -225,7 +225,7 @@ class BufferLint:
                                                                   + self.optimal.read_wavefronts)
 
 
-@dataclass(frozen=True)
+@record
 class KernelTotal:
     """The kernel's wavefronts over a grid: per warp × warps × CTAs × executions.
 
@@ -251,7 +251,7 @@ class KernelTotal:
     per_iteration: tuple[tuple[str, int, int], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class LoopTrip:
     """A loop of the module (its location, ``scf.for`` or ``scf.while``) and its trip count (``None`` if unknown), with
     where the count came from: ``"given"``, ``"constant bounds"``, ``"data-dependent"`` or ``""``."""
@@ -262,7 +262,7 @@ class LoopTrip:
     source: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class LintReport:
     """The lint of one kernel: its ops, its buffers, the totals (given a grid) and the loops' trip counts."""
 

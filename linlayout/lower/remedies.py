@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 from ..catalog.triton_encodings import triton_nvmma_shared
@@ -62,6 +62,7 @@ from ..convert.cost import cost_of
 from ..convert.plan import plan_conversion
 from ..core import f2
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.closed_form import WavefrontReport
 from ..errors import InputError
 from ..synth.synthesis import optimal_swizzle
@@ -88,7 +89,7 @@ ARG_COMBINES = {"gt": "argmax", "lt": "argmin"}
 on the indices, ``and``, this comparison of the values, ``or``, two ``select``."""
 
 
-@dataclass(frozen=True)
+@record
 class NvmmaChoice:
     """An ``#ttg.nvmma_shared`` encoding: its swizzle width in bytes, orientation and element width."""
 
@@ -105,7 +106,7 @@ class LayoutUse(NamedTuple):
     perm: list[int] | None
 
 
-@dataclass(frozen=True)
+@record
 class BufferRemedy:
     """The cheapest legal alternative for a buffer whose layout an async-proxy user fixes.
 
@@ -146,7 +147,7 @@ class BufferRemedy:
         return sum(n for _, n in self.current_instructions) - sum(n for _, n in self.instructions)
 
 
-@dataclass(frozen=True)
+@record
 class ExchangeRemedy:
     """A cheaper scratch exchange for a ``tt.reduce`` across warps.
 

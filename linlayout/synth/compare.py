@@ -20,16 +20,16 @@ result next to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..core.record import record
 from ..errors import LinLayoutError
 from ..core.layout import LinearLayout
 
 __all__ = ["SwizzleScore", "compare_swizzles", "standard_candidates"]
 
 
-@dataclass(frozen=True)
+@record
 class SwizzleScore:
     """One candidate's cost: per-warp wavefronts and instructions of both sides (None if it cannot be used)."""
 

@@ -11,11 +11,12 @@ exact counter's reports and the standard swizzles that tie.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from functools import cached_property
 from typing import Any
 
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..hw import SharedMemory, parse_instruction
 from .bounds import objective_key, relaxation
 from .explain import explain, unflat
@@ -27,7 +28,7 @@ from .speed import new_instance
 __all__ = ["SwizzleResult", "build_result"]
 
 
-@dataclass(frozen=True)
+@record
 class SwizzleResult:
     """The synthesized memory layout and everything known about it.
 

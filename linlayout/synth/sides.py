@@ -18,7 +18,6 @@ it.  :func:`side_shape` is the access plan's shape
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
@@ -26,6 +25,7 @@ from typing import NamedTuple
 from ..core import f2
 from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..count.matrix_tile import MatrixTile
 from ..count.plan import AccessShape, access_shape, check_distributed_dims, vector_cap
 from ..errors import DimensionError, LoweringError, SwizzleError
@@ -218,7 +218,7 @@ def dim_splitter(dims: DimSpec) -> Callable[[tuple[tuple[int, ...], ...]], tuple
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Geometry:
     """Offset positions of word, bank and segment bits for the element width."""
 

@@ -33,16 +33,16 @@ swizzles besides ``row_major``/``col_major``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..core import f2
+from ..core.record import record
 from ..errors import LinLayoutError
 from ..hw import Instruction, SharedMemory
 
 __all__ = ["StandardScore", "StandardSwizzle", "score_standards", "standard_swizzles"]
 
 
-@dataclass(frozen=True)
+@record
 class StandardSwizzle:
     """A standard memory layout: its name, what it is, and its columns (flat tensor vectors, offset bit 0 first)."""
 
@@ -51,7 +51,7 @@ class StandardSwizzle:
     columns: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@record
 class StandardScore:
     """A standard swizzle's exact cost with the synthesis' instructions and vector width."""
 

@@ -80,12 +80,12 @@ The proof is in ``paper_notes/synthesis.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..core.dims import DimSpec
 from ..core.layout import LinearLayout
+from ..core.record import record
 from ..core.validate import check_keyword, check_sequence
 from ..count.plan import check_element_bits, check_tile_bytes
 from ..errors import DimensionError, LoweringError, SizeError, SwizzleError
@@ -100,7 +100,7 @@ from .speed import named_options_of, new_record, query_shape_of, reader_of
 __all__ = ["SwizzleQuery", "SwizzleResult", "optimal_swizzle", "OBJECTIVES"]
 
 
-@dataclass(frozen=True)
+@record
 class SwizzleQuery:
     """A swizzle query as one immutable value: the arguments of :func:`optimal_swizzle`, checked on creation.
 

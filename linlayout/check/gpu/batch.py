@@ -24,10 +24,11 @@ turns each entry into a :class:`ParsedQuery`) and hands them here:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ...core.record import record
 from ...errors import LayoutJSONError, LinLayoutError
 from ...count.query import AccessQuery
 from .verify import QueryProbes, VerifyResult, plan_probes, swizzle_side_queries, verify
@@ -35,7 +36,7 @@ from .verify import QueryProbes, VerifyResult, plan_probes, swizzle_side_queries
 __all__ = ["ParsedQuery", "expand_swizzle", "plan_batch", "side_source", "verify_batch"]
 
 
-@dataclass(frozen=True)
+@record
 class ParsedQuery:
     """One query of a batch, parsed: its ``id``, the decoded ``query``, the JSON ``source`` as written.
 

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ...core.record import record
 from ...errors import InputError, LoweringError
 from ...hw import parse_instruction
 
@@ -62,7 +62,7 @@ MAX_SHARED_BYTES = 227 * 1024
 """Opt-in dynamic shared memory per block on sm_90: a probe needing more is skipped."""
 
 
-@dataclass(frozen=True)
+@record
 class ProbeInstruction:
     """One shared-memory instruction of a query, with its predictions.
 

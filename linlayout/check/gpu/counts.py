@@ -44,10 +44,10 @@ API: :class:`LayoutQueryCounts`, :func:`count_layout_query`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ...core.layout import LinearLayout
 from ...core.memory import PaddedLayout
+from ...core.record import record
 from ...count.by_simulation import instruction_byte_offsets, simulate_plan
 from ...count.closed_form import count_plan
 from ...count.plan import AccessPlan, Memory, plan_access
@@ -57,7 +57,7 @@ from ...hw import Instruction, SharedMemory
 __all__ = ["LayoutQueryCounts", "count_layout_query"]
 
 
-@dataclass(frozen=True)
+@record
 class LayoutQueryCounts:
     """Warp 0's instructions of a layout-level access, from one plan.
 

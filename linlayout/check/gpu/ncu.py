@@ -45,9 +45,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from ...core.record import record
 from ...errors import GPUToolError
 from .codegen import kernel_index
 
@@ -121,7 +121,7 @@ def parse_ncu_csv(text: str, metrics: Sequence[str] = (METRIC_LOAD, METRIC_STORE
     return [records[r] for r in sorted(order, key=int)]
 
 
-@dataclass
+@record(frozen=False)
 class Measured:
     """One probe kernel's measurement: ``values`` its own op's metric per launch, ``other`` the other op's."""
 

@@ -39,16 +39,16 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.record import record
 from ...errors import GPUToolError
 
 __all__ = ["find_tools"]
 
 
-@dataclass
+@record(frozen=False)
 class Tools:
     """Paths and facts about the local CUDA set-up: the tools, their versions, the GPU and the target architecture."""
 

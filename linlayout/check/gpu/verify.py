@@ -55,10 +55,11 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.record import record
 from ...count.closed_form import access_wavefronts
 from ...count.query import AccessQuery, AddressQuery
 from ...count.simulate import simulate_access
@@ -79,7 +80,7 @@ __all__ = ["plan_probes", "VerifyResult", "verify"]
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class QueryProbes:
     """A query expanded into its instructions (warp 0), with predictions.
 
@@ -177,7 +178,7 @@ def swizzle_side_queries(query: SwizzleQuery) -> list[tuple[str, AccessQuery]]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class VerifyResult:
     """Predictions and measurements of a batch of queries.
 

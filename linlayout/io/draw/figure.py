@@ -39,10 +39,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.record import record
 from ...errors import DrawError, MissingDependencyError, SizeError
 from .glyphs import TICK_FONT, Glyphs
 
@@ -181,7 +181,7 @@ def picture_format(path: str | Path) -> str:
     return suffix[1:]
 
 
-@dataclass
+@record(frozen=False)
 class Panel:
     """One grid of a figure: its size in cells, its title lines, its labels and what stands beside it.
 

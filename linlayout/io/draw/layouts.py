@@ -39,11 +39,11 @@ Worked example: the bank of an element depends on its width.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...core.layout import LinearLayout
+from ...core.record import record
 from ...core.text import DIM_ABBREVIATIONS, owners
 from ...count.plan import check_element_bits
 from ...errors import SizeError
@@ -76,7 +76,7 @@ def element_bank(offset: int, element_bits: int = 32, hardware: Any = None) -> i
     return get_hardware(hardware).bank_of((offset * check_element_bits(element_bits)) >> 3)
 
 
-@dataclass
+@record(frozen=False)
 class _View:
     """Which tensor elements a grid shows: cell (r, c) -> flat output."""
 

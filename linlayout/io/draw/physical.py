@@ -30,10 +30,10 @@ bits), and the column colours of row 1 repeat those of row 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.layout import LinearLayout
+from ...core.record import record
 from .figure import Panel
 from .glyphs import fit_font
 from .grid import col_numbers, colorbar, draw_grid, draw_lines
@@ -42,7 +42,7 @@ from .palette import COLUMN_CMAP, ordered_colour
 __all__ = ["PhysicalView", "physical_view", "physical_content", "draw_physical_panel"]
 
 
-@dataclass
+@record(frozen=False)
 class PhysicalView:
     """The first rows of shared memory: per shown element, the flat tensor coordinate stored there.
 
