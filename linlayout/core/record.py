@@ -28,14 +28,17 @@ cannot assign to field 'x'
 ``record(frozen=False)`` makes a mutable record, as ``@dataclass`` does (unhashable, fields
 assignable).
 
-**Why it exists (the one speed device of this module).** On Python 3.11 and 3.12 ``dataclass``
-compiles each generated method with its own ``exec``: six per frozen class, about 1 ms per class.
-Importing the package and the lint path creates about 60 records, so ``dataclass`` alone took
-55-70 ms of the ~100 ms that ``linlayout lint`` spends importing. ``record`` lets ``dataclass``
-collect the fields (no methods generated, no ``exec``) and then writes all the methods of a class
-in one source text, compiled once. Python 3.13 does the same inside ``dataclass`` itself.
-``tests/core/test_record.py`` compares every behaviour above with ``dataclass`` on classes that use
-every feature the package uses.
+**Why it exists (the one speed device of this module).** ``dataclass`` writes the source text of
+six methods for each frozen class and compiles it: about 1 ms per class on Python 3.11, nearly all
+of it in the compiler. Importing the package and the lint path creates about 60 records, so
+``dataclass`` alone took 55-70 ms of the ~100 ms that ``linlayout lint`` spends importing.
+``record`` lets ``dataclass`` collect the fields (it generates nothing then) and compiles only
+``__init__``, whose parameters are the fields and which is called on every record made, so it
+stays as fast as ``dataclass``'s. ``__repr__``, ``__eq__``, ``__hash__`` and the frozen
+``__setattr__``/``__delattr__`` are closures over the field names, which cost no compilation:
+equality and hashing read the compared fields with one ``operator.attrgetter``, a tuple as
+``dataclass``'s do. ``tests/core/test_record.py`` compares every behaviour above with ``dataclass``
+on twin classes that use every feature the package uses.
 """
 
 from __future__ import annotations
@@ -43,14 +46,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import reprlib
+from operator import attrgetter
 from typing import Any, Callable, TypeVar, overload
 
 __all__ = ["record"]
 
 T = TypeVar("T", bound=type)
-
-_GENERATED = ("__init__", "__repr__", "__eq__")
-
 
 class _FactoryDefault:
     """The default of a parameter whose field has a ``default_factory`` (shown as ``<factory>``)."""
@@ -67,12 +68,12 @@ def record(cls: T, /) -> T: ...
 @overload
 def record(*, frozen: bool = True) -> Callable[[T], T]: ...
 def record(cls: Any = None, /, *, frozen: bool = True) -> Any:
-    """Make ``cls`` a dataclass with ``frozen`` fields, its methods compiled in one ``exec``.
+    """Make ``cls`` a dataclass with ``frozen`` fields, compiling only its ``__init__``.
 
     Used bare (``@record``) it makes a frozen record; ``@record(frozen=False)`` a mutable one.
     Fields are declared as for ``dataclass``, with ``dataclasses.field`` where needed
     (``default``, ``default_factory``, ``init``, ``repr``, ``compare``, ``hash``); keyword-only
-    fields, ordering and slots are not supported and raise ``TypeError``.
+    fields raise ``TypeError``, as does a frozen record that defines ``__setattr__``.
     """
     def wrap(klass: T) -> T:
         return _make_record(klass, frozen)
@@ -81,8 +82,7 @@ def record(cls: Any = None, /, *, frozen: bool = True) -> Any:
 
 def _make_record(cls: T, frozen: bool) -> T:
     documented = bool(cls.__dict__.get("__doc__"))
-    own_setattr = "__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__
-    if frozen and own_setattr:
+    if frozen and ("__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__):
         raise TypeError(f"record {cls.__name__} is frozen: it cannot define __setattr__ or __delattr__")
     class_hash = cls.__dict__.get("__hash__", dataclasses.MISSING)
     explicit_hash = not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in cls.__dict__))
@@ -91,22 +91,17 @@ def _make_record(cls: T, frozen: bool) -> T:
     fields = dataclasses.fields(cls)
     if any(f.kw_only is True for f in fields):
         raise TypeError(f"record {cls.__name__}: keyword-only fields are not supported")
-    wanted = [name for name in _GENERATED if name not in cls.__dict__]
+    methods = {"__init__": _init(cls, fields, frozen), "__repr__": _repr(fields), "__eq__": _eq(fields)}
     if frozen:
-        wanted += ["__setattr__", "__delattr__"]
+        methods["__setattr__"], methods["__delattr__"] = _frozen_setattr_delattr(cls, fields)
     if not explicit_hash:
-        wanted.append("__hash__")
-    source, namespace = _methods_source(cls, fields, wanted, frozen)
-    exec(source, namespace)  # noqa: S102 - the source is built above from field names only
-    methods = namespace["__create_fn__"](cls)
-    for name, method in zip(wanted, methods):
+        methods["__hash__"] = _hash(fields) if frozen else None
+    for name, method in methods.items():
+        if name in cls.__dict__ and name not in ("__setattr__", "__delattr__", "__hash__"):
+            continue  # the class wrote it: kept, as dataclass keeps it
         if method is not None:
             method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
-    if "__repr__" in wanted:
-        cls.__repr__ = reprlib.recursive_repr()(cls.__repr__)
-    if "__init__" in wanted:
-        cls.__init__.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
     if not documented:  # as dataclass writes it: the class's signature
         cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
     params = cls.__dataclass_params__
@@ -115,42 +110,63 @@ def _make_record(cls: T, frozen: bool) -> T:
     return cls
 
 
-def _methods_source(cls: type, fields: tuple, wanted: list[str], frozen: bool) -> tuple[str, dict]:
-    """The text of one function that defines and returns the ``wanted`` methods, and its globals."""
+def _key(names: list[str]) -> Callable[[Any], tuple]:
+    """The tuple of the ``names`` attributes of an object, as ``dataclass`` compares and hashes them."""
+    if len(names) >= 2:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
+def _eq(fields: tuple) -> Callable:
+    key = _key([f.name for f in fields if f.compare])
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+    return __eq__
+
+
+def _hash(fields: tuple) -> Callable:
+    key = _key([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
+
+    def __hash__(self):
+        return hash(key(self))
+    return __hash__
+
+
+def _repr(fields: tuple) -> Callable:
+    shown = [f.name for f in fields if f.repr]
+
+    @reprlib.recursive_repr()
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+    return __repr__
+
+
+def _frozen_setattr_delattr(cls: type, fields: tuple) -> tuple[Callable, Callable]:
+    names = frozenset(f.name for f in fields)
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+    return __setattr__, __delattr__
+
+
+def _init(cls: type, fields: tuple, frozen: bool) -> Callable:
+    """``__init__``, compiled from its text: parameters with their defaults, one assignment per field."""
     namespace: dict[str, Any] = {"__builtins__": __builtins__, "FACTORY": _FACTORY,
-                                 "FrozenInstanceError": dataclasses.FrozenInstanceError,
                                  "__object_setattr": object.__setattr__}
-    compared = [f.name for f in fields if f.compare]
-    hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
-    lines = ["def __create_fn__(cls):"]
-    bodies = {
-        "__init__": lambda: _init_lines(cls, fields, frozen, namespace),
-        "__repr__": lambda: ["  def __repr__(self):",
-                             "    return self.__class__.__qualname__ + f\"(" +
-                             ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fields if f.repr) + ")\""],
-        "__eq__": lambda: ["  def __eq__(self, other):",
-                           "    if other.__class__ is self.__class__:",
-                           f"      return {_tuple('self', compared)} == {_tuple('other', compared)}",
-                           "    return NotImplemented"],
-        "__hash__": lambda: (["  __hash__ = None"] if not frozen else
-                             ["  def __hash__(self):", f"    return hash({_tuple('self', hashed)})"]),
-        "__setattr__": lambda: ["  def __setattr__(self, name, value):",
-                                f"    if type(self) is cls or name in {_names(fields)}:",
-                                "      raise FrozenInstanceError(f'cannot assign to field {name!r}')",
-                                "    super(cls, self).__setattr__(name, value)"],
-        "__delattr__": lambda: ["  def __delattr__(self, name):",
-                                f"    if type(self) is cls or name in {_names(fields)}:",
-                                "      raise FrozenInstanceError(f'cannot delete field {name!r}')",
-                                "    super(cls, self).__delattr__(name)"],
-    }
-    for name in wanted:
-        lines += bodies[name]()
-    lines.append(f"  return ({', '.join(wanted)},)")
-    return "\n".join(lines), namespace
-
-
-def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list[str]:
-    """``__init__``'s lines: parameters with their defaults, one assignment per field, ``__post_init__``."""
     params, body = ["self"], []
     for f in fields:
         default_name = f"__default_{f.name}"
@@ -172,15 +188,11 @@ def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list
             value = default_name
         else:
             continue
-        body.append(f"    __object_setattr(self, {f.name!r}, {value})" if frozen else f"    self.{f.name} = {value}")
+        body.append(f" __object_setattr(self, {f.name!r}, {value})" if frozen else f" self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
-        body.append("    self.__post_init__()")
-    return [f"  def __init__({', '.join(params)}):"] + (body or ["    pass"])
-
-
-def _tuple(owner: str, names: list[str]) -> str:
-    return "(" + "".join(f"{owner}.{name}," for name in names) + ")"
-
-
-def _names(fields: tuple) -> str:
-    return "(" + "".join(f"{f.name!r}," for f in fields) + ")"
+        body.append(" self.__post_init__()")
+    source = "\n".join([f"def __init__({', '.join(params)}):"] + (body or [" pass"]))
+    exec(source, namespace)  # noqa: S102 - the text is built above from field names only
+    init = namespace["__init__"]
+    init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
+    return init

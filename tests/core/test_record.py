@@ -136,3 +136,15 @@ def test_package_records_are_records():
         assert cls.__init__.__code__.co_filename == "<string>"
         assert cls.__init__.__code__ is not dataclasses.dataclass(frozen=True)(type("X", (), {})).__init__.__code__
         assert cls.__dataclass_params__.frozen
+
+
+@pytest.mark.parametrize("decorate", [dataclasses.dataclass(frozen=True), record], ids=["dataclass", "record"])
+def test_equality_compares_tuples(decorate):
+    """A value unequal to itself (NaN) still makes equal records when it is the same object, in both."""
+    @decorate
+    class One:
+        """One compared field."""
+        x: float
+
+    nan = float("nan")
+    assert One(nan) == One(nan) and One(nan) != One(float("nan"))
