@@ -3,11 +3,14 @@
 import copy
 import dataclasses
 import inspect
+import re
 from dataclasses import field
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
+import linlayout
 from linlayout.core.record import record
 
 
@@ -129,13 +132,17 @@ def test_record_refuses_what_it_does_not_support():
 
 
 def test_package_records_are_records():
-    """Every frozen value type of the package is made by ``record`` (one exec per class, not six)."""
-    import linlayout.convert.plan as plan
-    import linlayout.lower.records as records
-    for cls in (plan.ConversionPlan, records.LintReport, records.OpLint):
-        assert cls.__init__.__code__.co_filename == "<string>"
-        assert cls.__init__.__code__ is not dataclasses.dataclass(frozen=True)(type("X", (), {})).__init__.__code__
-        assert cls.__dataclass_params__.frozen
+    """Every value type of the package is made by ``record``: no module decorates with ``dataclass`` itself."""
+    package = Path(linlayout.__file__).parent
+    found = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
+             if path != package / "core" / "record.py"
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if re.match(r"\s*@(dataclasses\.)?dataclass\b", line)]
+    assert not found, f"use linlayout.core.record.record instead of dataclass at {found}"
+    from linlayout.convert.plan import ConversionPlan
+    from linlayout.lower.records import LintReport
+    for cls in (ConversionPlan, LintReport):
+        assert cls.__eq__.__module__ == record.__module__ and cls.__dataclass_params__.frozen
 
 
 @pytest.mark.parametrize("decorate", [dataclasses.dataclass(frozen=True), record], ids=["dataclass", "record"])
