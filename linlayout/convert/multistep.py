@@ -46,9 +46,11 @@ that of planning every step (:func:`in_order_path`, the reference).
 
 **Floors before listing.**  When ``src`` or ``dst`` has distinct single-bit
 columns (:func:`distinct_bits`: no broadcast, no repeat) and the other
-single-bit columns, a step across one swap of the distinct side has a demand
-fixed by the swap's kind and the side's register count (:func:`swap_demand`),
-and the other step has a floor from the two ends' masks and the classes of
+single-bit columns, a step across one swap of the distinct side has an exact
+cost fixed by the swap's kind, the side's register and lane counts and the
+element width (:func:`~linlayout.convert.step_floors.swap_bound`, proved in
+:mod:`linlayout.convert.step_floors`; a floor from its demand,
+:func:`swap_demand`, beyond the range of the proof), and the other step has a floor from the two ends' masks and the classes of
 the bits a swap can exchange (:func:`far_floor`: a shuffle step's demand, or
 a register step's selects from the rank of what the threads' positions move);
 so each kind of intermediate layout (next to ``src`` or ``dst``, mixed swap or
@@ -57,10 +59,12 @@ kind whose floor reaches the direct cost is dropped unlisted, and a search
 with every kind dropped (:func:`search_floor`) builds no intermediate layout:
 the same answer, since these floors lie below every path's floors.  The
 others are listed from columns (:func:`one_hot_paths`: each swap's masks and
-moves by what it changes, an :class:`Endpoint` only for an open path).  On
-the 189 warp-local searches of ``--compare`` this settles 77 of the 130 that
-plan no step (15 of the speed corpus's 23; 34 and 5 when only layouts whose
-two ends both had distinct bits had kind floors, and a register step's 0).
+moves by what it changes, an :class:`Endpoint` only for an open path; a
+path whose other step is across one swap too gets that step's exact cost).
+On the 189 warp-local searches of ``--compare`` this settles 121 of the 156
+that plan no step (26 of the speed corpus's 28; 77 of 130 and 15 of 23 with
+the demand's floor for a step across one swap, 34 and 5 when only layouts
+whose two ends both had distinct bits had kind floors, and a register step's 0).
 
 **Work bound.**  At most :data:`MAX_STEP_PLANS` steps are planned per search
 (a count, not a clock: the same query always gets the same plan).  A search
@@ -76,14 +80,15 @@ what keeps the answer exact; ``tests/convert/test_multistep.py`` checks floors
 against planned steps and the search against :func:`in_order_path`, and
 ``tools/convert_multistep.py --compare`` does on the 189 warp-local
 conversions of the 520 Triton pairs and the speed corpus: the same answer on
-all 189, 130 settled by floors alone, 111 step plans where the reference
-plans 6,033; 31 stop at the bound (with the reference's answer, no two-step
-plan, on all 31).  Compiler layouts' columns are single element bits, so
+all 189, 156 settled by floors alone, 65 step plans where the reference
+plans 6,033; 25 stop at the bound (with the reference's answer, no two-step
+plan, on all 25).  Compiler layouts' columns are single element bits, so
 their floors are bit-mask arithmetic (:func:`mask_demand`,
 :func:`register_step_cost`, :func:`far_floor`).
 
 **Why the bound is two plans.**  The floors lie well below the costs of many
-steps: a single register/lane swap costs about twice its floor, because the
+steps: a single register/lane swap costs about twice its demand's floor (its
+exact cost is known only for a side of distinct bits), because the
 planner packs narrow elements into words (no program may take more
 ``shfl.sync`` than the widest pack's fewest,
 :func:`~linlayout.convert.warp.packed_shuffle_bound`) and selects on both
@@ -106,8 +111,8 @@ from typing import Any, NamedTuple
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from .step_floors import (Endpoint, Floor, Masks, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
-                          masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_demand,
-                          swap_floor)
+                          masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_between,
+                          swap_bound, swap_demand)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
@@ -195,7 +200,7 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
         kinds = ([True] if mixed else []) + ([False] if transpositions and mixed <= limit else [])
         for kind in kinds:
             floors[near_src, kind] = 0 if distinct[near_src] is None else \
-                swap_floor(regs, kind, element_bits) + far_floor(src, dst, near_src, kind, element_bits)
+                swap_bound(side.bits, kind, element_bits).value + far_floor(src, dst, near_src, kind, element_bits)
         if mixed + transpositions > limit and distinct[True] is not None:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
     return floors
@@ -384,6 +389,8 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
         return None
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
     differences = moves(src, dst)
+    # A swap changes two columns: the other step can be across one swap only when the ends differ in at most four.
+    few_differences = sum(a != b for a, b in zip(src.cols, dst.cols)) <= 4
     out = []
     for index, (cols, near_src, side, (i, j)) in enumerate(swap_columns(src, dst)):
         reg, other = side.bits.reg, dst if near_src else src
@@ -393,7 +400,7 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
                 continue
             flip = cols[i] ^ cols[j] if mixed else 0
             masks = Masks(swapped_from.registers ^ flip, swapped_from.lanes ^ flip)
-            near = Floor(swap_floor(reg, mixed, element_bits))
+            near = swap_bound(side.bits, mixed, element_bits)
         else:
             masks = masks_of(side.bits, cols)
             near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
@@ -408,12 +415,18 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
             near = step_bound(*((src, mid) if near_src else (mid, dst)), element_bits)
         if near.value >= direct_cost:
             continue
-        far_moves = list(differences)
-        for k in (i, j):
-            if k >= reg:
-                far_moves[k - reg] = cols[k] ^ other.cols[other.bits.reg + k - reg]
-        ms, md = (masks, ends[False]) if near_src else (ends[True], masks)
-        far = mask_step_floor(src.bits, far_moves, ms, md, element_bits)
+        far_swap = None  # the other step across one swap too (its ends then have distinct bits): its exact cost
+        if swapped_from is not None and few_differences and side.bits == other.bits:
+            far_swap = swap_between(side.bits, cols, other.cols)
+        if far_swap is not None:
+            far = swap_bound(side.bits, far_swap, element_bits)
+        else:
+            far_moves = list(differences)
+            for k in (i, j):
+                if k >= reg:
+                    far_moves[k - reg] = cols[k] ^ other.cols[other.bits.reg + k - reg]
+            ms, md = (masks, ends[False]) if near_src else (ends[True], masks)
+            far = mask_step_floor(src.bits, far_moves, ms, md, element_bits)
         if far is None:
             mid = mid or swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             far = step_bound(*((mid, dst) if near_src else (src, mid)), element_bits)
