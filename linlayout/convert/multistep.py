@@ -59,10 +59,11 @@ kind whose floor reaches the direct cost is dropped unlisted, and a search
 with every kind dropped (:func:`search_floor`) builds no intermediate layout:
 the same answer, since these floors lie below every path's floors.  The
 others are listed from columns (:func:`one_hot_paths`: each swap's masks and
-moves by what it changes, an :class:`Endpoint` only for an open path; a
-path whose other step is across one swap too gets that step's exact cost).
-On the 189 warp-local searches of ``--compare`` this settles 121 of the 156
-that plan no step (26 of the speed corpus's 28; 77 of 130 and 15 of 23 with
+moves by what it changes, an :class:`Endpoint` only for an open path; a step
+across one swap of a side distinct but for zero registers, and a path's other
+step when it is across one swap too, get their exact costs).
+On the 189 warp-local searches of ``--compare`` this settles 121 of the 157
+that plan no step (26 of the speed corpus's 29; 77 of 130 and 15 of 23 with
 the demand's floor for a step across one swap, 34 and 5 when only layouts
 whose two ends both had distinct bits had kind floors, and a register step's 0).
 
@@ -80,7 +81,7 @@ what keeps the answer exact; ``tests/convert/test_multistep.py`` checks floors
 against planned steps and the search against :func:`in_order_path`, and
 ``tools/convert_multistep.py --compare`` does on the 189 warp-local
 conversions of the 520 Triton pairs and the speed corpus: the same answer on
-all 189, 156 settled by floors alone, 65 step plans where the reference
+all 189, 157 settled by floors alone, 64 step plans where the reference
 plans 6,033; 25 stop at the bound (with the reference's answer, no two-step
 plan, on all 25).  Compiler layouts' columns are single element bits, so
 their floors are bit-mask arithmetic (:func:`mask_demand`,
@@ -110,9 +111,9 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Endpoint, Floor, Masks, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
-                          masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_between,
-                          swap_bound, swap_demand)
+from .step_floors import (Endpoint, Floor, Masks, broadcast_registers, demand, distinct_bits, far_floor, mask_demand,
+                          mask_step_floor, masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor,
+                          swap_between, swap_bound, swap_demand)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
@@ -167,8 +168,8 @@ def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = M
     return None if floors is None else min(floors.values(), default=None)
 
 
-def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
-                limit: int = MAX_INTERMEDIATES) -> dict[tuple[bool, bool], int] | None:
+def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES,
+                ceiling: int | None = None) -> dict[tuple[bool, bool], int] | None:
     """Per kind of intermediate layout, ``(next to src, mixed swap)``, a floor on the floor of every path through
     one of that kind, from counts and masks only; only the kinds the first ``limit`` can include; None when ``src``
     or ``dst`` has a column of several bits, or neither is of distinct bits (:func:`distinct_bits`).  The kinds
@@ -189,6 +190,10 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
     layouts are among ``src``'s first ``limit + 1`` swaps, then ``dst``'s.  ``src``'s transpositions are counted
     when its mixed swaps number at most ``limit``, ``dst``'s side when ``src``'s swaps do or ``src`` is not of
     distinct bits (its swaps may repeat; over-counting a kind only lowers the floor).
+
+    ``ceiling``: the cheapest floor first -- a kind whose step across the swap alone costs at least this much gets
+    that cost as its floor, without the other step's (:func:`cheapest_path` passes the direct cost: the kind is
+    closed either way).
     """
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
     if src.one_hot() is None or dst.one_hot() is None or distinct[True] is distinct[False] is None:
@@ -199,8 +204,12 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
         mixed, transpositions = regs * lanes, lanes * (lanes - 1) // 2
         kinds = ([True] if mixed else []) + ([False] if transpositions and mixed <= limit else [])
         for kind in kinds:
-            floors[near_src, kind] = 0 if distinct[near_src] is None else \
-                swap_bound(side.bits, kind, element_bits).value + far_floor(src, dst, near_src, kind, element_bits)
+            if distinct[near_src] is None:
+                floors[near_src, kind] = 0
+                continue
+            near = swap_bound(side.bits, kind, element_bits).value
+            closed = ceiling is not None and near >= ceiling
+            floors[near_src, kind] = near if closed else near + far_floor(src, dst, near_src, kind, element_bits)
         if mixed + transpositions > limit and distinct[True] is not None:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
     return floors
@@ -299,7 +308,7 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     step, then the earlier layout).
     """
     source, target = Endpoint.of(src), Endpoint.of(dst)
-    kinds = kind_floors(source, target, element_bits)
+    kinds = kind_floors(source, target, element_bits, ceiling=direct_cost)
     closed = {kind for kind, floor in (kinds or {}).items() if floor >= direct_cost}  # no such path can win
     if kinds is not None and len(closed) == len(kinds):  # none is open (search_floor reaches the direct cost)
         return SearchResult(None, 0, 0)
@@ -388,6 +397,7 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
     if ends[True] is None or ends[False] is None:
         return None
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
+    broadcasts = {True: broadcast_registers(src), False: broadcast_registers(dst)}  # distinct but for zero registers
     differences = moves(src, dst)
     # A swap changes two columns: the other step can be across one swap only when the ends differ in at most four.
     few_differences = sum(a != b for a, b in zip(src.cols, dst.cols)) <= 4
@@ -403,24 +413,28 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
             near = swap_bound(side.bits, mixed, element_bits)
         else:
             masks = masks_of(side.bits, cols)
-            near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
-            for k in (i, j):
-                if k >= reg:
-                    near_moves[k - reg] = cols[k] ^ side.cols[k]
-            ms, md = (ends[True], masks) if near_src else (masks, ends[False])
-            near = mask_step_floor(side.bits, near_moves, ms, md, element_bits)
+            near = None  # a swap of two non-zero columns of a layout distinct but for zero registers: exact
+            if broadcasts[near_src] is not None and cols[i] and cols[j]:
+                near = swap_bound(side.bits, mixed, element_bits, broadcasts[near_src])
+            if near is None:
+                near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
+                for k in (i, j):
+                    if k >= reg:
+                        near_moves[k - reg] = cols[k] ^ side.cols[k]
+                ms, md = (ends[True], masks) if near_src else (masks, ends[False])
+                near = mask_step_floor(side.bits, near_moves, ms, md, element_bits)
         mid = None
         if near is None:  # a register step of repeated or broadcast registers: its cost needs the conversion map
             mid = swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             near = step_bound(*((src, mid) if near_src else (mid, dst)), element_bits)
         if near.value >= direct_cost:
             continue
-        far_swap = None  # the other step across one swap too (its ends then have distinct bits): its exact cost
-        if swapped_from is not None and few_differences and side.bits == other.bits:
+        far = None  # the other step across one swap too (its ends distinct but for zero registers): its exact cost
+        if broadcasts[near_src] is not None and cols[i] and cols[j] and few_differences and side.bits == other.bits:
             far_swap = swap_between(side.bits, cols, other.cols)
-        if far_swap is not None:
-            far = swap_bound(side.bits, far_swap, element_bits)
-        else:
+            if far_swap is not None:
+                far = swap_bound(side.bits, far_swap, element_bits, broadcasts[near_src])
+        if far is None:
             far_moves = list(differences)
             for k in (i, j):
                 if k >= reg:

@@ -66,10 +66,20 @@ layout ``S`` of distinct bits with ``R`` register and ``L`` lane bases and
    :func:`swap_step_cost`'s formula everywhere, whatever the swap's place.
    ``T → S`` is the same statement for ``T`` (of distinct bits too).
 
+The same holds, with the same proof, for a layout whose register columns may
+also be zero (broadcast registers, :func:`broadcast_registers`) when the swap
+exchanges two non-zero columns: a zero register basis of ``T`` is a copy (the
+solver's column 0, whatever the layout), so the map is the exchange with those
+columns zero, a function of ``(R, L, the zero registers, a, b)``; the test
+plans every one with at most :data:`SWAP_STEP_BROADCASTS` zero register
+(15,840 maps in all), and the cost is that of the layout without the zero
+registers (``swap_step_cost`` of the non-zero ones).
+
 Outside that range :func:`swap_bound` falls back to the floor
-(:func:`swap_floor`).  A step whose two ends differ by one swap is recognised
-from the columns too (:func:`one_swap`), so every floor the search reads
-agrees.
+(:func:`swap_floor`; none for a layout with zero registers, whose step is then
+floored from its columns).  A step whose two ends differ by one swap is
+recognised from the columns too (:func:`one_swap`), so every floor the search
+reads agrees.
 
 A floor above a step's real cost would make the search drop a path that
 wins: ``tests/convert/test_multistep.py`` and ``test_multistep_floor.py``
@@ -92,7 +102,8 @@ from .warp import register_program
 __all__ = ["Spans", "Masks", "masks_of", "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes",
-           "SWAP_STEP_REGISTERS", "swap_step_cost", "swap_bound", "one_swap", "swap_between"]
+           "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "one_swap",
+           "swap_between", "broadcast_registers"]
 
 
 class Spans(NamedTuple):
@@ -349,10 +360,11 @@ def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     for mid, side in ((dst, src), (src, dst)):
         if mid.swap is not None and mid.swap[0] is side:  # one swap between them: its cost from counts
-            return swap_bound(side.bits, mid.swap[1], element_bits)
-    mixed = one_swap(src, dst)
-    if mixed is not None:
-        return swap_bound(src.bits, mixed, element_bits)
+            return swap_bound(side.bits, mid.swap[1], element_bits)  # type: ignore[return-value]  (never None)
+    swap = one_swap(src, dst)
+    across = None if swap is None else swap_bound(src.bits, swap[0], element_bits, swap[1])
+    if across is not None:
+        return across
     sm, dm = src.one_hot(), dst.one_hot()
     if sm is not None and dm is not None:
         found = mask_step_floor(src.bits, moves(src, dst), sm, dm, element_bits)
@@ -506,7 +518,11 @@ SWAP_STEP_REGISTERS = 8
 """A step across one swap of a layout of distinct bits with at most this many register bases (and at most 5 lane
 bases) has its exact cost from counts (:func:`swap_step_cost`): the range checked against the planner exhaustively."""
 
+SWAP_STEP_BROADCASTS = 1
+"""... and with at most this many of its register columns zero (broadcast registers, not swapped)."""
 
+
+@functools.lru_cache(maxsize=256)  # keyed on two counts, a kind and a width: every search reads a few of them
 def swap_step_cost(registers: int, lanes: int, mixed: bool, element_bits: int) -> int | None:
     """The planner's exact cost of a step across one swap (``mixed``: a register/lane swap, else a lane
     transposition) of a layout of distinct bits (:func:`distinct_bits`) with ``registers`` register and ``lanes``
@@ -549,36 +565,50 @@ def swap_step_cost(registers: int, lanes: int, mixed: bool, element_bits: int) -
     return cost_of(counts)
 
 
-def swap_bound(bits: IndexBits, mixed: bool, element_bits: int) -> Floor:
-    """The :class:`Floor` of a step across one swap of a layout of distinct bits with index bits ``bits``: exact
-    (:func:`swap_step_cost`) where it is established, else :func:`swap_floor`."""
-    cost = swap_step_cost(bits.reg, bits.lane, mixed, element_bits)
-    return Floor(swap_floor(bits.reg, mixed, element_bits)) if cost is None else Floor(cost, exact=True)
+def swap_bound(bits: IndexBits, mixed: bool, element_bits: int, broadcasts: int = 0) -> Floor | None:
+    """The :class:`Floor` of a step across one swap of a layout with index bits ``bits`` whose register and lane
+    columns are distinct single bits but for ``broadcasts`` zero register columns (:func:`broadcast_registers`), the
+    swap exchanging none of those: exact (:func:`swap_step_cost` of the distinct registers) where it is established
+    (at most :data:`SWAP_STEP_REGISTERS` register bases, :data:`SWAP_STEP_BROADCASTS` of them zero); else, for a
+    layout of distinct bits, :func:`swap_floor`, and None for one with zero registers (floor it from its columns)."""
+    if bits.reg <= SWAP_STEP_REGISTERS and broadcasts <= SWAP_STEP_BROADCASTS:
+        cost = swap_step_cost(bits.reg - broadcasts, bits.lane, mixed, element_bits)
+        if cost is not None:
+            return Floor(cost, exact=True)
+    return None if broadcasts else Floor(swap_floor(bits.reg, mixed, element_bits))
 
 
-def one_swap(src: Endpoint, dst: Endpoint) -> bool | None:
-    """Whether ``dst`` is ``src`` with one swap applied (:func:`~linlayout.convert.multistep.swaps`) and ``src`` has
-    distinct bits: None if not, else whether the swap is mixed (a register with a lane)."""
+def broadcast_registers(point: Endpoint) -> int | None:
+    """How many register columns of ``point`` are zero when every other register and lane column is a distinct single
+    element bit (a layout of distinct bits, :func:`distinct_bits`, but for broadcast registers); else None."""
+    seen, zeros = 0, 0
+    for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
+        if not c and k < point.bits.reg:
+            zeros += 1
+        elif not c or c & (c - 1) or c & seen:
+            return None
+        seen |= c
+    return zeros
+
+
+def one_swap(src: Endpoint, dst: Endpoint) -> tuple[bool, int] | None:
+    """Whether ``dst`` is ``src`` with one swap applied (:func:`~linlayout.convert.multistep.swaps`) of two non-zero
+    columns, ``src`` of distinct bits but for broadcast registers (:func:`broadcast_registers`): None if not, else
+    whether the swap is mixed (a register with a lane) and how many registers are zero."""
     if src.bits != dst.bits:
         return None
     mixed = swap_between(src.bits, src.cols, dst.cols)
-    if mixed is None:
-        return None
-    seen = 0  # distinct bits, read off the columns (not the masks: an endpoint may have none)
-    for c in src.cols[:src.bits.reg + src.bits.lane]:
-        if not c or c & (c - 1) or c & seen:
-            return None
-        seen |= c
-    return mixed
+    zeros = None if mixed is None else broadcast_registers(src)
+    return None if zeros is None else (mixed, zeros)
 
 
 def swap_between(bits: IndexBits, a: tuple[int, ...], b: tuple[int, ...]) -> bool | None:
-    """Whether the columns ``b`` are ``a`` with two register or lane columns exchanged (and nothing else changed):
-    None if not, else whether the exchange is mixed (a register with a lane)."""
+    """Whether the columns ``b`` are ``a`` with two non-zero register or lane columns exchanged (and nothing else
+    changed): None if not, else whether the exchange is mixed (a register with a lane)."""
     differ = [k for k, (x, y) in enumerate(zip(a, b)) if x != y]
     if len(differ) != 2:
         return None
     i, j = differ
-    if j >= bits.reg + bits.lane or a[i] != b[j] or a[j] != b[i]:
+    if j >= bits.reg + bits.lane or a[i] != b[j] or a[j] != b[i] or not a[i] or not a[j]:
         return None
     return i < bits.reg
