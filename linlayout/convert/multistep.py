@@ -139,14 +139,23 @@ def swaps(regs: int, lanes: int) -> list[tuple[int, int]]:
 
 
 def swapped(layout: LinearLayout, positions: tuple[int, int]) -> LinearLayout:
-    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged."""
-    b = layout.bases
-    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
-    both = regs + lanes
-    i, j = positions
-    both[i], both[j] = both[j], both[i]
-    changed = {"register": both[:len(regs)], "lane": both[len(regs):]} if i < len(regs) else {"lane": both[len(regs):]}
-    return LinearLayout({**b, **changed}, layout.out_sizes)
+    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged.
+
+    Built from the layout's flat columns (:meth:`~linlayout.core.layout.LinearLayout.from_flat`, unchecked: two of
+    a valid layout's columns exchanged between its register and lane dimensions is a valid layout of the same
+    dimensions), not through its bases, which the search would otherwise expand and parse again for every
+    intermediate layout it plans a step to.
+    """
+    names = [name for name, _ in layout.in_dim_bits]
+    cols = [list(c) for c in layout.dim_columns]
+    regs = len(cols[names.index("register")]) if "register" in names else 0
+
+    def place(k: int) -> tuple[int, int]:  # (input dimension, basis) of flat index position k
+        return (names.index("register"), k) if k < regs else (names.index("lane"), k - regs)
+
+    (a, i), (b, j) = place(positions[0]), place(positions[1])
+    cols[a][i], cols[b][j] = cols[b][j], cols[a][i]
+    return LinearLayout.from_flat(layout.in_dim_bits, layout.out_dim_bits, [tuple(c) for c in cols], check=False)
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
