@@ -50,10 +50,11 @@ single-bit columns, a step across one swap of the distinct side has an exact
 cost fixed by the swap's kind, the side's register and lane counts and the
 element width (:func:`~linlayout.convert.step_floors.swap_bound`, proved in
 :mod:`linlayout.convert.step_floors`; a floor from its demand,
-:func:`swap_demand`, beyond the range of the proof), and the other step has a floor from the two ends' masks and the classes of
-the bits a swap can exchange (:func:`far_floor`: a shuffle step's demand, or
-a register step's selects from the rank of what the threads' positions move);
-so each kind of intermediate layout (next to ``src`` or ``dst``, mixed swap or
+:func:`swap_demand`, beyond the range of the proof), and the other step has a
+floor from the two ends' masks and the classes of the bits a swap can
+exchange (:func:`far_floor`: a shuffle step's demand, or a register step's
+selects from the rank of what the threads' positions move); so each kind
+of intermediate layout (next to ``src`` or ``dst``, mixed swap or
 transposition) has a floor on every path through it (:func:`kind_floors`).  A
 kind whose floor reaches the direct cost is dropped unlisted, and a search
 with every kind dropped (:func:`search_floor`) builds no intermediate layout:
@@ -111,9 +112,9 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Endpoint, Floor, Masks, broadcast_registers, demand, distinct_bits, far_floor, mask_demand,
-                          mask_step_floor, masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor,
-                          swap_between, swap_bound, swap_demand)
+from .step_floors import (Endpoint, Floor, Masks, broadcast_registers, broadcast_swap_bound, demand, distinct_bits,
+                          far_floor, mask_demand, mask_step_floor, masks_of, moves, register_step_cost, shuffle_floor,
+                          step_bound, step_floor, swap_between, swap_bound, swap_demand)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
@@ -187,8 +188,9 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MA
 
     Every intermediate layout is one swap from ``src`` or from ``dst`` (:func:`intermediates`), and a swap of a
     layout of distinct bits keeps its bits distinct, so the path's step on that side is a step across one swap:
-    its floor is :func:`swap_floor` of that side's register count and the swap's kind (exactly :func:`step_floor`'s
-    value there).  The path's other step's floor is at least :func:`far_floor`.  Their sum is at most the floor
+    its cost is :func:`~linlayout.convert.step_floors.swap_bound` of that side's index bits and the swap's kind
+    (exact where established, else the demand's floor; exactly :func:`step_floor`'s value there).  The path's
+    other step's floor is at least :func:`far_floor`.  Their sum is at most the floor
     of every path through a layout of that kind; when it reaches the direct cost, :func:`open_paths` drops those
     paths unlisted, and when every kind's does (:func:`search_floor`), the search's answer, no two-step plan, is
     known without listing an intermediate layout.
@@ -424,7 +426,7 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
             masks = masks_of(side.bits, cols)
             near = None  # a swap of two non-zero columns of a layout distinct but for zero registers: exact
             if broadcasts[near_src] is not None and cols[i] and cols[j]:
-                near = swap_bound(side.bits, mixed, element_bits, broadcasts[near_src])
+                near = broadcast_swap_bound(side.bits, mixed, element_bits, broadcasts[near_src])
             if near is None:
                 near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
                 for k in (i, j):
@@ -442,7 +444,7 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
         if broadcasts[near_src] is not None and cols[i] and cols[j] and few_differences and side.bits == other.bits:
             far_swap = swap_between(side.bits, cols, other.cols)
             if far_swap is not None:
-                far = swap_bound(side.bits, far_swap, element_bits, broadcasts[near_src])
+                far = broadcast_swap_bound(side.bits, far_swap, element_bits, broadcasts[near_src])
         if far is None:
             far_moves = list(differences)
             for k in (i, j):

@@ -76,8 +76,8 @@ plans every one with at most :data:`SWAP_STEP_BROADCASTS` zero register
 registers (``swap_step_cost`` of the non-zero ones).
 
 Outside that range :func:`swap_bound` falls back to the floor
-(:func:`swap_floor`; none for a layout with zero registers, whose step is then
-floored from its columns).  A step whose two ends differ by one swap is
+(:func:`swap_floor`), and :func:`broadcast_swap_bound` (a layout with zero
+registers) to none: the step is then floored from its columns.  A step whose two ends differ by one swap is
 recognised from the columns too (:func:`one_swap`), so every floor the search
 reads agrees.
 
@@ -102,8 +102,8 @@ from .warp import register_program
 __all__ = ["Spans", "Masks", "masks_of", "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes",
-           "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "one_swap",
-           "swap_between", "broadcast_registers"]
+           "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
+           "one_swap", "swap_between", "broadcast_registers"]
 
 
 class Spans(NamedTuple):
@@ -360,9 +360,9 @@ def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     for mid, side in ((dst, src), (src, dst)):
         if mid.swap is not None and mid.swap[0] is side:  # one swap between them: its cost from counts
-            return swap_bound(side.bits, mid.swap[1], element_bits)  # type: ignore[return-value]  (never None)
+            return swap_bound(side.bits, mid.swap[1], element_bits)
     swap = one_swap(src, dst)
-    across = None if swap is None else swap_bound(src.bits, swap[0], element_bits, swap[1])
+    across = None if swap is None else broadcast_swap_bound(src.bits, swap[0], element_bits, swap[1])
     if across is not None:
         return across
     sm, dm = src.one_hot(), dst.one_hot()
@@ -565,17 +565,22 @@ def swap_step_cost(registers: int, lanes: int, mixed: bool, element_bits: int) -
     return cost_of(counts)
 
 
-def swap_bound(bits: IndexBits, mixed: bool, element_bits: int, broadcasts: int = 0) -> Floor | None:
-    """The :class:`Floor` of a step across one swap of a layout with index bits ``bits`` whose register and lane
-    columns are distinct single bits but for ``broadcasts`` zero register columns (:func:`broadcast_registers`), the
-    swap exchanging none of those: exact (:func:`swap_step_cost` of the distinct registers) where it is established
-    (at most :data:`SWAP_STEP_REGISTERS` register bases, :data:`SWAP_STEP_BROADCASTS` of them zero); else, for a
-    layout of distinct bits, :func:`swap_floor`, and None for one with zero registers (floor it from its columns)."""
-    if bits.reg <= SWAP_STEP_REGISTERS and broadcasts <= SWAP_STEP_BROADCASTS:
-        cost = swap_step_cost(bits.reg - broadcasts, bits.lane, mixed, element_bits)
-        if cost is not None:
-            return Floor(cost, exact=True)
-    return None if broadcasts else Floor(swap_floor(bits.reg, mixed, element_bits))
+def swap_bound(bits: IndexBits, mixed: bool, element_bits: int) -> Floor:
+    """The :class:`Floor` of a step across one swap of a layout of distinct bits with index bits ``bits``: exact
+    (:func:`swap_step_cost`) where it is established (:data:`SWAP_STEP_REGISTERS`), else :func:`swap_floor`."""
+    exact = broadcast_swap_bound(bits, mixed, element_bits, 0)
+    return Floor(swap_floor(bits.reg, mixed, element_bits)) if exact is None else exact
+
+
+def broadcast_swap_bound(bits: IndexBits, mixed: bool, element_bits: int, broadcasts: int) -> Floor | None:
+    """The exact :class:`Floor` of a step across one swap of two non-zero columns of a layout whose register and lane
+    columns are distinct single bits but for ``broadcasts`` zero register columns (:func:`broadcast_registers`):
+    :func:`swap_step_cost` of its non-zero registers, where it is established (at most :data:`SWAP_STEP_REGISTERS`
+    register bases, :data:`SWAP_STEP_BROADCASTS` of them zero); else None (floor the step from its columns)."""
+    if bits.reg > SWAP_STEP_REGISTERS or broadcasts > SWAP_STEP_BROADCASTS:
+        return None
+    cost = swap_step_cost(bits.reg - broadcasts, bits.lane, mixed, element_bits)
+    return None if cost is None else Floor(cost, exact=True)
 
 
 def broadcast_registers(point: Endpoint) -> int | None:
