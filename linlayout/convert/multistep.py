@@ -46,21 +46,27 @@ that of planning every step (:func:`in_order_path`, the reference).
 
 **Floors before listing.**  When ``src`` or ``dst`` has distinct single-bit
 columns (:func:`distinct_bits`: no broadcast, no repeat) and the other
-single-bit columns, a step across one swap of the distinct side has a demand
-fixed by the swap's kind and the side's register count (:func:`swap_demand`),
-and the other step has a floor from the two ends' masks and the classes of
-the bits a swap can exchange (:func:`far_floor`: a shuffle step's demand, or
-a register step's selects from the rank of what the threads' positions move);
-so each kind of intermediate layout (next to ``src`` or ``dst``, mixed swap or
+single-bit columns, a step across one swap of the distinct side has an exact
+cost fixed by the swap's kind, the side's register and lane counts and the
+element width (:func:`~linlayout.convert.step_floors.swap_bound`, proved in
+:mod:`linlayout.convert.step_floors`; a floor from its demand,
+:func:`swap_demand`, beyond the range of the proof), and the other step has a
+floor from the two ends' masks and the classes of the bits a swap can
+exchange (:func:`far_floor`: a shuffle step's demand, or a register step's
+selects from the rank of what the threads' positions move); so each kind
+of intermediate layout (next to ``src`` or ``dst``, mixed swap or
 transposition) has a floor on every path through it (:func:`kind_floors`).  A
 kind whose floor reaches the direct cost is dropped unlisted, and a search
 with every kind dropped (:func:`search_floor`) builds no intermediate layout:
 the same answer, since these floors lie below every path's floors.  The
 others are listed from columns (:func:`one_hot_paths`: each swap's masks and
-moves by what it changes, an :class:`Endpoint` only for an open path).  On
-the 189 warp-local searches of ``--compare`` this settles 77 of the 130 that
-plan no step (15 of the speed corpus's 23; 34 and 5 when only layouts whose
-two ends both had distinct bits had kind floors, and a register step's 0).
+moves by what it changes, an :class:`Endpoint` only for an open path; a step
+across one swap of a side distinct but for zero registers, and a path's other
+step when it is across one swap too, get their exact costs).
+On the 189 warp-local searches of ``--compare`` this settles 121 of the 157
+that plan no step (26 of the speed corpus's 29; 77 of 130 and 15 of 23 with
+the demand's floor for a step across one swap, 34 and 5 when only layouts
+whose two ends both had distinct bits had kind floors, and a register step's 0).
 
 **Work bound.**  At most :data:`MAX_STEP_PLANS` steps are planned per search
 (a count, not a clock: the same query always gets the same plan).  A search
@@ -76,14 +82,15 @@ what keeps the answer exact; ``tests/convert/test_multistep.py`` checks floors
 against planned steps and the search against :func:`in_order_path`, and
 ``tools/convert_multistep.py --compare`` does on the 189 warp-local
 conversions of the 520 Triton pairs and the speed corpus: the same answer on
-all 189, 130 settled by floors alone, 111 step plans where the reference
-plans 6,033; 31 stop at the bound (with the reference's answer, no two-step
-plan, on all 31).  Compiler layouts' columns are single element bits, so
+all 189, 157 settled by floors alone, 64 step plans where the reference
+plans 6,033; 25 stop at the bound (with the reference's answer, no two-step
+plan, on all 25).  Compiler layouts' columns are single element bits, so
 their floors are bit-mask arithmetic (:func:`mask_demand`,
 :func:`register_step_cost`, :func:`far_floor`).
 
 **Why the bound is two plans.**  The floors lie well below the costs of many
-steps: a single register/lane swap costs about twice its floor, because the
+steps: a single register/lane swap costs about twice its demand's floor (its
+exact cost is known only for a side of distinct bits), because the
 planner packs narrow elements into words (no program may take more
 ``shfl.sync`` than the widest pack's fewest,
 :func:`~linlayout.convert.warp.packed_shuffle_bound`) and selects on both
@@ -105,9 +112,9 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Endpoint, Floor, Masks, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
-                          masks_of, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_demand,
-                          swap_floor)
+from .step_floors import (Endpoint, Floor, Masks, broadcast_registers, broadcast_swap_bound, demand, distinct_bits,
+                          far_floor, mask_demand, mask_step_floor, masks_of, moves, register_step_cost, shuffle_floor,
+                          step_bound, step_floor, swap_between, swap_bound, swap_demand)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
@@ -133,14 +140,23 @@ def swaps(regs: int, lanes: int) -> list[tuple[int, int]]:
 
 
 def swapped(layout: LinearLayout, positions: tuple[int, int]) -> LinearLayout:
-    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged."""
-    b = layout.bases
-    regs, lanes = list(b.get("register", [])), list(b.get("lane", []))
-    both = regs + lanes
-    i, j = positions
-    both[i], both[j] = both[j], both[i]
-    changed = {"register": both[:len(regs)], "lane": both[len(regs):]} if i < len(regs) else {"lane": both[len(regs):]}
-    return LinearLayout({**b, **changed}, layout.out_sizes)
+    """``layout`` with the register or lane bases at two flat index positions (:func:`swaps`) exchanged.
+
+    Built from the layout's flat columns (:meth:`~linlayout.core.layout.LinearLayout.from_flat`, unchecked: two of
+    a valid layout's columns exchanged between its register and lane dimensions is a valid layout of the same
+    dimensions), not through its bases, which the search would otherwise expand and parse again for every
+    intermediate layout it plans a step to.
+    """
+    names = [name for name, _ in layout.in_dim_bits]
+    cols = [list(c) for c in layout.dim_columns]
+    regs = len(cols[names.index("register")]) if "register" in names else 0
+
+    def place(k: int) -> tuple[int, int]:  # (input dimension, basis) of flat index position k
+        return (names.index("register"), k) if k < regs else (names.index("lane"), k - regs)
+
+    (a, i), (b, j) = place(positions[0]), place(positions[1])
+    cols[a][i], cols[b][j] = cols[b][j], cols[a][i]
+    return LinearLayout.from_flat(layout.in_dim_bits, layout.out_dim_bits, [tuple(c) for c in cols], check=False)
 
 
 def neighbours(layout: LinearLayout) -> list[LinearLayout]:
@@ -162,8 +178,8 @@ def search_floor(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = M
     return None if floors is None else min(floors.values(), default=None)
 
 
-def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
-                limit: int = MAX_INTERMEDIATES) -> dict[tuple[bool, bool], int] | None:
+def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES,
+                ceiling: int | None = None) -> dict[tuple[bool, bool], int] | None:
     """Per kind of intermediate layout, ``(next to src, mixed swap)``, a floor on the floor of every path through
     one of that kind, from counts and masks only; only the kinds the first ``limit`` can include; None when ``src``
     or ``dst`` has a column of several bits, or neither is of distinct bits (:func:`distinct_bits`).  The kinds
@@ -172,8 +188,9 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
 
     Every intermediate layout is one swap from ``src`` or from ``dst`` (:func:`intermediates`), and a swap of a
     layout of distinct bits keeps its bits distinct, so the path's step on that side is a step across one swap:
-    its floor is :func:`swap_floor` of that side's register count and the swap's kind (exactly :func:`step_floor`'s
-    value there).  The path's other step's floor is at least :func:`far_floor`.  Their sum is at most the floor
+    its cost is :func:`~linlayout.convert.step_floors.swap_bound` of that side's index bits and the swap's kind
+    (exact where established, else the demand's floor; exactly :func:`step_floor`'s value there).  The path's
+    other step's floor is at least :func:`far_floor`.  Their sum is at most the floor
     of every path through a layout of that kind; when it reaches the direct cost, :func:`open_paths` drops those
     paths unlisted, and when every kind's does (:func:`search_floor`), the search's answer, no two-step plan, is
     known without listing an intermediate layout.
@@ -184,6 +201,10 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
     layouts are among ``src``'s first ``limit + 1`` swaps, then ``dst``'s.  ``src``'s transpositions are counted
     when its mixed swaps number at most ``limit``, ``dst``'s side when ``src``'s swaps do or ``src`` is not of
     distinct bits (its swaps may repeat; over-counting a kind only lowers the floor).
+
+    ``ceiling``: the cheapest floor first -- a kind whose step across the swap alone costs at least this much gets
+    that cost as its floor, without the other step's (:func:`cheapest_path` passes the direct cost: the kind is
+    closed either way).
     """
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
     if src.one_hot() is None or dst.one_hot() is None or distinct[True] is distinct[False] is None:
@@ -194,8 +215,12 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int,
         mixed, transpositions = regs * lanes, lanes * (lanes - 1) // 2
         kinds = ([True] if mixed else []) + ([False] if transpositions and mixed <= limit else [])
         for kind in kinds:
-            floors[near_src, kind] = 0 if distinct[near_src] is None else \
-                swap_floor(regs, kind, element_bits) + far_floor(src, dst, near_src, kind, element_bits)
+            if distinct[near_src] is None:
+                floors[near_src, kind] = 0
+                continue
+            near = swap_bound(side.bits, kind, element_bits).value
+            closed = ceiling is not None and near >= ceiling
+            floors[near_src, kind] = near if closed else near + far_floor(src, dst, near_src, kind, element_bits)
         if mixed + transpositions > limit and distinct[True] is not None:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
     return floors
@@ -294,7 +319,7 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     step, then the earlier layout).
     """
     source, target = Endpoint.of(src), Endpoint.of(dst)
-    kinds = kind_floors(source, target, element_bits)
+    kinds = kind_floors(source, target, element_bits, ceiling=direct_cost)
     closed = {kind for kind, floor in (kinds or {}).items() if floor >= direct_cost}  # no such path can win
     if kinds is not None and len(closed) == len(kinds):  # none is open (search_floor reaches the direct cost)
         return SearchResult(None, 0, 0)
@@ -383,7 +408,10 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
     if ends[True] is None or ends[False] is None:
         return None
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
+    broadcasts = {True: broadcast_registers(src), False: broadcast_registers(dst)}  # distinct but for zero registers
     differences = moves(src, dst)
+    # A swap changes two columns: the other step can be across one swap only when the ends differ in at most four.
+    few_differences = sum(a != b for a, b in zip(src.cols, dst.cols)) <= 4
     out = []
     for index, (cols, near_src, side, (i, j)) in enumerate(swap_columns(src, dst)):
         reg, other = side.bits.reg, dst if near_src else src
@@ -393,27 +421,37 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
                 continue
             flip = cols[i] ^ cols[j] if mixed else 0
             masks = Masks(swapped_from.registers ^ flip, swapped_from.lanes ^ flip)
-            near = Floor(swap_floor(reg, mixed, element_bits))
+            near = swap_bound(side.bits, mixed, element_bits)
         else:
             masks = masks_of(side.bits, cols)
-            near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
-            for k in (i, j):
-                if k >= reg:
-                    near_moves[k - reg] = cols[k] ^ side.cols[k]
-            ms, md = (ends[True], masks) if near_src else (masks, ends[False])
-            near = mask_step_floor(side.bits, near_moves, ms, md, element_bits)
+            near = None  # a swap of two non-zero columns of a layout distinct but for zero registers: exact
+            if broadcasts[near_src] is not None and cols[i] and cols[j]:
+                near = broadcast_swap_bound(side.bits, mixed, element_bits, broadcasts[near_src])
+            if near is None:
+                near_moves = [0] * len(differences)  # the step across the swap moves only the swapped lane columns
+                for k in (i, j):
+                    if k >= reg:
+                        near_moves[k - reg] = cols[k] ^ side.cols[k]
+                ms, md = (ends[True], masks) if near_src else (masks, ends[False])
+                near = mask_step_floor(side.bits, near_moves, ms, md, element_bits)
         mid = None
         if near is None:  # a register step of repeated or broadcast registers: its cost needs the conversion map
             mid = swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             near = step_bound(*((src, mid) if near_src else (mid, dst)), element_bits)
         if near.value >= direct_cost:
             continue
-        far_moves = list(differences)
-        for k in (i, j):
-            if k >= reg:
-                far_moves[k - reg] = cols[k] ^ other.cols[other.bits.reg + k - reg]
-        ms, md = (masks, ends[False]) if near_src else (ends[True], masks)
-        far = mask_step_floor(src.bits, far_moves, ms, md, element_bits)
+        far = None  # the other step across one swap too (its ends distinct but for zero registers): its exact cost
+        if broadcasts[near_src] is not None and cols[i] and cols[j] and few_differences and side.bits == other.bits:
+            far_swap = swap_between(side.bits, cols, other.cols)
+            if far_swap is not None:
+                far = broadcast_swap_bound(side.bits, far_swap, element_bits, broadcasts[near_src])
+        if far is None:
+            far_moves = list(differences)
+            for k in (i, j):
+                if k >= reg:
+                    far_moves[k - reg] = cols[k] ^ other.cols[other.bits.reg + k - reg]
+            ms, md = (masks, ends[False]) if near_src else (ends[True], masks)
+            far = mask_step_floor(src.bits, far_moves, ms, md, element_bits)
         if far is None:
             mid = mid or swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             far = step_bound(*((mid, dst) if near_src else (src, mid)), element_bits)

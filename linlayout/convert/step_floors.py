@@ -29,6 +29,58 @@ and the other step of a path through such a swap has a floor from the ends'
 masks alone (:func:`far_floor`), which lets the search settle whole kinds of
 intermediate layouts before listing them.
 
+**A step across one swap has its exact cost** (:func:`swap_step_cost`,
+:func:`swap_bound`), not only a floor: the floor from its demand lies at about
+half of it (the planner packs every word on both sides and selects three
+times per word a mixed swap receives, which ranks cannot see).  Proof, for a
+layout ``S`` of distinct bits with ``R`` register and ``L`` lane bases and
+``T`` = ``S`` with the flat columns at ``a < b`` exchanged:
+
+1. *The conversion map is the exchange of the index bits* ``a`` *and* ``b``.
+   :func:`~linlayout.convert.solve.conversion_map` takes a destination basis
+   whose own slot holds its element to that slot: every warp and block basis
+   (the same columns in ``S`` and ``T``, whatever they hold: zero, a bit of
+   their own or a repeat) and every register and lane basis but ``a`` and
+   ``b``.  Basis ``a`` of ``T`` holds ``S``'s column ``b``, basis ``b``
+   ``S``'s column ``a``; ``S``'s register and lane columns are independent
+   (distinct single bits), so inside the warp each has exactly one source
+   slot, ``b`` and ``a``, and the solver, which solves at the lowest level
+   (a lane basis keeps its lane below level 1; the difference of ``a`` and
+   ``b``'s elements needs a lane, so it solves at level 1 over the registers
+   and lanes), finds that one.  The map is the same for every such ``S``:
+   it depends on ``(R, L, warps, blocks, a, b)`` only.
+2. *The step's cost is a function of that map and the element width.*  The
+   search's step planner (``plan._plan`` without the search and without shared
+   memory while a warp-local path exists) plans a level-1 map by
+   :func:`~linlayout.convert.warp.shuffle_program`, which reads the map's
+   columns and bit counts; of the layouts' columns only the null space of the
+   source's register and lane columns (free variables: none here) and the
+   shuffle lower bound (ranks; stored in the program, never used to choose).
+   The warp and block columns of the map are their own slots, with no
+   register or lane part, so the programs' warp terms are zero and the warp
+   and block counts change no count: the cost is ``F(R, L, a, b, width)``.
+3. *The values.*  ``F`` over every ``R <= 8`` (:data:`SWAP_STEP_REGISTERS`),
+   ``L <= 5``, width and swap (2,880 maps, each both ways round) is planned by
+   ``tests/convert/test_multistep_floor.py`` (the thorough profile, or
+   ``LINLAYOUT_EXHAUSTIVE=1``; 24 random layouts in the default run) and equals
+   :func:`swap_step_cost`'s formula everywhere, whatever the swap's place.
+   ``T → S`` is the same statement for ``T`` (of distinct bits too).
+
+The same holds, with the same proof, for a layout whose register columns may
+also be zero (broadcast registers, :func:`broadcast_registers`) when the swap
+exchanges two non-zero columns: a zero register basis of ``T`` is a copy (the
+solver's column 0, whatever the layout), so the map is the exchange with those
+columns zero, a function of ``(R, L, the zero registers, a, b)``; the test
+plans every one with at most :data:`SWAP_STEP_BROADCASTS` zero register
+(15,840 maps in all), and the cost is that of the layout without the zero
+registers (``swap_step_cost`` of the non-zero ones).
+
+Outside that range :func:`swap_bound` falls back to the floor
+(:func:`swap_floor`), and :func:`broadcast_swap_bound` (a layout with zero
+registers) to none: the step is then floored from its columns.  A step whose two ends differ by one swap is
+recognised from the columns too (:func:`one_swap`), so every floor the search
+reads agrees.
+
 A floor above a step's real cost would make the search drop a path that
 wins: ``tests/convert/test_multistep.py`` and ``test_multistep_floor.py``
 check every floor against floors from columns and against planned steps.
@@ -49,7 +101,9 @@ from .warp import register_program
 
 __all__ = ["Spans", "Masks", "masks_of", "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
-           "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes"]
+           "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes",
+           "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
+           "one_swap", "swap_between", "broadcast_registers"]
 
 
 class Spans(NamedTuple):
@@ -300,12 +354,17 @@ def step_floor(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, eleme
 
 
 def step_bound(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, element_bits: int) -> Floor:
-    """:func:`step_floor`, marked exact for a register step (the search then needs no plan to know its cost)."""
+    """:func:`step_floor`, marked exact for a register step and for a step across one swap of a layout of distinct
+    bits (:func:`swap_bound`): the search then needs no plan to know its cost."""
     src = src if isinstance(src, Endpoint) else Endpoint.of(src)
     dst = dst if isinstance(dst, Endpoint) else Endpoint.of(dst)
     for mid, side in ((dst, src), (src, dst)):
-        if mid.swap is not None and mid.swap[0] is side:  # one swap between them: the floor from counts
-            return Floor(swap_floor(side.bits.reg, mid.swap[1], element_bits))
+        if mid.swap is not None and mid.swap[0] is side:  # one swap between them: its cost from counts
+            return swap_bound(side.bits, mid.swap[1], element_bits)
+    swap = one_swap(src, dst)
+    across = None if swap is None else broadcast_swap_bound(src.bits, swap[0], element_bits, swap[1])
+    if across is not None:
+        return across
     sm, dm = src.one_hot(), dst.one_hot()
     if sm is not None and dm is not None:
         found = mask_step_floor(src.bits, moves(src, dst), sm, dm, element_bits)
@@ -453,3 +512,108 @@ def classes(bits: int, far: Masks) -> set[tuple[int, int]]:
             if bits & (far.registers if in_reg else ~far.registers) & (far.lanes if in_lane else ~far.lanes):
                 out.add((in_reg, in_lane))
     return out
+
+
+SWAP_STEP_REGISTERS = 8
+"""A step across one swap of a layout of distinct bits with at most this many register bases (and at most 5 lane
+bases) has its exact cost from counts (:func:`swap_step_cost`): the range checked against the planner exhaustively."""
+
+SWAP_STEP_BROADCASTS = 1
+"""... and with at most this many of its register columns zero (broadcast registers, not swapped)."""
+
+
+@functools.lru_cache(maxsize=256)  # keyed on two counts, a kind and a width: every search reads a few of them
+def swap_step_cost(registers: int, lanes: int, mixed: bool, element_bits: int) -> int | None:
+    """The planner's exact cost of a step across one swap (``mixed``: a register/lane swap, else a lane
+    transposition) of a layout of distinct bits (:func:`distinct_bits`) with ``registers`` register and ``lanes``
+    lane bases, either way round; None outside the range where it is established (:data:`SWAP_STEP_REGISTERS`
+    register bases, 5 lane bases, 8- to 64-bit elements).
+
+    The step's program: with ``n`` elements per word (as many as a 32-bit word holds, at most the elements the
+    thread receives), a thread receives ``w`` words, half its ``2^R`` elements for a mixed swap (the other half
+    stays), all of them for a transposition (no thread meets its own elements, :func:`swap_demand`); each word is
+    a round (a ``shfl.sync`` per 32 bits of an element); every source word is packed and every destination word
+    unpacked (``n - 1`` ``prmt`` each, or one ``mov`` for two 16-bit halves); a mixed swap selects three times per
+    word received (the word to send, and the received word into one of two destination words), a transposition
+    never.
+
+    Why this holds for every such layout, whatever its elements and the swap's place (the module doc has the
+    proof): the step's conversion map is forced -- the source's register and
+    lane columns are distinct single bits, so each destination register and lane basis has one source slot
+    inside the warp, and warp and block bases keep their own slot (they are the same in both layouts) -- and is
+    the exchange of the two swapped index bits, whatever the columns hold.  The step planner reads only that
+    map (its columns and bit counts; the warps' and blocks' columns reach no register or lane), so the step's
+    cost is a function of ``(registers, lanes, the two positions, element_bits)``: finitely many maps in the range
+    above, and ``tests/convert/test_multistep_floor.py`` plans every one of them (every position, both kinds,
+    every width) against this formula; a random sample runs in the default suite.
+
+    >>> swap_step_cost(6, 5, True, 16), swap_step_cost(6, 5, False, 16), swap_step_cost(9, 5, True, 16)
+    (1357, 925, None)
+    """
+    if registers > SWAP_STEP_REGISTERS or lanes > 5 or element_bits not in (8, 16, 32, 64) or (mixed and not registers):
+        return None
+    held = 1 << registers  # distinct elements per thread, in source and destination alike
+    received = held // 2 if mixed else held
+    n = min(max(1, 32 // element_bits), received)
+    words = received // n
+    counts = {"shfl.sync": words * max(1, element_bits // 32), "selp": 3 * words if mixed else 0,
+              "prmt": (n - 1) * (held // n)}  # packing every source word
+    if n == 2 and element_bits == 16:
+        counts["mov"] = held // n  # unpacking every destination word: one mov.b32 {lo, hi}
+    else:
+        counts["prmt"] += (n - 1) * (held // n)
+    return cost_of(counts)
+
+
+def swap_bound(bits: IndexBits, mixed: bool, element_bits: int) -> Floor:
+    """The :class:`Floor` of a step across one swap of a layout of distinct bits with index bits ``bits``: exact
+    (:func:`swap_step_cost`) where it is established (:data:`SWAP_STEP_REGISTERS`), else :func:`swap_floor`."""
+    exact = broadcast_swap_bound(bits, mixed, element_bits, 0)
+    return Floor(swap_floor(bits.reg, mixed, element_bits)) if exact is None else exact
+
+
+def broadcast_swap_bound(bits: IndexBits, mixed: bool, element_bits: int, broadcasts: int) -> Floor | None:
+    """The exact :class:`Floor` of a step across one swap of two non-zero columns of a layout whose register and lane
+    columns are distinct single bits but for ``broadcasts`` zero register columns (:func:`broadcast_registers`):
+    :func:`swap_step_cost` of its non-zero registers, where it is established (at most :data:`SWAP_STEP_REGISTERS`
+    register bases, :data:`SWAP_STEP_BROADCASTS` of them zero); else None (floor the step from its columns)."""
+    if bits.reg > SWAP_STEP_REGISTERS or broadcasts > SWAP_STEP_BROADCASTS:
+        return None
+    cost = swap_step_cost(bits.reg - broadcasts, bits.lane, mixed, element_bits)
+    return None if cost is None else Floor(cost, exact=True)
+
+
+def broadcast_registers(point: Endpoint) -> int | None:
+    """How many register columns of ``point`` are zero when every other register and lane column is a distinct single
+    element bit (a layout of distinct bits, :func:`distinct_bits`, but for broadcast registers); else None."""
+    seen, zeros = 0, 0
+    for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
+        if not c and k < point.bits.reg:
+            zeros += 1
+        elif not c or c & (c - 1) or c & seen:
+            return None
+        seen |= c
+    return zeros
+
+
+def one_swap(src: Endpoint, dst: Endpoint) -> tuple[bool, int] | None:
+    """Whether ``dst`` is ``src`` with one swap applied (:func:`~linlayout.convert.multistep.swaps`) of two non-zero
+    columns, ``src`` of distinct bits but for broadcast registers (:func:`broadcast_registers`): None if not, else
+    whether the swap is mixed (a register with a lane) and how many registers are zero."""
+    if src.bits != dst.bits:
+        return None
+    mixed = swap_between(src.bits, src.cols, dst.cols)
+    zeros = None if mixed is None else broadcast_registers(src)
+    return None if zeros is None else (mixed, zeros)
+
+
+def swap_between(bits: IndexBits, a: tuple[int, ...], b: tuple[int, ...]) -> bool | None:
+    """Whether the columns ``b`` are ``a`` with two non-zero register or lane columns exchanged (and nothing else
+    changed): None if not, else whether the exchange is mixed (a register with a lane)."""
+    differ = [k for k, (x, y) in enumerate(zip(a, b)) if x != y]
+    if len(differ) != 2:
+        return None
+    i, j = differ
+    if j >= bits.reg + bits.lane or a[i] != b[j] or a[j] != b[i] or not a[i] or not a[j]:
+        return None
+    return i < bits.reg
