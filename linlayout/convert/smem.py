@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property, reduce
 from operator import or_
 
@@ -521,7 +521,22 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     if best is None:
         raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
                          f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
-    return best[1] if triton is None else replace(best[1], triton_bound=triton_counts(triton))
+    return best[1] if triton is None else _with_triton_bound(best[1], triton_counts(triton))
+
+
+
+def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
+    """``rt`` with the Triton counts that bounded its choice (:attr:`RoundTrip.triton_bound`).
+
+    The bound is no input of the round trip's counts, so the counts :func:`round_trip` already made on ``rt`` (to
+    price it) are carried over rather than made again by the planner, which reads them next.
+    """
+    out = RoundTrip(rt.swizzle, rt.element_bits, rt.rep_bits, rt.scratch_bytes, rt.src_layout, rt.dst_layout,
+                    rt.rep_count, rt.register_order, bound)
+    for name in ("instructions", "barrier_instruction"):  # cached properties, kept in the instance's __dict__
+        if name in rt.__dict__:
+            out.__dict__[name] = rt.__dict__[name]
+    return out
 
 
 TRITON_BOUNDED = {"shared-memory instructions": ("st.shared", "ld.shared", "stmatrix", "ldmatrix"),
