@@ -625,14 +625,19 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         return []
     pack = pack_all[:p]
     rounds = f2.complement(pack, C) if pack else list(C)
-    qpack = [f2.apply(qr, v) for v in pack]
-    W = f2.complement(qpack, sh.reg)
-    word_basis = qpack + W
-    winv = _coords_inverse(word_basis)
+    if pack:
+        qpack = [f2.apply(qr, v) for v in pack]
+        word_basis = qpack + f2.complement(qpack, sh.reg)
+        winv = _coords_inverse(word_basis)
 
-    def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
-        c = f2.apply(winv, v)
-        return c & _mask(p), c >> p
+        def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
+            c = f2.apply(winv, v)
+            return c & _mask(p), c >> p
+    else:  # nothing packed: a word is one register, whose coordinates are the register vector itself
+        word_basis = [1 << i for i in range(sh.reg)]
+
+        def wc(v: int) -> tuple[int, int]:
+            return 0, v
 
     adj, Aq = [], []
     for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
@@ -659,6 +664,9 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
 
+    frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
+                   tuple(so), tuple(Oq), lower)  # shared by every candidate of this width
+
     def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see _swap_candidates)
         return limit is None or wpe << (mw + extra_rounds) <= limit
 
@@ -684,8 +692,6 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
             continue  # two receivers of one sender would want different words
         if tighten and shuffles is not None and (limit is None or shuffles < limit):
             limit = shuffles
-        frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
-                       tuple(so), tuple(Oq), lower)
         out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
     return out
 
@@ -712,11 +718,14 @@ def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: l
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
     the image; the send words follow (see the module doc)."""
     nl = f.lanes
-    comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
-    img = [J[b] for b in comp]
-    rest = f2.complement(img, nl)
-    inv = _coords_inverse(img + rest)
-    vals = [Kc[b] for b in comp] + [0] * len(rest)
+    if kerJ:
+        comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
+        img = [J[b] for b in comp]
+        rest = f2.complement(img, nl)
+        inv = _coords_inverse(img + rest)
+        vals = [Kc[b] for b in comp] + [0] * len(rest)
+    else:  # J is invertible (every lane reads a distinct sender): H = Kc J⁻¹, no complement to choose
+        inv, vals = f2.inverse(J), Kc
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
     A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
     Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
