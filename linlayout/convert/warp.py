@@ -415,6 +415,11 @@ def _coords_inverse(basis: list[int]) -> list[int]:
     return f2.inverse(basis) if basis else []
 
 
+def _units_completing(u: list[int], n: int) -> list[int]:
+    """:func:`~linlayout.core.f2.complement` of ``u`` in ``F2^n``: every unit vector when ``u`` is empty."""
+    return f2.complement(u, n) if u else [1 << i for i in range(n)]
+
+
 def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     """A lower bound on ``shfl.sync`` per thread, from the data alone (a program's ``lower_bound``).
 
@@ -482,7 +487,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
     KerLs = f2.null_space(list(Ls))
     bad = f2.complement(Z, KerLs) if KerLs else []
-    cmp_ = f2.complement(KerLs, nl)
+    cmp_ = _units_completing(KerLs, nl)
     basis = cmp_ + Z + bad
     inv = _coords_inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
@@ -592,7 +597,7 @@ class _PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = C = f2.complement(self.copies, dh.reg)
+        self.complement = C = _units_completing(self.copies, dh.reg)
         csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
@@ -687,12 +692,12 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
         Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
-        kerJ = f2.null_space(J)
+        _, senders, kerJ = f2.echelon(J)  # the lanes whose J columns are independent, and the kernel of J
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
         if tighten and shuffles is not None and (limit is None or shuffles < limit):
             limit = shuffles
-        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, senders, len(X))))
     return out
 
 
@@ -714,16 +719,19 @@ class _Frame:
 
 
 def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
-                   kerJ: list[int], extra: int) -> ShuffleProgram:
+                   senders: list[int], extra: int) -> ShuffleProgram:
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
-    the image; the send words follow (see the module doc)."""
+    the image; the send words follow (see the module doc).
+
+    ``senders``: lane bits whose ``J`` columns are a basis of image(J) (the pivots of its elimination).  Which basis
+    does not matter: ``K`` vanishes on ker J (:func:`program_candidates` checks), so H(J b) = K b is the same map on
+    the image, and the complement of the image it is zero on is taken from the image alone."""
     nl = f.lanes
-    if kerJ:
-        comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
-        img = [J[b] for b in comp]
+    if len(senders) < nl:
+        img = [J[b] for b in senders]
         rest = f2.complement(img, nl)
         inv = _coords_inverse(img + rest)
-        vals = [Kc[b] for b in comp] + [0] * len(rest)
+        vals = [Kc[b] for b in senders] + [0] * len(rest)
     else:  # J is invertible (every lane reads a distinct sender): H = Kc J⁻¹, no complement to choose
         inv, vals = f2.inverse(J), Kc
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
