@@ -449,7 +449,9 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
     s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
-    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
+    # the source's ranks from the elimination the map was solved with: a prefix's rank is its length less its kernel
+    kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))
+    rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
     span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
     needed = 1 << rank_d
     shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
@@ -457,7 +459,7 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
-    single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
+    single = kernel_lane == kernel_reg  # rank(s_reg + s_lane) == rank_s + len(s_lane)
     if single and remote:
         bound = max(bound, (needed // shared - own) * -(-shared // per_word))
     return bound * wpe
@@ -606,7 +608,7 @@ class _PackWidths:
         """Free variables inside the warp: ``src(x) = src(x ^ z)``, ``z = (register part, lane part)``, lane part
         non-zero."""
         sh = self.cm.src_bits
-        nullw = f2.null_space(list(self.cm.src_cols[:sh.reg + sh.lane]))
+        nullw = self.cm.source_kernel(sh.reg + sh.lane)
         return [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
 
 
