@@ -121,6 +121,12 @@ class RoundTrip:
         return c
 
     @cached_property
+    def cost(self) -> int:
+        """The round trip's cost under the model (:func:`~linlayout.convert.cost.cost_of` of :attr:`instructions` and
+        :attr:`wavefronts`): :func:`round_trip` prices its candidates with it and the planner reports it."""
+        return cost_of(self.instructions, self.wavefronts)
+
+    @cached_property
     def _inverse(self) -> list[int]:
         return f2.inverse(self.swizzle.memory.flat_columns())
 
@@ -487,7 +493,7 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     best = None
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
-        best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
+        best = ((triton.cost, triton.scratch_bytes), triton)
     floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     limit = most_rep_bits(triton)
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
@@ -515,7 +521,7 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
                 continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
-            key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
+            key = (rt.cost, rt.scratch_bytes)
             if (best is None or key < best[0]) and within_tritons_counts(rt, triton):
                 best = (key, rt)
     if best is None:
@@ -528,12 +534,12 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
 def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
     """``rt`` with the Triton counts that bounded its choice (:attr:`RoundTrip.triton_bound`).
 
-    The bound is no input of the round trip's counts, so the counts :func:`round_trip` already made on ``rt`` (to
-    price it) are carried over rather than made again by the planner, which reads them next.
+    The bound is no input of the round trip's counts, so the counts and cost :func:`round_trip` already made on
+    ``rt`` (to price it) are carried over rather than made again by the planner, which reads them next.
     """
     out = RoundTrip(rt.swizzle, rt.element_bits, rt.rep_bits, rt.scratch_bytes, rt.src_layout, rt.dst_layout,
                     rt.rep_count, rt.register_order, bound)
-    for name in ("instructions", "barrier_instruction"):  # cached properties, kept in the instance's __dict__
+    for name in ("instructions", "barrier_instruction", "cost"):  # cached properties, kept in the instance's __dict__
         if name in rt.__dict__:
             out.__dict__[name] = rt.__dict__[name]
     return out

@@ -100,6 +100,7 @@ def test_the_bounded_round_trip_keeps_its_own_counts():
                                rt.dst_layout, rt.rep_count, rt.register_order)
         assert rt.triton_bound == triton_counts(triton_round_trip(src, dst, bits))
         assert rt.instructions == fresh.instructions and rt.barrier_instruction == fresh.barrier_instruction
+        assert rt.cost == fresh.cost == plan_conversion(src, dst, bits, paths=["shared_memory"]).cost
 
 def test_shuffles_never_exceed_the_packed_programs(monkeypatch, measured_weights):
     # t39_276_sliced_mma_16x16_w1_b16: Triton packs halves into words, 4 shfl.sync (PTX)
