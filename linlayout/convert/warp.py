@@ -411,15 +411,6 @@ class ShuffleProgram:
         return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
-def _coords_inverse(basis: list[int]) -> list[int]:
-    return f2.inverse(basis) if basis else []
-
-
-def _units_completing(u: list[int], n: int) -> list[int]:
-    """:func:`~linlayout.core.f2.complement` of ``u`` in ``F2^n``: every unit vector when ``u`` is empty."""
-    return f2.complement(u, n) if u else [1 << i for i in range(n)]
-
-
 def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     """A lower bound on ``shfl.sync`` per thread, from the data alone (a program's ``lower_bound``).
 
@@ -449,8 +440,7 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
     s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
-    # the source's ranks from the elimination the map was solved with: a prefix's rank is its length less its kernel
-    kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))
+    kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))  # source ranks
     rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
     span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
     needed = 1 << rank_d
@@ -489,9 +479,9 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
     KerLs = f2.null_space(list(Ls))
     bad = f2.complement(Z, KerLs) if KerLs else []
-    cmp_ = _units_completing(KerLs, nl)
+    cmp_ = f2.complement(KerLs, nl) if KerLs else [1 << i for i in range(nl)]  # of nothing: every unit vector
     basis = cmp_ + Z + bad
-    inv = _coords_inverse(basis)
+    inv = f2.inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.Span(Ls)  # eliminated once, copied per choice
     d = len(bad)
@@ -599,7 +589,7 @@ class _PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = C = _units_completing(self.copies, dh.reg)
+        self.complement = C = f2.complement(self.copies, dh.reg) if self.copies else [1 << i for i in range(dh.reg)]
         csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
@@ -632,19 +622,15 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         return []
     pack = pack_all[:p]
     rounds = f2.complement(pack, C) if pack else list(C)
-    if pack:
-        qpack = [f2.apply(qr, v) for v in pack]
-        word_basis = qpack + f2.complement(qpack, sh.reg)
-        winv = _coords_inverse(word_basis)
+    qpack = [f2.apply(qr, v) for v in pack]
+    word_basis = qpack + f2.complement(qpack, sh.reg) if pack else [1 << i for i in range(sh.reg)]
+    winv, pmask = f2.inverse(word_basis) if pack else None, _mask(p)
 
-        def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
-            c = f2.apply(winv, v)
-            return c & _mask(p), c >> p
-    else:  # nothing packed: a word is one register, whose coordinates are the register vector itself
-        word_basis = [1 << i for i in range(sh.reg)]
-
-        def wc(v: int) -> tuple[int, int]:
+    def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
+        if not pack:  # nothing packed: a word is one register, whose coordinates are the register vector itself
             return 0, v
+        c = f2.apply(winv, v)
+        return c & pmask, c >> p
 
     adj, Aq = [], []
     for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
@@ -723,19 +709,14 @@ class _Frame:
 def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
                    senders: list[int], extra: int) -> ShuffleProgram:
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
-    the image; the send words follow (see the module doc).
-
-    ``senders``: lane bits whose ``J`` columns are a basis of image(J) (the pivots of its elimination).  Which basis
-    does not matter: ``K`` vanishes on ker J (:func:`program_candidates` checks), so H(J b) = K b is the same map on
-    the image, and the complement of the image it is zero on is taken from the image alone."""
+    the image; the send words follow (see the module doc).  ``senders``: lane bits whose ``J`` columns are a basis
+    of image(J) (the pivots of its elimination); which basis does not matter, as ``K`` vanishes on ker J
+    (:func:`program_candidates` checks), and the complement of the image is taken from the image alone."""
     nl = f.lanes
-    if len(senders) < nl:
-        img = [J[b] for b in senders]
-        rest = f2.complement(img, nl)
-        inv = _coords_inverse(img + rest)
-        vals = [Kc[b] for b in senders] + [0] * len(rest)
-    else:  # J is invertible (every lane reads a distinct sender): H = Kc J⁻¹, no complement to choose
-        inv, vals = f2.inverse(J), Kc
+    img = [J[b] for b in senders]
+    rest = f2.complement(img, nl) if len(img) < nl else []  # none when J is invertible: H = Kc J⁻¹
+    inv = f2.inverse(img + rest)
+    vals = [Kc[b] for b in senders] + [0] * len(rest)
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
     A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
     Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
