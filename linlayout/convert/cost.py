@@ -66,6 +66,7 @@ SHARED_MEMORY_OPS = ("st.shared", "ld.shared", "stmatrix", "ldmatrix")
 """Opcode families (:func:`opcode`) of the shared-memory instructions: ``shared_instruction`` each."""
 
 
+@lru_cache(maxsize=None)  # a few dozen instruction names; read per count wherever counts are merged by family
 def opcode(name: str) -> str:
     """The PTX opcode family of an instruction name (``stmatrix.x4`` → ``stmatrix``)."""
     return name.split(".")[0] if name.startswith(("stmatrix", "ldmatrix")) else name

@@ -329,8 +329,8 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
             ins: dict[str, int] = {}
             for op, n in rt.instructions.items():
                 ins[opcode(op)] = ins.get(opcode(op), 0) + n
-            alts.append(Alternative("shared_memory", cost_of(ins, rt.wavefronts), ins, rt.wavefronts, rt.reps,
-                                    rt.scratch_bytes))
+            # the round trip's own cost: its counts by opcode family price the same (one weight per family)
+            alts.append(Alternative("shared_memory", rt.cost, ins, rt.wavefronts, rt.reps, rt.scratch_bytes))
     if not alts:
         why = f": {smem_error}" if smem_error else ": it moves data between warps and the shared-memory path needs one CTA (block size 1)"
         raise UnsupportedConversion(f"no path for this conversion{why}")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import field, replace
+from dataclasses import field
 from functools import cached_property, reduce
 from operator import or_
 
@@ -46,7 +46,7 @@ from .triton_scratch import TritonScratch, count_offsets, renumber_registers, tr
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts",
-           "most_rep_bits"]
+           "most_rep_bits", "rep_candidates"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -120,6 +120,23 @@ class RoundTrip:
             if self.swizzle.read_word_access:
                 c = merge(c, packing((1 << register_rank(self.dst_layout, "dst")) // n, self.element_bits, "unpack"))
         return c
+
+    @cached_property
+    def cost(self) -> int:
+        """The round trip's cost under the model (:func:`~linlayout.convert.cost.cost_of` of :attr:`instructions` and
+        :attr:`wavefronts`): :func:`round_trip` prices its candidates with it and the planner reports it."""
+        return cost_of(self.instructions, self.wavefronts)
+
+    @cached_property
+    def _bounded_counts(self) -> dict[str, int]:
+        """:func:`triton_counts`, made once per round trip (:func:`round_trip` reads Triton's several times: the
+        most rep bits, each candidate's rule, the bound it attaches)."""
+        counts = dict.fromkeys(TRITON_BOUNDED, 0)
+        for op, n in self.instructions.items():  # one pass: each count's class, if bounded
+            what = _BOUNDED_CLASS.get(opcode(op))
+            if what is not None:
+                counts[what] += n
+        return counts
 
     @cached_property
     def _inverse(self) -> list[int]:
@@ -210,18 +227,28 @@ def _warp_private(src: LinearLayout, dst: LinearLayout) -> bool:
     return conversion_map(src, aligned(src, dst)).level <= 1
 
 
-def _rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
-    """Tensor bits held by exactly one register basis of each side and touched by no other basis."""
-    held = None
-    for side in ("src", "dst"):
-        ib, cols = index_bits(src if side == "src" else dst, side)
-        touched = once = 0  # tensor bits touched by some basis, by exactly one
+def rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
+    """The tensor bits a round trip may slice into reps: held by exactly one register basis of each side and touched
+    by no other basis (ascending)."""
+    held = -1  # every bit, until the sides say
+    for layout, side in ((src, "src"), (dst, "dst")):
+        ib, cols = index_bits(layout, side)
+        touched = twice = 0  # tensor bits touched by some basis, by two or more
         for c in cols:
-            once = (once & ~c) | (c & ~touched)
+            twice |= touched & c
             touched |= c
-        alone = sum(c for c in cols[:ib.reg] if c & (c - 1) == 0 and c & once)  # a register basis 1 << b, alone on b
-        held = alone if held is None else held & alone
-    return [b for b in range(src.out_bits) if held >> b & 1]
+        once = touched & ~twice
+        alone = 0  # the register bases 1 << b alone on bit b
+        for c in cols[:ib.reg]:
+            if c & (c - 1) == 0 and c & once:
+                alone |= c
+        held &= alone
+    bits = []
+    while held:  # its set bits, lowest first
+        low = held & -held
+        bits.append(low.bit_length() - 1)
+        held ^= low
+    return bits
 
 
 def rep_cost_floor(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware, barrier: str,
@@ -483,12 +510,12 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
         raise InputError(f"scratch_bytes must be a positive int, got {scratch_bytes!r}")
     hw = get_hardware(hardware)
     total = (1 << src.out_bits) * element_bits // 8
-    cands = _rep_candidates(src, dst)
+    cands = rep_candidates(src, dst)
     budget = min(triton_scratch_bytes(src, dst, element_bits), hw.smem_bytes) if scratch_bytes is None else scratch_bytes
     best = None
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
-        best = ((cost_of(triton.instructions, triton.wavefronts), triton.scratch_bytes), triton)
+        best = ((triton.cost, triton.scratch_bytes), triton)
     floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     limit = most_rep_bits(triton)
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
@@ -516,13 +543,28 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
                 continue
             rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
-            key = (cost_of(rt.instructions, rt.wavefronts), rt.scratch_bytes)
+            key = (rt.cost, rt.scratch_bytes)
             if (best is None or key < best[0]) and within_tritons_counts(rt, triton):
                 best = (key, rt)
     if best is None:
         raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
                          f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
-    return best[1] if triton is None else replace(best[1], triton_bound=triton_counts(triton))
+    return best[1] if triton is None else _with_triton_bound(best[1], triton_counts(triton))
+
+
+
+def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
+    """``rt`` with the Triton counts that bounded its choice (:attr:`RoundTrip.triton_bound`).
+
+    The bound is no input of the round trip's counts, so the counts and cost :func:`round_trip` already made on
+    ``rt`` (to price it) are carried over rather than made again by the planner, which reads them next.
+    """
+    out = RoundTrip(rt.swizzle, rt.element_bits, rt.rep_bits, rt.scratch_bytes, rt.src_layout, rt.dst_layout,
+                    rt.rep_count, rt.register_order, bound)
+    for name in ("instructions", "barrier_instruction", "cost"):  # cached properties, kept in the instance's __dict__
+        if name in rt.__dict__:
+            out.__dict__[name] = rt.__dict__[name]
+    return out
 
 
 TRITON_BOUNDED = {"shared-memory instructions": ("st.shared", "ld.shared", "stmatrix", "ldmatrix"),
@@ -540,12 +582,7 @@ def triton_counts(rt: RoundTrip) -> dict[str, int]:
     >>> triton_counts(round_trip(src, src.transpose_outs(["dim0"]), 32, scratch_bytes=256))
     {'shared-memory instructions': 4, 'barriers': 3, 'shfl.sync': 0, 'selp': 0}
     """
-    counts = dict.fromkeys(TRITON_BOUNDED, 0)
-    for op, n in rt.instructions.items():  # one pass: each count's class, if bounded
-        what = _BOUNDED_CLASS.get(opcode(op))
-        if what is not None:
-            counts[what] += n
-    return counts
+    return dict(rt._bounded_counts)  # a copy: the round trip keeps its own
 
 
 def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
@@ -592,7 +629,7 @@ def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, h
     """
     hw = get_hardware(hardware)
     total = (1 << src.out_bits) * element_bits // 8
-    return _triton_round_trip(src, aligned(src, dst), element_bits, hw, _rep_candidates(src, aligned(src, dst)), total)
+    return _triton_round_trip(src, aligned(src, dst), element_bits, hw, rep_candidates(src, aligned(src, dst)), total)
 
 
 def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hw, cands: list[int],

@@ -46,6 +46,7 @@ the dimensions it does not move.
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import Any, NamedTuple
 
 from ..core import f2
@@ -249,6 +250,9 @@ class ConversionMap:
     destination basis ``j`` (``dst_bits`` bit order); ``levels[j]`` the level it
     was solved at and ``level`` their maximum; ``layout`` the same map as a
     LinearLayout (destination hardware dims → source hardware dims).
+    ``source_nulls``: the null vectors of the elimination of ``src_cols`` in
+    order (:func:`~linlayout.core.f2.echelon`'s, which the map was solved
+    with; ``None`` when not known), read by :meth:`source_kernel`.
     """
 
     src_bits: IndexBits
@@ -258,6 +262,16 @@ class ConversionMap:
     columns: tuple[int, ...]
     levels: tuple[int, ...]
     layout: LinearLayout
+    source_nulls: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
+
+    def source_kernel(self, end: int) -> list[int]:
+        """A basis of the kernel of the first ``end`` source columns: the null vectors the elimination of the
+        source found within them (a null vector found at column ``j`` involves only columns up to ``j``), as
+        :func:`~linlayout.core.f2.null_space` of those columns gives them; the shuffle programs read the free
+        variables of a warp (registers and lanes) and the ranks of the source's registers off it."""
+        if self.source_nulls is None:
+            return f2.null_space(list(self.src_cols[:end]))
+        return [n for n in self.source_nulls if n >> end == 0]
 
     @property
     def level(self) -> int:
@@ -339,7 +353,8 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
         j += n
     layout = LinearLayout.from_flat(tuple(zip(HW_DIMS, d_counts)), tuple(zip(HW_DIMS, s_counts)), tuple(split),
                                     check=False)
-    return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout)
+    return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout,
+                         tuple(elimination[2]))
 
 
 _RENAMED = {"Hardware": "IndexBits", "hardware_of": "index_bits"}

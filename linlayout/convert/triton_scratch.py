@@ -163,7 +163,10 @@ def _flat(L: LinearLayout) -> _Flat:
 
 
 class _Flat:
-    """A distributed layout's register and lane bases as flat ints, and a solver for its preimages."""
+    """A distributed layout's register and lane bases as flat ints, and a solver for its preimages.
+
+    ``lane_bits`` counts the lane bases and ``broadcast_lanes`` marks the zero ones (bit ``i`` for lane basis ``i``):
+    the tile pair rules read them (:class:`TilePairRule`)."""
 
     def __init__(self, L: LinearLayout):
         dims = L.in_dims
@@ -182,14 +185,14 @@ class _Flat:
             # Triton's layouts always have a register dimension (of size 1 when a thread holds one element), so a
             # layout written without one is read as if it had it: its lane index is still the lane bits.
             self._reg_bits = ib.reg
-            self._lane_bits = ib.lane
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
             self.cols = self.regs + [v for d in HW_DIMS if d in dims and d != "register" for v in L.flat_bases(d)]
             self._reg_bits = len(self.regs)
-            self._lane_bits = len(self.lanes)
+        self.lane_bits = len(self.lanes)
+        self.broadcast_lanes = sum(1 << i for i, v in enumerate(self.lanes) if not v)
 
     def preimage(self, element: int) -> tuple[int, int] | None:
         """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the
@@ -200,7 +203,7 @@ class _Flat:
         if residue:
             return None
         nr = self._reg_bits
-        return x & ((1 << nr) - 1), (x >> nr) & ((1 << self._lane_bits) - 1)
+        return x & ((1 << nr) - 1), (x >> nr) & ((1 << self.lane_bits) - 1)
 
 
 # ----------------------------------------------------------------------------- the algorithm
@@ -216,7 +219,9 @@ class TilePairRule:
     the other side's (``b``'s) contiguous lanes ``b_lanes``.  Lanes ``a_lanes`` of ``a`` and ``b_lanes`` of ``b``
     must be non-broadcast; lanes ``register_lanes`` of ``b`` must be reached in ``a`` through some register, and
     each ``(ia, ib)`` of ``lane_pairs`` says lane ``ib`` of ``b`` is lane ``ia`` of ``a`` (its preimage's lane
-    index is ``2^ia``)."""
+    index is ``2^ia``).  ``lane_count``, ``a_lane_mask`` and ``b_lane_mask`` are the first three as a rule reads
+    them: both sides need at least ``lane_count`` lanes, and none of the lanes in a mask may be a broadcast one
+    (:attr:`_Flat.broadcast_lanes`)."""
 
     write: Tile
     read: Tile
@@ -227,6 +232,9 @@ class TilePairRule:
     register_lanes: tuple[int, ...]
     lane_pairs: tuple[tuple[int, int], ...]
     leave_reps: int
+    lane_count: int
+    a_lane_mask: int
+    b_lane_mask: int
 
 
 @lru_cache(maxsize=8)
@@ -243,7 +251,8 @@ def tile_pair_rules(element_bits: int) -> tuple[TilePairRule, ...]:
                 else ((ts.lane_contig, n_src), (td.lane_contig, n_dst))
             pairs = tuple(zip(tile_a, tile_b[len(tile_b) - len(tile_a):]))
             rules.append(TilePairRule(ts, td, wide, n_b, tile_a, tile_b, tuple(tile_b[:n_a - n_b]), pairs,
-                                      _leave_reps(ts, td)))
+                                      _leave_reps(ts, td), max(tile_a + tile_b + (-1,)) + 1,
+                                      sum(1 << i for i in tile_a), sum(1 << i for i in tile_b)))
     return tuple(rules)
 
 
@@ -253,11 +262,9 @@ def _swizzling_tile(rule: TilePairRule, a: _Flat, b: _Flat, shared_a: list[int],
 
     ``a`` is the rule's wide side and ``b`` the other; ``shared_a``: the registers both hold, in ``a``'s order;
     ``preimage(wide, i)``: the preimage in ``a`` of lane ``i`` of ``b`` (asked of a few lanes, for several rules)."""
-    if len(shared_a) < rule.vector:
+    if len(shared_a) < rule.vector or rule.lane_count > a.lane_bits or rule.lane_count > b.lane_bits:
         return None
-    if max(rule.a_lanes + rule.b_lanes + (-1,)) >= min(len(a.lanes), len(b.lanes)):
-        return None
-    if any(a.lanes[i] == 0 for i in rule.a_lanes) or any(b.lanes[i] == 0 for i in rule.b_lanes):
+    if rule.a_lane_mask & a.broadcast_lanes or rule.b_lane_mask & b.broadcast_lanes:
         return None
     for i in rule.register_lanes:
         pre = preimage(rule.wide, i)

@@ -411,10 +411,6 @@ class ShuffleProgram:
         return self.layer_counts if self.strategy == "layers" else self.mux_counts
 
 
-def _coords_inverse(basis: list[int]) -> list[int]:
-    return f2.inverse(basis) if basis else []
-
-
 def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     """A lower bound on ``shfl.sync`` per thread, from the data alone (a program's ``lower_bound``).
 
@@ -444,7 +440,8 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_reg, d_reg = list(cm.src_cols[:sh.reg]), list(cm.dst_cols[:dh.reg])
     s_lane, d_lane = cm.src_cols[sh.reg:sh.reg + sh.lane], cm.dst_cols[dh.reg:dh.reg + dh.lane]
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
-    rank_d, rank_s = f2.rank(d_reg), f2.rank(s_reg)
+    kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))  # source ranks
+    rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
     span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
     needed = 1 << rank_d
     shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
@@ -452,7 +449,7 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
     remote = needed - shared if own else needed
     bound = -(-remote // per_word)
-    single = f2.rank(s_reg + list(s_lane)) == rank_s + len(s_lane)
+    single = kernel_lane == kernel_reg  # rank(s_reg + s_lane) == rank_s + len(s_lane)
     if single and remote:
         bound = max(bound, (needed // shared - own) * -(-shared // per_word))
     return bound * wpe
@@ -482,9 +479,9 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
     KerLs = f2.null_space(list(Ls))
     bad = f2.complement(Z, KerLs) if KerLs else []
-    cmp_ = f2.complement(KerLs, nl)
+    cmp_ = f2.complement(KerLs, nl) if KerLs else [1 << i for i in range(nl)]  # of nothing: every unit vector
     basis = cmp_ + Z + bad
-    inv = _coords_inverse(basis)
+    inv = f2.inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
     img = f2.Span(Ls)  # eliminated once, copied per choice
     d = len(bad)
@@ -592,7 +589,7 @@ class _PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = C = f2.complement(self.copies, dh.reg)
+        self.complement = C = f2.complement(self.copies, dh.reg) if self.copies else [1 << i for i in range(dh.reg)]
         csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
@@ -601,7 +598,7 @@ class _PackWidths:
         """Free variables inside the warp: ``src(x) = src(x ^ z)``, ``z = (register part, lane part)``, lane part
         non-zero."""
         sh = self.cm.src_bits
-        nullw = f2.null_space(list(self.cm.src_cols[:sh.reg + sh.lane]))
+        nullw = self.cm.source_kernel(sh.reg + sh.lane)
         return [(z & _mask(sh.reg), z >> sh.reg) for z in nullw if z >> sh.reg]
 
 
@@ -626,13 +623,14 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     pack = pack_all[:p]
     rounds = f2.complement(pack, C) if pack else list(C)
     qpack = [f2.apply(qr, v) for v in pack]
-    W = f2.complement(qpack, sh.reg)
-    word_basis = qpack + W
-    winv = _coords_inverse(word_basis)
+    word_basis = qpack + f2.complement(qpack, sh.reg) if pack else [1 << i for i in range(sh.reg)]
+    winv, pmask = f2.inverse(word_basis) if pack else None, _mask(p)
 
     def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector
+        if not pack:  # nothing packed: a word is one register, whose coordinates are the register vector itself
+            return 0, v
         c = f2.apply(winv, v)
-        return c & _mask(p), c >> p
+        return c & pmask, c >> p
 
     adj, Aq = [], []
     for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
@@ -659,6 +657,9 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     wpe = max(1, element_bits // 32)
     local = not any(so)  # the warps' columns keep their words: local rounds are possible
 
+    frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
+                   tuple(so), tuple(Oq), lower)  # shared by every candidate of this width
+
     def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see _swap_candidates)
         return limit is None or wpe << (mw + extra_rounds) <= limit
 
@@ -679,14 +680,12 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
         Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
-        kerJ = f2.null_space(J)
+        _, senders, kerJ = f2.echelon(J)  # the lanes whose J columns are independent, and the kernel of J
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
         if tighten and shuffles is not None and (limit is None or shuffles < limit):
             limit = shuffles
-        frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
-                       tuple(so), tuple(Oq), lower)
-        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, kerJ, len(X))))
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, senders, len(X))))
     return out
 
 
@@ -708,15 +707,16 @@ class _Frame:
 
 
 def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
-                   kerJ: list[int], extra: int) -> ShuffleProgram:
+                   senders: list[int], extra: int) -> ShuffleProgram:
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
-    the image; the send words follow (see the module doc)."""
+    the image; the send words follow (see the module doc).  ``senders``: lane bits whose ``J`` columns are a basis
+    of image(J) (the pivots of its elimination); which basis does not matter, as ``K`` vanishes on ker J
+    (:func:`program_candidates` checks), and the complement of the image is taken from the image alone."""
     nl = f.lanes
-    comp = [b.bit_length() - 1 for b in f2.complement(kerJ, nl)]  # unit vectors: J and Kc applied are columns
-    img = [J[b] for b in comp]
-    rest = f2.complement(img, nl)
-    inv = _coords_inverse(img + rest)
-    vals = [Kc[b] for b in comp] + [0] * len(rest)
+    img = [J[b] for b in senders]
+    rest = f2.complement(img, nl) if len(img) < nl else []  # none when J is invertible: H = Kc J⁻¹
+    inv = f2.inverse(img + rest)
+    vals = [Kc[b] for b in senders] + [0] * len(rest)
     H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
     A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
     Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]

@@ -501,3 +501,35 @@ def test_index_bits_replaces_the_name_hardware():
         assert solve.hardware_of is solve.index_bits
     bits, cols = solve.index_bits(LinearLayout({"register": [[1]], "lane": [[2], [4]]}, {"dim0": 8}), "src")
     assert (bits.reg, bits.lane, bits.warp, bits.block, cols) == (1, 2, 0, 0, [1, 2, 4])
+
+
+def test_source_kernel_is_the_null_space_of_each_prefix():
+    # the conversion map keeps its elimination's null vectors; the kernel of every prefix of the source's columns
+    # read off them is f2.null_space of that prefix (the shuffle programs' free variables and source ranks)
+    from linlayout.convert.solve import conversion_map
+    from linlayout.core import f2
+    rng = random.Random(11)
+    for _ in range(40):
+        src, dst = random_pair(rng, warps=rng.choice([1, 2, 4]))
+        cm = conversion_map(src, dst)
+        for end in range(len(cm.src_cols) + 1):
+            assert cm.source_kernel(end) == f2.null_space(list(cm.src_cols[:end]))
+        unknown = dataclasses.replace(cm, source_nulls=None)
+        assert unknown.source_kernel(len(cm.src_cols)) == f2.null_space(list(cm.src_cols))
+
+
+def test_rep_candidates_are_bits_one_register_of_each_side_holds_alone():
+    # the bits a round trip may iterate over, against their definition bit by bit
+    from linlayout.convert.smem import rep_candidates
+    from linlayout.convert.solve import aligned, index_bits
+    rng = random.Random(5)
+    for _ in range(60):
+        src, dst = random_pair(rng, warps=rng.choice([1, 2, 4]))
+        dst = aligned(src, dst)
+
+        def alone(layout, b):
+            ib, cols = index_bits(layout, "layout")
+            touching = [i for i, c in enumerate(cols) if c >> b & 1]
+            return len(touching) == 1 and touching[0] < ib.reg and cols[touching[0]] == 1 << b
+
+        assert rep_candidates(src, dst) == [b for b in range(src.out_bits) if alone(src, b) and alone(dst, b)]

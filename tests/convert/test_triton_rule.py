@@ -90,6 +90,18 @@ def test_the_rule_admits_everything_without_a_triton_staging():
     assert plan_conversion(src, dst, bits, scratch_bytes=256).shared_memory.triton_bound is None
 
 
+
+def test_the_bounded_round_trip_keeps_its_own_counts():
+    # round_trip attaches Triton's counts to its choice and carries over the counts it priced it with: they must be
+    # the counts a fresh copy of the same round trip makes
+    for src, dst, bits in (LINEAR_TO_MMA, PORT_CASES["t39_86_leave_reps"][:3]):
+        rt = smem.round_trip(src, dst, bits)
+        fresh = smem.RoundTrip(rt.swizzle, rt.element_bits, rt.rep_bits, rt.scratch_bytes, rt.src_layout,
+                               rt.dst_layout, rt.rep_count, rt.register_order)
+        assert rt.triton_bound == triton_counts(triton_round_trip(src, dst, bits))
+        assert rt.instructions == fresh.instructions and rt.barrier_instruction == fresh.barrier_instruction
+        assert rt.cost == fresh.cost == plan_conversion(src, dst, bits, paths=["shared_memory"]).cost
+
 def test_shuffles_never_exceed_the_packed_programs(monkeypatch, measured_weights):
     # t39_276_sliced_mma_16x16_w1_b16: Triton packs halves into words, 4 shfl.sync (PTX)
     src = layout({"register": [[0, 1], [8, 0], [0, 8]], "lane": [[1, 0], [2, 0], [4, 0], [0, 2], [0, 4]],
