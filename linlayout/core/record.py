@@ -32,12 +32,12 @@ assignable).
 six methods for each frozen class and compiles it: about 1 ms per class on Python 3.11, nearly all
 of it in the compiler. Importing the package and the lint path creates about 60 records, so
 ``dataclass`` alone took 55-70 ms of the ~100 ms that ``linlayout lint`` spends importing.
-``record`` lets ``dataclass`` collect the fields (it generates nothing then) and compiles only
-``__init__``, whose parameters are the fields and which is called on every record made, so it
-stays as fast as ``dataclass``'s. ``__repr__``, ``__eq__``, ``__hash__`` and the frozen
-``__setattr__``/``__delattr__`` are closures over the field names, which cost no compilation:
-equality and hashing read the compared fields with one ``operator.attrgetter``, a tuple as
-``dataclass``'s do. ``tests/core/test_record.py`` compares every behaviour above with ``dataclass``
+``record`` lets ``dataclass`` collect the fields (it generates nothing then) and compiles, in one
+``exec``, only the methods that run on every record made, compared or hashed: ``__init__``,
+``__eq__`` and ``__hash__``, the same code as ``dataclass``'s. ``__repr__`` and the frozen
+``__setattr__``/``__delattr__`` (which only raise) are closures over the field names, which cost no
+compilation. (Closures for ``__eq__`` and ``__hash__`` were tried: a closure in a type's slot costs
+twice a plain function, and planning got 7-12% slower.) ``tests/core/test_record.py`` compares every behaviour above with ``dataclass``
 on twin classes that use every feature the package uses.
 """
 
@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import reprlib
-from operator import attrgetter
 from typing import Any, Callable, TypeVar, overload
 
 __all__ = ["record"]
@@ -91,11 +90,12 @@ def _make_record(cls: T, frozen: bool) -> T:
     fields = dataclasses.fields(cls)
     if any(f.kw_only is True for f in fields):
         raise TypeError(f"record {cls.__name__}: keyword-only fields are not supported")
-    methods = {"__init__": _init(cls, fields, frozen), "__repr__": _repr(fields), "__eq__": _eq(fields)}
+    methods = _compiled(cls, fields, frozen, hashed=frozen and not explicit_hash)
+    methods["__repr__"] = _repr(fields)
     if frozen:
         methods["__setattr__"], methods["__delattr__"] = _frozen_setattr_delattr(cls, fields)
-    if not explicit_hash:
-        methods["__hash__"] = _hash(fields) if frozen else None
+    elif not explicit_hash:
+        methods["__hash__"] = None
     for name, method in methods.items():
         if name in cls.__dict__ and name not in ("__setattr__", "__delattr__", "__hash__"):
             continue  # the class wrote it: kept, as dataclass keeps it
@@ -108,34 +108,6 @@ def _make_record(cls: T, frozen: bool) -> T:
     params.init = params.repr = params.eq = True
     params.frozen = frozen
     return cls
-
-
-def _key(names: list[str]) -> Callable[[Any], tuple]:
-    """The tuple of the ``names`` attributes of an object, as ``dataclass`` compares and hashes them."""
-    if len(names) >= 2:
-        return attrgetter(*names)
-    if names:
-        one = attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
-
-
-def _eq(fields: tuple) -> Callable:
-    key = _key([f.name for f in fields if f.compare])
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return key(self) == key(other)
-        return NotImplemented
-    return __eq__
-
-
-def _hash(fields: tuple) -> Callable:
-    key = _key([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
-
-    def __hash__(self):
-        return hash(key(self))
-    return __hash__
 
 
 def _repr(fields: tuple) -> Callable:
@@ -163,10 +135,30 @@ def _frozen_setattr_delattr(cls: type, fields: tuple) -> tuple[Callable, Callabl
     return __setattr__, __delattr__
 
 
-def _init(cls: type, fields: tuple, frozen: bool) -> Callable:
-    """``__init__``, compiled from its text: parameters with their defaults, one assignment per field."""
-    namespace: dict[str, Any] = {"__builtins__": __builtins__, "FACTORY": _FACTORY,
+def _compiled(cls: type, fields: tuple, frozen: bool, hashed: bool) -> dict[str, Callable]:
+    """``__init__``, ``__eq__`` and (``hashed``) ``__hash__``, compiled from their text in one ``exec``.
+
+    These three run on every record made, compared or used as a key, so they are the code ``dataclass`` writes:
+    a closure in a type's slot (``hash(x)``, ``x == y``) was measured at twice the cost of a plain function."""
+    namespace: dict[str, Any] = {"__builtins__": __builtins__, "__name__": cls.__module__, "FACTORY": _FACTORY,
                                  "__object_setattr": object.__setattr__}
+    lines = _init_lines(cls, fields, frozen, namespace)
+    compared = [f.name for f in fields if f.compare]
+    lines += ["def __eq__(self, other):",
+              " if other.__class__ is self.__class__:",
+              f"  return {_tuple('self', compared)} == {_tuple('other', compared)}",
+              " return NotImplemented"]
+    if hashed:
+        lines += ["def __hash__(self):",
+                  f" return hash({_tuple('self', [f.name for f in fields if (f.compare if f.hash is None else f.hash)])})"]
+    exec("\n".join(lines), namespace)  # noqa: S102 - the text is built here from field names only
+    init = namespace["__init__"]
+    init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
+    return {name: namespace[name] for name in ("__init__", "__eq__", "__hash__") if name in namespace}
+
+
+def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list[str]:
+    """``__init__``'s text: parameters with their defaults, one assignment per field, then ``__post_init__``."""
     params, body = ["self"], []
     for f in fields:
         default_name = f"__default_{f.name}"
@@ -191,8 +183,9 @@ def _init(cls: type, fields: tuple, frozen: bool) -> Callable:
         body.append(f" __object_setattr(self, {f.name!r}, {value})" if frozen else f" self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
         body.append(" self.__post_init__()")
-    source = "\n".join([f"def __init__({', '.join(params)}):"] + (body or [" pass"]))
-    exec(source, namespace)  # noqa: S102 - the text is built above from field names only
-    init = namespace["__init__"]
-    init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
-    return init
+    return [f"def __init__({', '.join(params)}):"] + (body or [" pass"])
+
+
+def _tuple(owner: str, names: list[str]) -> str:
+    """The text of the tuple of ``owner``'s ``names`` attributes."""
+    return "(" + "".join(f"{owner}.{name}," for name in names) + ")"

@@ -142,7 +142,8 @@ def test_package_records_are_records():
     from linlayout.convert.plan import ConversionPlan
     from linlayout.lower.records import LintReport
     for cls in (ConversionPlan, LintReport):
-        assert cls.__eq__.__module__ == record.__module__ and cls.__dataclass_params__.frozen
+        assert cls.__setattr__.__module__ == record.__module__ and cls.__dataclass_params__.frozen
+        assert cls.__eq__.__module__ == cls.__module__  # as dataclass's methods
 
 
 @pytest.mark.parametrize("decorate", [dataclasses.dataclass(frozen=True), record], ids=["dataclass", "record"])
