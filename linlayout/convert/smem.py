@@ -552,7 +552,6 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     return best[1] if triton is None else _with_triton_bound(best[1], triton_counts(triton))
 
 
-
 def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
     """``rt`` with the Triton counts that bounded its choice (:attr:`RoundTrip.triton_bound`).
 
