@@ -479,7 +479,7 @@ def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int],
     Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
     KerLs = f2.null_space(list(Ls))
     bad = f2.complement(Z, KerLs) if KerLs else []
-    cmp_ = f2.complement(KerLs, nl) if KerLs else [1 << i for i in range(nl)]  # of nothing: every unit vector
+    cmp_ = f2.complement(KerLs, nl)
     basis = cmp_ + Z + bad
     inv = f2.inverse(basis)
     coords = inv[:nl]  # the coordinates of each lane bit
@@ -589,7 +589,7 @@ class _PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = C = f2.complement(self.copies, dh.reg) if self.copies else [1 << i for i in range(dh.reg)]
+        self.complement = C = f2.complement(self.copies, dh.reg)
         csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
         self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
 
@@ -623,7 +623,7 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     pack = pack_all[:p]
     rounds = f2.complement(pack, C) if pack else list(C)
     qpack = [f2.apply(qr, v) for v in pack]
-    word_basis = qpack + f2.complement(qpack, sh.reg) if pack else [1 << i for i in range(sh.reg)]
+    word_basis = qpack + f2.complement(qpack, sh.reg)
     winv, pmask = f2.inverse(word_basis) if pack else None, _mask(p)
 
     def wc(v: int) -> tuple[int, int]:  # (pack coordinates, word coordinates) of a source register vector

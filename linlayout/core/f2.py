@@ -637,8 +637,12 @@ def complement(u: Iterable[int], ambient: int | Iterable[int]) -> list[int]:
     [1]
     >>> complement([0b011], [0b011, 0b110])
     [6]
+    >>> complement([], 3)
+    [1, 2, 4]
     """
     if isinstance(ambient, int):
+        if not u:  # nothing to complete (an empty list or tuple): every unit vector, without an elimination
+            return [1 << i for i in range(ambient)]
         cands: Iterable[int] = (1 << i for i in range(ambient))
     else:
         cands = ambient
