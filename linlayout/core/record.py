@@ -36,9 +36,10 @@ of it in the compiler. Importing the package and the lint path creates about 60 
 ``exec``, only the methods that run on every record made, compared or hashed: ``__init__``,
 ``__eq__`` and ``__hash__``, the same code as ``dataclass``'s. ``__repr__`` and the frozen
 ``__setattr__``/``__delattr__`` (which only raise) are closures over the field names, which cost no
-compilation. (Closures for ``__eq__`` and ``__hash__`` were tried: a closure in a type's slot costs
-twice a plain function, and planning got 7-12% slower.) ``tests/core/test_record.py`` compares every behaviour above with ``dataclass``
-on twin classes that use every feature the package uses.
+compilation. (Closures for ``__eq__`` and ``__hash__`` were tried: through a type's slot, ``hash(x)``
+or ``x == y``, a closure cost twice what a plain function costs.) ``tests/core/test_record.py``
+compares every behaviour above with ``dataclass`` on twin classes that use every feature the package
+uses.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from typing import Any, Callable, TypeVar, overload
 __all__ = ["record"]
 
 T = TypeVar("T", bound=type)
+
 
 class _FactoryDefault:
     """The default of a parameter whose field has a ``default_factory`` (shown as ``<factory>``)."""
@@ -67,7 +69,7 @@ def record(cls: T, /) -> T: ...
 @overload
 def record(*, frozen: bool = True) -> Callable[[T], T]: ...
 def record(cls: Any = None, /, *, frozen: bool = True) -> Any:
-    """Make ``cls`` a dataclass with ``frozen`` fields, compiling only its ``__init__``.
+    """Make ``cls`` a dataclass with ``frozen`` fields, compiling only ``__init__``, ``__eq__`` and ``__hash__``.
 
     Used bare (``@record``) it makes a frozen record; ``@record(frozen=False)`` a mutable one.
     Fields are declared as for ``dataclass``, with ``dataclasses.field`` where needed
@@ -90,15 +92,17 @@ def _make_record(cls: T, frozen: bool) -> T:
     fields = dataclasses.fields(cls)
     if any(f.kw_only is True for f in fields):
         raise TypeError(f"record {cls.__name__}: keyword-only fields are not supported")
-    methods = _compiled(cls, fields, frozen, hashed=frozen and not explicit_hash)
-    methods["__repr__"] = _repr(fields)
+    # Methods the class writes itself are kept, as dataclass keeps them (a __hash__ it wrote is explicit_hash).
+    compiled = [name for name in ("__init__", "__eq__") if name not in cls.__dict__]
+    compiled += ["__hash__"] if frozen and not explicit_hash else []
+    methods = _compiled(cls, fields, frozen, compiled) if compiled else {}
+    if "__repr__" not in cls.__dict__:
+        methods["__repr__"] = _repr(fields)
     if frozen:
         methods["__setattr__"], methods["__delattr__"] = _frozen_setattr_delattr(cls, fields)
     elif not explicit_hash:
         methods["__hash__"] = None
     for name, method in methods.items():
-        if name in cls.__dict__ and name not in ("__setattr__", "__delattr__", "__hash__"):
-            continue  # the class wrote it: kept, as dataclass keeps it
         if method is not None:
             method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
@@ -135,26 +139,27 @@ def _frozen_setattr_delattr(cls: type, fields: tuple) -> tuple[Callable, Callabl
     return __setattr__, __delattr__
 
 
-def _compiled(cls: type, fields: tuple, frozen: bool, hashed: bool) -> dict[str, Callable]:
-    """``__init__``, ``__eq__`` and (``hashed``) ``__hash__``, compiled from their text in one ``exec``.
+def _compiled(cls: type, fields: tuple, frozen: bool, names: list[str]) -> dict[str, Callable]:
+    """The methods ``names`` (of ``__init__``, ``__eq__`` and ``__hash__``), compiled from their text in one ``exec``.
 
     These three run on every record made, compared or used as a key, so they are the code ``dataclass`` writes:
     a closure in a type's slot (``hash(x)``, ``x == y``) was measured at twice the cost of a plain function."""
     namespace: dict[str, Any] = {"__builtins__": __builtins__, "__name__": cls.__module__, "FACTORY": _FACTORY,
                                  "__object_setattr": object.__setattr__}
-    lines = _init_lines(cls, fields, frozen, namespace)
-    compared = [f.name for f in fields if f.compare]
-    lines += ["def __eq__(self, other):",
-              " if other.__class__ is self.__class__:",
-              f"  return {_tuple('self', compared)} == {_tuple('other', compared)}",
-              " return NotImplemented"]
-    if hashed:
-        lines += ["def __hash__(self):",
-                  f" return hash({_tuple('self', [f.name for f in fields if (f.compare if f.hash is None else f.hash)])})"]
+    lines = _init_lines(cls, fields, frozen, namespace) if "__init__" in names else []
+    if "__eq__" in names:
+        compared = [f.name for f in fields if f.compare]
+        lines += ["def __eq__(self, other):",
+                  " if other.__class__ is self.__class__:",
+                  f"  return {_tuple('self', compared)} == {_tuple('other', compared)}",
+                  " return NotImplemented"]
+    if "__hash__" in names:
+        hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+        lines += ["def __hash__(self):", f" return hash({_tuple('self', hashed)})"]
     exec("\n".join(lines), namespace)  # noqa: S102 - the text is built here from field names only
-    init = namespace["__init__"]
-    init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
-    return {name: namespace[name] for name in ("__init__", "__eq__", "__hash__") if name in namespace}
+    if "__init__" in names:
+        namespace["__init__"].__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
+    return {name: namespace[name] for name in names}
 
 
 def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list[str]:
