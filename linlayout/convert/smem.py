@@ -40,7 +40,7 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank
+from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
@@ -233,15 +233,20 @@ def rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     held = -1  # every bit, until the sides say
     for layout, side in ((src, "src"), (dst, "dst")):
         ib, cols = index_bits(layout, side)
-        touched = twice = 0  # tensor bits touched by some basis, by two or more
-        for c in cols:
-            twice |= touched & c
-            touched |= c
-        once = touched & ~twice
         alone = 0  # the register bases 1 << b alone on bit b
-        for c in cols[:ib.reg]:
-            if c & (c - 1) == 0 and c & once:
-                alone |= c
+        if unit_columns(layout):  # a unit column touches only its bit: alone when no other column equals it
+            for c in cols[:ib.reg]:
+                if c and cols.count(c) == 1:
+                    alone |= c
+        else:
+            touched = twice = 0  # tensor bits touched by some basis, by two or more
+            for c in cols:
+                twice |= touched & c
+                touched |= c
+            once = touched & ~twice
+            for c in cols[:ib.reg]:
+                if c & (c - 1) == 0 and c & once:
+                    alone |= c
         held &= alone
     bits = []
     while held:  # its set bits, lowest first

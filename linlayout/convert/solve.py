@@ -54,9 +54,10 @@ from ..core.layout import LinearLayout
 from ..core.record import record
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, per_layout, per_partner
+from .speed import (CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, UNIT_COLUMNS_KEY, per_layout,
+                    per_partner)
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "aligned",
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "unit_columns", "aligned",
            "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
@@ -108,10 +109,26 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
     return hw, list(cols)
 
 
+def unit_columns(layout: LinearLayout) -> bool:
+    """Whether every index column of a distributed layout (:func:`index_bits`) is a unit vector or zero, as a
+    compiler's layouts' are, once per layout object (:data:`~linlayout.convert.speed.UNIT_COLUMNS_KEY`).
+
+    >>> unit_columns(LinearLayout({"register": [[1], [0]], "lane": [[2]]}, {"dim0": 4}))
+    True
+    >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
+    False
+    """
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: all(c & (c - 1) == 0 for c in index_bits(layout, "layout")[1]))
+
+
 def register_rank(layout: LinearLayout, what: str) -> int:
-    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements."""
+    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements (where
+    the columns are unit vectors or zero, :func:`unit_columns`: the distinct non-zero ones)."""
     def rank() -> int:
         ib, cols = index_bits(layout, what)
+        if unit_columns(layout):
+            distinct = set(cols[:ib.reg])
+            return len(distinct) - (0 in distinct)
         return f2.rank(cols[:ib.reg])
 
     return per_layout(layout, REGISTER_RANK_KEY, rank)

@@ -51,7 +51,7 @@ from ..count.offsets import inverse_columns
 from ..count.plan import plan_from_offsets
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
-from .solve import HW_DIMS, index_bits
+from .solve import HW_DIMS, index_bits, unit_columns
 from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_offsets", "count_renumbered", "matrix_register_order",
@@ -189,24 +189,34 @@ class _Flat:
             # Triton's layouts always have a register dimension (of size 1 when a thread holds one element), so a
             # layout written without one is read as if it had it: its lane index is still the lane bits.
             self._reg_bits = ib.reg
+            self.unit = unit_columns(L)
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
             self.cols = self.regs + [v for d in HW_DIMS if d in dims and d != "register" for v in L.flat_bases(d)]
             self._reg_bits = len(self.regs)
-        self.unit = all(v & (v - 1) == 0 for v in self.cols)
+            self.unit = all(v & (v - 1) == 0 for v in self.cols)
         self.lane_bits = len(self.lanes)
         self.broadcast_lanes = sum(1 << i for i, v in enumerate(self.lanes) if not v) if 0 in self.lanes else 0
 
     def preimage(self, element: int) -> tuple[int, int] | None:
         """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the
-        register part is zero exactly when the preimage uses no register."""
-        if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
-            self._echelon = f2.echelon(self.cols)[0]
-        residue, x = self._echelon.reduce(element)
-        if residue:
-            return None
+        register part is zero exactly when the preimage uses no register.
+
+        The elimination of the columns in order makes the first column equal to a unit vector its pivot, so where
+        the columns and the element are unit vectors (:attr:`unit`), that column is the preimage, found without
+        eliminating."""
+        if self.unit and element and element & (element - 1) == 0:
+            if element not in self.cols:
+                return None
+            x = 1 << self.cols.index(element)
+        else:
+            if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
+                self._echelon = f2.echelon(self.cols)[0]
+            residue, x = self._echelon.reduce(element)
+            if residue:
+                return None
         nr = self._reg_bits
         return x & ((1 << nr) - 1), (x >> nr) & ((1 << self.lane_bits) - 1)
 
