@@ -162,9 +162,8 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
 
 class PrefixSolver(NamedTuple):
     """Solutions of ``S z = target`` on the prefixes ``cols[:ends[level]]`` of some columns, from one elimination
-    (built by :func:`prefix_solver`): :meth:`lowest` reduces a target once, :meth:`solution` gives the solution on a
-    prefix whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest
-    bits it can).
+    (built by :func:`prefix_solver`): :meth:`lowest` reduces a target once and gives the solution whose highest set
+    bit is lowest, on every prefix that holds it.
 
     :func:`conversion_map` solves every destination basis against the same
     four sets of source bits, and each level's set is the lowest bits
@@ -174,24 +173,26 @@ class PrefixSolver(NamedTuple):
     of a prefix reduces through that prefix's entries only, and the solution
     on the pivot columns (the mask of the reduction) is the same in the whole
     elimination.  A target is thus solvable on a prefix exactly when it
-    reduces to zero with a mask below the prefix's end; each prefix keeps
-    only the kernel found within it (a null vector found at column ``j`` has
-    ``j`` as its highest bit).
+    reduces to zero with a mask below the prefix's end.
+
+    That mask already has the lowest highest bit of all solutions, on every
+    prefix: any other solution adds a kernel vector, and a kernel vector's
+    highest bit is a column that is no pivot (a null vector found at column
+    ``j`` involves only columns up to ``j``, ``j`` among them), which the mask
+    does not have; so the sum either sets that bit above the mask's highest or
+    keeps the mask's highest bit (the vector touches nothing above its own).
+    Adding the kernel to clear high bits (as this solver did) never changed a
+    mask.
     """
 
     echelon: f2.Echelon
-    kernels: list[list[tuple[int, int]]]  # per level: _kernel_pivots of the null vectors within its prefix
     lowest_levels: list[int]  # per mask length: the lowest level whose prefix holds the mask (_levels_by_length)
 
     def lowest(self, target: int) -> tuple[int, int] | None:
-        """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (for
-        :meth:`solution`); None when no prefix does."""
+        """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (the solution
+        with the lowest highest bit on that prefix and every longer one); None when no prefix does."""
         residue, mask = self.echelon.reduce(target)
         return None if residue else (self.lowest_levels[mask.bit_length()], mask)
-
-    def solution(self, mask: int, level: int) -> int:
-        """The solution on the prefix of ``level`` (at least the target's lowest) of a target reduced to ``mask``."""
-        return _reduce_by(mask, self.kernels[level])
 
 
 def prefix_solver(cols: list[int], ends: list[int],
@@ -199,19 +200,8 @@ def prefix_solver(cols: list[int], ends: list[int],
     """The :class:`PrefixSolver` of the prefixes ``cols[:end]`` for each ``end`` of ``ends`` (ascending, at least
     one).  ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``, when the caller has it
     (:func:`index_echelon`)."""
-    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]])
-    return PrefixSolver(ech, _prefix_kernels(ends, nulls), _levels_by_length(ends))
-
-
-def _prefix_kernels(ends: list[int], nulls: list[int]) -> list[list[tuple[int, int]]]:
-    """Per prefix end, :func:`_kernel_pivots` of the null vectors found within it (those below ``end``)."""
-    kernels: list[list[tuple[int, int]]] = []
-    seen = -1
-    for end in ends:
-        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
-        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
-        seen = len(within)
-    return kernels
+    ech = elimination[0] if elimination is not None else f2.echelon(cols[:ends[-1]])[0]
+    return PrefixSolver(ech, _levels_by_length(ends))
 
 
 def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
@@ -235,28 +225,6 @@ def _levels_by_length(ends: list[int]) -> list[int]:
     for level in range(1, len(ends)):
         levels += [level] * (ends[level] - ends[level - 1])
     return levels
-
-
-def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
-    """An echelon basis of the kernel as (leading bit, vector), highest leading bit first."""
-    piv: dict[int, int] = {}
-    for v in kernel:
-        while v:
-            h = v.bit_length() - 1
-            if h in piv:
-                v ^= piv[h]
-            else:
-                piv[h] = v
-                break
-    return sorted(piv.items(), reverse=True)
-
-
-def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
-    """``z`` plus the kernel combination whose highest set bit is lowest: every pivot's leading bit cleared, highest first."""
-    for h, v in pivots:
-        if z >> h & 1:
-            z ^= v
-    return z
 
 
 @record
@@ -327,7 +295,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # One elimination of the source columns answers every level (see PrefixSolver)
     elimination = index_echelon(src)
     solver = prefix_solver(scols, ends, elimination)
-    reduce, lowest_levels, solution = solver.echelon.reduce, solver.lowest_levels, solver.solution
+    reduce, lowest_levels = solver.echelon.reduce, solver.lowest_levels
     # Each target is reduced once: the solutions for ``t ^ held`` (``held`` a source column) are those for ``t`` plus
     # ``held``'s own, the pivot columns that sum to it (one mask: the reduction's masks are linear on the span).
     column_masks = _column_masks(elimination[2])
@@ -356,12 +324,11 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             rest = mask ^ column_masks.get(own.bit_length() - 1, own)  # the reduction's mask of t ^ held
             level = lowest_levels[rest.bit_length()]
             if level < keeps:
-                columns.append(solution(rest, level) | own)
+                columns.append(rest | own)  # a reduction's mask is the solution (PrefixSolver)
                 levels.append(level)
                 continue
-        level = max(lowest_levels[mask.bit_length()], keeps)
-        columns.append(solution(mask, level))
-        levels.append(level)
+        columns.append(mask)
+        levels.append(max(lowest_levels[mask.bit_length()], keeps))
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0

@@ -313,9 +313,9 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
 
 def solved_at(solver, target, level):
     """The solution of ``target`` on the prefix of ``level`` as conversion_map reads it off a PrefixSolver (its
-    lowest level and mask, then the solution on that level or a higher one), or None."""
+    lowest level and mask: the mask on that level or a higher one), or None."""
     found = solver.lowest(target)
-    return solver.solution(found[1], level) if found is not None and found[0] <= level else None
+    return found[1] if found is not None and found[0] <= level else None
 
 
 def test_one_elimination_solves_every_prefix_of_the_source_columns():
@@ -513,10 +513,10 @@ def _two_reduction_map(src, dst):
                 continue
             found = solver.lowest(t ^ held) if keeps else None
             if found is not None and found[0] < keeps:
-                out.append((solver.solution(found[1], found[0]) | own, found[0]))
+                out.append((found[1] | own, found[0]))
                 continue
             level, mask = solver.lowest(t)
-            out.append((solver.solution(mask, max(level, keeps)), max(level, keeps)))
+            out.append((mask, max(level, keeps)))
     return out
 
 
