@@ -118,7 +118,7 @@ def unit_columns(layout: LinearLayout) -> bool:
     >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
     False
     """
-    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: all(c & (c - 1) == 0 for c in index_bits(layout, "layout")[1]))
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: max(map(int.bit_count, index_bits(layout, "layout")[1]), default=0) <= 1)
 
 
 def register_rank(layout: LinearLayout, what: str) -> int:
