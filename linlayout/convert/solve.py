@@ -299,36 +299,38 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # Each target is reduced once: the solutions for ``t ^ held`` (``held`` a source column) are those for ``t`` plus
     # ``held``'s own, the pivot columns that sum to it (one mask: the reduction's masks are linear on the span).
     column_masks = _column_masks(elimination[2])
-    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
-    # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
-    # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
-    # keeps nothing: 0)
-    starts = (0, ends[0], ends[1], ends[2])
-    bases_of = [(d, k, 1 << (start + k), scols[start + k], i) if (d != "register" or k < sh.reg) else (d, k, 0, 0, 0)
-                for i, (d, start, n) in enumerate(zip(HW_DIMS, starts, d_counts)) for k in range(n)]
-    for j, t in enumerate(dcols):
-        dim, k, own, held, keeps = bases_of[j]
-        if (own and held == t) or (t == 0 and dim == "register"):
-            # The destination's own slot holds the element (its target is 0, or a register of src holds it), or a
-            # broadcast register copies another: level 0, no solving.
-            columns.append(own if t or dim != "register" else 0)
-            levels.append(0)
-            continue
-        residue, mask = reduce(t)
-        if residue:
-            raise InputError(
-                f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
-                f"src does not hold the elements dst needs")
-        if keeps:
-            # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
-            rest = mask ^ column_masks.get(own.bit_length() - 1, own)  # the reduction's mask of t ^ held
-            level = lowest_levels[rest.bit_length()]
-            if level < keeps:
-                columns.append(rest | own)  # a reduction's mask is the solution (PrefixSolver)
-                levels.append(level)
+    # Destination basis k of dimension ``dim`` has its own slot (the same bit of the source's index) when the source
+    # has that basis (a lane, warp or block always; a register below the source's register count), holding the
+    # element ``held``, and may leave that index bit from level ``keeps`` on: a lane keeps its lane at level 0, a warp
+    # its warp up to level 1, a block its block up to level 2; a register keeps nothing (0).
+    j = 0
+    for keeps, (dim, start, n) in enumerate(zip(HW_DIMS, (0, ends[0], ends[1], ends[2]), d_counts)):
+        own_slots = n if keeps else min(n, sh.reg)
+        for k in range(n):
+            t = dcols[j]
+            j += 1
+            own = 1 << (start + k) if k < own_slots else 0
+            if (own and scols[start + k] == t) or (t == 0 and not keeps):
+                # The destination's own slot holds the element (its target is 0, or a register of src holds it), or
+                # a broadcast register copies another: level 0, no solving.
+                columns.append(own if t or keeps else 0)
+                levels.append(0)
                 continue
-        columns.append(mask)
-        levels.append(max(lowest_levels[mask.bit_length()], keeps))
+            residue, mask = reduce(t)
+            if residue:
+                raise InputError(
+                    f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
+                    f"src does not hold the elements dst needs")
+            if keeps:
+                # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
+                rest = mask ^ column_masks.get(start + k, own)  # the reduction's mask of t ^ held
+                level = lowest_levels[rest.bit_length()]
+                if level < keeps:
+                    columns.append(rest | own)  # a reduction's mask is the solution (PrefixSolver)
+                    levels.append(level)
+                    continue
+            columns.append(mask)
+            levels.append(max(lowest_levels[mask.bit_length()], keeps))
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0
