@@ -233,20 +233,15 @@ def rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     held = -1  # every bit, until the sides say
     for layout, side in ((src, "src"), (dst, "dst")):
         ib, cols = index_bits(layout, side)
+        touched = twice = 0  # tensor bits touched by some basis, by two or more
+        for c in cols:
+            twice |= touched & c
+            touched |= c
+        once = touched & ~twice
         alone = 0  # the register bases 1 << b alone on bit b
-        if unit_columns(layout):  # a unit column touches only its bit: alone when no other column equals it
-            for c in cols[:ib.reg]:
-                if c and cols.count(c) == 1:
-                    alone |= c
-        else:
-            touched = twice = 0  # tensor bits touched by some basis, by two or more
-            for c in cols:
-                twice |= touched & c
-                touched |= c
-            once = touched & ~twice
-            for c in cols[:ib.reg]:
-                if c & (c - 1) == 0 and c & once:
-                    alone |= c
+        for c in cols[:ib.reg]:
+            if c & (c - 1) == 0 and c & once:
+                alone |= c
         held &= alone
     bits = []
     while held:  # its set bits, lowest first

@@ -118,7 +118,12 @@ def unit_columns(layout: LinearLayout) -> bool:
     >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
     False
     """
-    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: max(map(int.bit_count, index_bits(layout, "layout")[1]), default=0) <= 1)
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: _UNIT_OR_ZERO.issuperset(index_bits(layout, "layout")[1]))
+
+
+_UNIT_OR_ZERO = frozenset([0, *(1 << k for k in range(256))])
+"""Zero and the unit vectors of up to 256 bits (a hardware index has far fewer): :func:`unit_columns` looks a layout's
+columns up in it (hashing each column costs less than testing its bits)."""
 
 
 def register_rank(layout: LinearLayout, what: str) -> int:

@@ -53,10 +53,12 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     it is, the facts the planner reads off the columns are set operations
     instead of eliminations: the rank of the registers
     (:func:`linlayout.convert.solve.register_rank`, distinct non-zero
-    columns), the bits a round trip may slice (``smem.rep_candidates``,
-    columns seen once) and the preimages Triton's scratch rule asks
+    columns), the preimages Triton's scratch rule asks
     (``triton_scratch._Flat.preimage``, the first column equal to the
-    element); each is tested against the elimination on random layouts.
+    element), the element offsets of Triton's staging (``smem._slice_offsets``,
+    read off the memory's inverse by bit length) and Triton's conflicts
+    (``triton_scratch._conflicts``, as sets); each is tested against the
+    exact computation on random layouts.
 
 Algorithmic devices that stay beside their code (listed here so there is one index)
     The round trip's slicings are pruned by a floor on their cost before

@@ -76,9 +76,9 @@ def _reference_rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]
 
 @pytest.mark.parametrize("seed", range(6))
 def test_unit_column_shortcuts_equal_the_eliminations(seed):
-    """On layouts of unit columns (``solve.unit_columns``), the register rank counts distinct non-zero columns, the
-    rep candidates are columns seen once, and a preimage is the first equal column: each equals the general
-    computation (an elimination, the definition), on layouts with repeated and zero columns."""
+    """On layouts of unit columns (``solve.unit_columns``), the register rank counts distinct non-zero columns and a
+    preimage is the first equal column: each equals the elimination, on layouts with repeated and zero columns
+    (the rep candidates, read by the same loop for every layout, are checked against their definition too)."""
     rng = random.Random(seed)
     for _ in range(30):
         src, dst = _unit_layout(rng), _unit_layout(rng)
