@@ -189,31 +189,34 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
 
     One pass over the flat columns instead of one triviality check per prefix and a checked sublayout: the map's
     input and output dimensions are the hardware dimensions in the same order (lowest first), so the stripped ones
-    are the top dimensions ``i..``; the map is trivial over them when each is the identity onto itself and no lower
-    input reaches their bits (the identity columns reach no others).
+    are the top dimensions ``i..``; the map is trivial over them when each is the identity onto itself (its columns
+    the unit vectors of its output bits) and no lower input reaches their bits (every lower column is below the
+    first of them; the identity columns reach no others).
     """
     L = cm.layout
     ins, outs = L.in_dim_bits, L.out_dim_bits
-    if [n for n, _ in ins] != list(HW_DIMS) or [n for n, _ in outs] != list(HW_DIMS):
+    columns = cm.columns
+    col_end, out_end = len(columns), sum(b for _, b in outs)  # where the dimensions above the current one start
+    if [n for n, _ in ins] != list(HW_DIMS) or [n for n, _ in outs] != list(HW_DIMS) or out_end > len(_UNITS):
         return _minimal_checked(L)
-    cols, j = [], 0  # the map's columns by input dimension: its layout was built from this split of them
-    for _, b in ins:
-        cols.append(cm.columns[j:j + b])
-        j += b
-    starts, reach, pos, acc = [], [], 0, 0
-    for (_, b), cl in zip(outs, cols):
-        starts.append(pos)  # where this dimension's output bits start
-        reach.append(acc)  # what the inputs below this dimension reach
-        pos += b
-        for c in cl:
-            acc |= c
     keep = len(ins)
     for i in range(len(ins) - 1, -1, -1):
-        if ins[i][1] != outs[i][1] or reach[i] >> starts[i] or any(c != 1 << (starts[i] + k) for k, c in enumerate(cols[i])):
+        b = ins[i][1]
+        col_start, out_start = col_end - b, out_end - outs[i][1]
+        if b != outs[i][1] or columns[col_start:col_end] != _UNITS[out_start:out_end] \
+                or max(columns[:col_start], default=0) >> out_start:
             break
-        keep = i
+        keep, col_end, out_end = i, col_start, out_start
     # the kept inputs reach only the kept outputs' bits (the lowest): their columns stay as they are
-    return LinearLayout.from_flat(ins[:keep], outs[:keep], tuple(cols[:keep]), check=False)
+    cols, j = [], 0  # the kept dimensions' columns (the map's layout was built from this split of them)
+    for _, b in ins[:keep]:
+        cols.append(columns[j:j + b])
+        j += b
+    return LinearLayout.from_flat(ins[:keep], outs[:keep], tuple(cols), check=False)
+
+
+_UNITS = tuple(1 << k for k in range(256))
+"""The unit vectors by bit: a dimension of the map is the identity when its columns are a run of them."""
 
 
 def _minimal_checked(L: LinearLayout) -> LinearLayout:

@@ -40,7 +40,7 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank
+from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
@@ -353,12 +353,14 @@ def _reduced_dims(out_dim_bits, bits: tuple[int, ...]) -> tuple[tuple[str, int],
     return tuple(outs)
 
 
-def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: list[int],
+def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_length: list[int], reps: list[int],
                    hw) -> dict[str, tuple[int, ...]]:
     """The element offsets ``C = M⁻¹ ∘ L`` of one slice of a side (:func:`_reduced`'s layout through the slice of a
     memory whose reps are its highest offset bits), computed on the whole layout and memory.
 
-    ``inverse``: the whole memory's inverse columns with 0 appended (the image of a zero column); ``reps``: its rep columns (unit vectors on rep bits).  The
+    ``inverse``: the whole memory's inverse columns with 0 appended (the image of a zero column), ``by_length`` the same
+    with 0 first (its entry ``n`` is the offset of the unit column of bit length ``n``, entry 0 that of a zero column);
+    ``reps``: its rep columns (unit vectors on rep bits).  The
     slice drops the rep registers and the rep bits; every other basis touches no rep bit, so it is a sum of the
     memory's other columns alone, and its offset is the same in the slice as in the whole memory (the slice's
     offsets are the whole memory's lowest ones).  Raises :class:`InputError` where the counter refuses the layout
@@ -367,9 +369,11 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], reps: li
     ib, cols = index_bits(layout, side)
     if ib.lane != hw.lane_bits:
         raise InputError(f"the {side} layout has {1 << ib.lane} lanes but a warp has {hw.lanes}")
-    # a unit column (the common case) indexes the inverse, a zero column its last entry (0)
-    offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
-    out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps)}
+    if unit_columns(layout):  # each column's offset is read off by its bit length (a compiler's layouts)
+        offs = list(map(by_length.__getitem__, map(int.bit_length, cols)))
+    else:  # a unit column indexes the inverse, a zero column its last entry (0)
+        offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
+    out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps) if reps else tuple(offs[:ib.reg])}
     start = ib.reg
     for d, n in (("lane", ib.lane), ("warp", ib.warp), ("block", ib.block)):
         out[d] = tuple(offs[start:start + n])
@@ -667,9 +671,13 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     if (total >> k) > hw90.smem_bytes:  # the counter refuses a slice larger than the shared memory
         return None
     try:
-        inverse = f2.inverse(cols) + [0]
-        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, reps, hw90), element_bits, "store", ts.write)
-        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, reps, hw90), element_bits, "load", ts.read)
+        inverse = f2.inverse(cols)
+        by_length = [0, *inverse]
+        inverse.append(0)
+        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, by_length, reps, hw90), element_bits, "store",
+                                   ts.write)
+        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, by_length, reps, hw90), element_bits, "load",
+                                   ts.read)
     except InputError:
         return None
     staging = Staging(memory, w.instruction, r.instruction, w.wavefronts, r.wavefronts, w.instructions,

@@ -54,9 +54,10 @@ from ..core.layout import LinearLayout
 from ..core.record import record
 from ..count.query import DISTRIBUTED_DIMS
 from ..errors import DimensionError, InputError
-from .speed import CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, per_layout, per_partner
+from .speed import (CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, UNIT_COLUMNS_KEY, per_layout,
+                    per_partner)
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "aligned",
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "unit_columns", "aligned",
            "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
@@ -108,10 +109,31 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
     return hw, list(cols)
 
 
+def unit_columns(layout: LinearLayout) -> bool:
+    """Whether every index column of a distributed layout (:func:`index_bits`) is a unit vector or zero, as a
+    compiler's layouts' are, once per layout object (:data:`~linlayout.convert.speed.UNIT_COLUMNS_KEY`).
+
+    >>> unit_columns(LinearLayout({"register": [[1], [0]], "lane": [[2]]}, {"dim0": 4}))
+    True
+    >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
+    False
+    """
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: _UNIT_OR_ZERO.issuperset(index_bits(layout, "layout")[1]))
+
+
+_UNIT_OR_ZERO = frozenset([0, *(1 << k for k in range(256))])
+"""Zero and the unit vectors of up to 256 bits (a hardware index has far fewer): :func:`unit_columns` looks a layout's
+columns up in it (hashing each column costs less than testing its bits)."""
+
+
 def register_rank(layout: LinearLayout, what: str) -> int:
-    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements."""
+    """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements (where
+    the columns are unit vectors or zero, :func:`unit_columns`: the distinct non-zero ones)."""
     def rank() -> int:
         ib, cols = index_bits(layout, what)
+        if unit_columns(layout):
+            distinct = set(cols[:ib.reg])
+            return len(distinct) - (0 in distinct)
         return f2.rank(cols[:ib.reg])
 
     return per_layout(layout, REGISTER_RANK_KEY, rank)
@@ -145,9 +167,8 @@ def aligned(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
 
 class PrefixSolver(NamedTuple):
     """Solutions of ``S z = target`` on the prefixes ``cols[:ends[level]]`` of some columns, from one elimination
-    (built by :func:`prefix_solver`): :meth:`lowest` reduces a target once, :meth:`solution` gives the solution on a
-    prefix whose highest set bit is lowest (then fewest high bits: the kernel there added so as to clear the highest
-    bits it can).
+    (built by :func:`prefix_solver`): :meth:`lowest` reduces a target once and gives the solution whose highest set
+    bit is lowest, on every prefix that holds it.
 
     :func:`conversion_map` solves every destination basis against the same
     four sets of source bits, and each level's set is the lowest bits
@@ -157,24 +178,26 @@ class PrefixSolver(NamedTuple):
     of a prefix reduces through that prefix's entries only, and the solution
     on the pivot columns (the mask of the reduction) is the same in the whole
     elimination.  A target is thus solvable on a prefix exactly when it
-    reduces to zero with a mask below the prefix's end; each prefix keeps
-    only the kernel found within it (a null vector found at column ``j`` has
-    ``j`` as its highest bit).
+    reduces to zero with a mask below the prefix's end.
+
+    That mask already has the lowest highest bit of all solutions, on every
+    prefix: any other solution adds a kernel vector, and a kernel vector's
+    highest bit is a column that is no pivot (a null vector found at column
+    ``j`` involves only columns up to ``j``, ``j`` among them), which the mask
+    does not have; so the sum either sets that bit above the mask's highest or
+    keeps the mask's highest bit (the vector touches nothing above its own).
+    Adding the kernel to clear high bits (as this solver did) never changed a
+    mask.
     """
 
     echelon: f2.Echelon
-    kernels: list[list[tuple[int, int]]]  # per level: _kernel_pivots of the null vectors within its prefix
     lowest_levels: list[int]  # per mask length: the lowest level whose prefix holds the mask (_levels_by_length)
 
     def lowest(self, target: int) -> tuple[int, int] | None:
-        """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (for
-        :meth:`solution`); None when no prefix does."""
+        """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (the solution
+        with the lowest highest bit on that prefix and every longer one); None when no prefix does."""
         residue, mask = self.echelon.reduce(target)
         return None if residue else (self.lowest_levels[mask.bit_length()], mask)
-
-    def solution(self, mask: int, level: int) -> int:
-        """The solution on the prefix of ``level`` (at least the target's lowest) of a target reduced to ``mask``."""
-        return _reduce_by(mask, self.kernels[level])
 
 
 def prefix_solver(cols: list[int], ends: list[int],
@@ -182,19 +205,8 @@ def prefix_solver(cols: list[int], ends: list[int],
     """The :class:`PrefixSolver` of the prefixes ``cols[:end]`` for each ``end`` of ``ends`` (ascending, at least
     one).  ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``, when the caller has it
     (:func:`index_echelon`)."""
-    ech, _, nulls = elimination if elimination is not None else f2.echelon(cols[:ends[-1]])
-    return PrefixSolver(ech, _prefix_kernels(ends, nulls), _levels_by_length(ends))
-
-
-def _prefix_kernels(ends: list[int], nulls: list[int]) -> list[list[tuple[int, int]]]:
-    """Per prefix end, :func:`_kernel_pivots` of the null vectors found within it (those below ``end``)."""
-    kernels: list[list[tuple[int, int]]] = []
-    seen = -1
-    for end in ends:
-        within = [n for n in nulls if n >> end == 0]  # the null vectors of the columns below ``end``
-        kernels.append(_kernel_pivots(within) if len(within) != seen else kernels[-1])
-        seen = len(within)
-    return kernels
+    ech = elimination[0] if elimination is not None else f2.echelon(cols[:ends[-1]])[0]
+    return PrefixSolver(ech, _levels_by_length(ends))
 
 
 def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
@@ -218,28 +230,6 @@ def _levels_by_length(ends: list[int]) -> list[int]:
     for level in range(1, len(ends)):
         levels += [level] * (ends[level] - ends[level - 1])
     return levels
-
-
-def _kernel_pivots(kernel: list[int]) -> list[tuple[int, int]]:
-    """An echelon basis of the kernel as (leading bit, vector), highest leading bit first."""
-    piv: dict[int, int] = {}
-    for v in kernel:
-        while v:
-            h = v.bit_length() - 1
-            if h in piv:
-                v ^= piv[h]
-            else:
-                piv[h] = v
-                break
-    return sorted(piv.items(), reverse=True)
-
-
-def _reduce_by(z: int, pivots: list[tuple[int, int]]) -> int:
-    """``z`` plus the kernel combination whose highest set bit is lowest: every pivot's leading bit cleared, highest first."""
-    for h, v in pivots:
-        if z >> h & 1:
-            z ^= v
-    return z
 
 
 @record
@@ -310,41 +300,42 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # One elimination of the source columns answers every level (see PrefixSolver)
     elimination = index_echelon(src)
     solver = prefix_solver(scols, ends, elimination)
-    reduce, lowest_levels, solution = solver.echelon.reduce, solver.lowest_levels, solver.solution
+    reduce, lowest_levels = solver.echelon.reduce, solver.lowest_levels
     # Each target is reduced once: the solutions for ``t ^ held`` (``held`` a source column) are those for ``t`` plus
     # ``held``'s own, the pivot columns that sum to it (one mask: the reduction's masks are linear on the span).
     column_masks = _column_masks(elimination[2])
-    # destination basis j is basis k of dim d; its own slot (the same bit of the source's index) or 0, the element
-    # that slot holds in src, and the level from which the source slot may leave that dimension's index bit (a
-    # lane keeps its lane at level 0, a warp its warp up to level 1, a block its block up to level 2; a register
-    # keeps nothing: 0)
-    starts = (0, ends[0], ends[1], ends[2])
-    bases_of = [(d, k, 1 << (start + k), scols[start + k], i) if (d != "register" or k < sh.reg) else (d, k, 0, 0, 0)
-                for i, (d, start, n) in enumerate(zip(HW_DIMS, starts, d_counts)) for k in range(n)]
-    for j, t in enumerate(dcols):
-        dim, k, own, held, keeps = bases_of[j]
-        if (own and held == t) or (t == 0 and dim == "register"):
-            # The destination's own slot holds the element (its target is 0, or a register of src holds it), or a
-            # broadcast register copies another: level 0, no solving.
-            columns.append(own if t or dim != "register" else 0)
-            levels.append(0)
-            continue
-        residue, mask = reduce(t)
-        if residue:
-            raise InputError(
-                f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
-                f"src does not hold the elements dst needs")
-        if keeps:
-            # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
-            rest = mask ^ column_masks.get(own.bit_length() - 1, own)  # the reduction's mask of t ^ held
-            level = lowest_levels[rest.bit_length()]
-            if level < keeps:
-                columns.append(solution(rest, level) | own)
-                levels.append(level)
+    # Destination basis k of dimension ``dim`` has its own slot (the same bit of the source's index) when the source
+    # has that basis (a lane, warp or block always; a register below the source's register count), holding the
+    # element ``held``, and may leave that index bit from level ``keeps`` on: a lane keeps its lane at level 0, a warp
+    # its warp up to level 1, a block its block up to level 2; a register keeps nothing (0).
+    j = 0
+    for keeps, (dim, start, n) in enumerate(zip(HW_DIMS, (0, ends[0], ends[1], ends[2]), d_counts)):
+        own_slots = n if keeps else min(n, sh.reg)
+        for k in range(n):
+            t = dcols[j]
+            j += 1
+            own = 1 << (start + k) if k < own_slots else 0
+            if (own and scols[start + k] == t) or (t == 0 and not keeps):
+                # The destination's own slot holds the element (its target is 0, or a register of src holds it), or
+                # a broadcast register copies another: level 0, no solving.
+                columns.append(own if t or keeps else 0)
+                levels.append(0)
                 continue
-        level = max(lowest_levels[mask.bit_length()], keeps)
-        columns.append(solution(mask, level))
-        levels.append(level)
+            residue, mask = reduce(t)
+            if residue:
+                raise InputError(
+                    f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
+                    f"src does not hold the elements dst needs")
+            if keeps:
+                # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
+                rest = mask ^ column_masks.get(start + k, own)  # the reduction's mask of t ^ held
+                level = lowest_levels[rest.bit_length()]
+                if level < keeps:
+                    columns.append(rest | own)  # a reduction's mask is the solution (PrefixSolver)
+                    levels.append(level)
+                    continue
+            columns.append(mask)
+            levels.append(max(lowest_levels[mask.bit_length()], keeps))
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
     split, j = [], 0

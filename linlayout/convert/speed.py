@@ -47,6 +47,18 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     Triton's scratch layout of ``src`` for the last ``dst`` *object* (one
     entry per element width): the round trip's default budget and Triton's
     own staging both need it (``smem._tritons_scratch``).
+:data:`UNIT_COLUMNS_KEY`
+    :func:`linlayout.convert.solve.unit_columns`: whether every index column
+    of a layout is a unit vector or zero, as a compiler's layouts' are.  Where
+    it is, the facts the planner reads off the columns are set operations
+    instead of eliminations: the rank of the registers
+    (:func:`linlayout.convert.solve.register_rank`, distinct non-zero
+    columns), the preimages Triton's scratch rule asks
+    (``triton_scratch._Flat.preimage``, the first column equal to the
+    element), the element offsets of Triton's staging (``smem._slice_offsets``,
+    read off the memory's inverse by bit length) and Triton's conflicts
+    (``triton_scratch._conflicts``, as sets); each is tested against the
+    exact computation on random layouts.
 
 Algorithmic devices that stay beside their code (listed here so there is one index)
     The round trip's slicings are pruned by a floor on their cost before
@@ -100,7 +112,7 @@ from typing import Any, TypeVar
 from ..core.layout import LinearLayout
 
 __all__ = ["INDEX_BITS_KEY", "INDEX_ECHELON_KEY", "CONVERSION_MAP_KEY", "REGISTER_RANK_KEY", "FLAT_KEY", "TRITON_SCRATCH_KEY",
-           "WARP_PRIVATE_KEY", "per_layout", "per_partner"]
+           "WARP_PRIVATE_KEY", "UNIT_COLUMNS_KEY", "per_layout", "per_partner"]
 
 T = TypeVar("T")
 
@@ -111,6 +123,7 @@ REGISTER_RANK_KEY = ("convert.solve", "register rank")
 FLAT_KEY = ("convert.triton_scratch", "flat")
 TRITON_SCRATCH_KEY = ("convert.smem", "Triton's scratch layout")
 WARP_PRIVATE_KEY = ("convert.smem", "warp private")
+UNIT_COLUMNS_KEY = ("convert.solve", "unit columns")
 
 
 def per_layout(layout: LinearLayout, key: tuple[str, str], compute: Callable[[], T]) -> T:

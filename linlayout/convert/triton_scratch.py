@@ -51,7 +51,7 @@ from ..count.offsets import inverse_columns
 from ..count.plan import plan_from_offsets
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
-from .solve import HW_DIMS, index_bits
+from .solve import HW_DIMS, index_bits, unit_columns
 from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_offsets", "count_renumbered", "matrix_register_order",
@@ -132,10 +132,12 @@ def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
     return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
 
 
-def _intersections(b1: Sequence[int], b2: Sequence[int]) -> tuple[list[int], list[int]]:
+def _intersections(b1: Sequence[int], b2: Sequence[int], unit: bool | None = None) -> tuple[list[int], list[int]]:
     """``_intersection(b1, b2)`` and ``_intersection(b2, b1)`` (the registers both sides hold, in each side's order),
-    with one test for unit vectors."""
-    if all(b & (b - 1) == 0 for b in chain(b1, b2)):
+    with one test for unit vectors (``unit``: whether they all are, when the caller knows)."""
+    if unit is None:
+        unit = all(b & (b - 1) == 0 for b in chain(b1, b2))
+    if unit:
         s1, s2 = set(b1), set(b2)
         return [b for b in b1 if b and b in s2], [b for b in b2 if b and b in s1]
     return _intersection(b1, b2), _intersection(b2, b1)
@@ -166,12 +168,14 @@ class _Flat:
     """A distributed layout's register and lane bases as flat ints, and a solver for its preimages.
 
     ``lane_bits`` counts the lane bases and ``broadcast_lanes`` marks the zero ones (bit ``i`` for lane basis ``i``):
-    the tile pair rules read them (:class:`TilePairRule`)."""
+    the tile pair rules read them (:class:`TilePairRule`).  ``unit``: every basis is a unit vector or zero (a
+    compiler's layouts), so every vector Triton's rule builds from them is too, and the rule takes the set
+    operations that are exact for unit vectors (:func:`_intersections`, :func:`_conflicts`)."""
 
     def __init__(self, L: LinearLayout):
         dims = L.in_dims
         self._echelon: f2.Echelon | None = None
-        if all(d in HW_DIMS for d in dims):  # the planner's layouts: their columns in index order, kept per layout
+        if not set(dims).difference(HW_DIMS):  # the planner's layouts: their columns in index order, kept per layout
             ib, cols = index_bits(L, "layout")
             self.regs = [v for v in cols[:ib.reg] if v]
             self.lanes = cols[ib.reg:ib.reg + ib.lane]
@@ -185,23 +189,34 @@ class _Flat:
             # Triton's layouts always have a register dimension (of size 1 when a thread holds one element), so a
             # layout written without one is read as if it had it: its lane index is still the lane bits.
             self._reg_bits = ib.reg
+            self.unit = unit_columns(L)
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
             self.cols = self.regs + [v for d in HW_DIMS if d in dims and d != "register" for v in L.flat_bases(d)]
             self._reg_bits = len(self.regs)
+            self.unit = all(v & (v - 1) == 0 for v in self.cols)
         self.lane_bits = len(self.lanes)
-        self.broadcast_lanes = sum(1 << i for i, v in enumerate(self.lanes) if not v)
+        self.broadcast_lanes = sum(1 << i for i, v in enumerate(self.lanes) if not v) if 0 in self.lanes else 0
 
     def preimage(self, element: int) -> tuple[int, int] | None:
         """(register part, lane index) of one preimage of a flat element (``f2.solve``'s), or ``None``; the
-        register part is zero exactly when the preimage uses no register."""
-        if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
-            self._echelon = f2.echelon(self.cols)[0]
-        residue, x = self._echelon.reduce(element)
-        if residue:
-            return None
+        register part is zero exactly when the preimage uses no register.
+
+        The elimination of the columns in order makes the first column equal to a unit vector its pivot, so where
+        the columns and the element are unit vectors (:attr:`unit`), that column is the preimage, found without
+        eliminating."""
+        if self.unit and element and element & (element - 1) == 0:
+            if element not in self.cols:
+                return None
+            x = 1 << self.cols.index(element)
+        else:
+            if self._echelon is None:  # one elimination per layout, shared by every preimage asked of it
+                self._echelon = f2.echelon(self.cols)[0]
+            residue, x = self._echelon.reduce(element)
+            if residue:
+                return None
         nr = self._reg_bits
         return x & ((1 << nr) - 1), (x >> nr) & ((1 << self.lane_bits) - 1)
 
@@ -309,17 +324,25 @@ def _leave_reps(write: Tile, read: Tile) -> int:
     return min(len(t.lane_contig) + len(t.lane_addr) - 3 for t in (write, read))
 
 
-def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int]) -> int:
+def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequence[int],
+               unit_vectors: bool = False) -> int:
     """Triton's bank conflicts of a pair of tiles: ``2^dim(segment ∩ tile) - 1`` per side (:func:`_intersection`'s
     size).
 
-    Where the vectors are not all unit, ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is
-    eliminated once for both tiles and each tile is reduced against a copy of it, and alone."""
-    unit_segment = all(b & (b - 1) == 0 for b in segment)
+    Where the tiles and the pair's vector are unit vectors or zero (``unit_vectors``, as the layouts' bases are:
+    :attr:`_Flat.unit`) and ``segment`` is :func:`_segment`'s of them (less
+    the reps :func:`_swizzle` took out), ``dim(S ∩ T)`` is the number of segment vectors that are vectors of the
+    tile, as when every vector is a unit one: :func:`_segment` holds unit vectors neither side uses, sums
+    ``a ^ b`` of a unit that only one side uses and one that only the other uses (each ``b`` in one sum only) and
+    units of one side's tile; a unit bit of the first two kinds lies outside a tile and no other segment vector
+    has it, so a combination in the tile's span uses only the segment's vectors of that tile (independent units).
+    Otherwise ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is eliminated once for both tiles and
+    each tile is reduced against a copy of it, and alone."""
+    unit_segment = unit_vectors or all(b & (b - 1) == 0 for b in segment)
     seg: f2.Span | None = None
     total = 0
     for tile in (tile_src, tile_dst):
-        if unit_segment and all(b & (b - 1) == 0 for b in tile):
+        if unit_vectors or (unit_segment and all(b & (b - 1) == 0 for b in tile)):
             in_tile = set(tile)
             shared = sum(1 for b in segment if b and b in in_tile)
         else:
@@ -332,8 +355,8 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
 
 
 def _tile_bases(tile: Tile, regs: Sequence[int], lanes: Sequence[int], vb: Sequence[int]) -> list[int] | None:
-    need = 3 - len(tile.lane_addr)
-    out = [r for r in regs if r not in vb][:need]
+    need = 3 - len(tile.lane_addr)  # registers the tile takes besides its address lanes (most tiles: none)
+    out = [r for r in regs if r not in vb][:need] if need else []
     if len(out) < need or max(tile.lane_addr) >= len(lanes):
         return None
     return out + [lanes[i] for i in tile.lane_addr]
@@ -402,7 +425,8 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
     dim = sum(bits for _, bits in src.out_dim_bits)
     both = set(a.regs) & set(b.regs)
     rules = tile_pair_rules(element_bits) if matrix else ()
-    shared = _intersections(a.regs, b.regs) if rules else ([], [])
+    unit = a.unit and b.unit
+    shared = _intersections(a.regs, b.regs, unit) if rules else ([], [])
     # the preimage of a lane of one side in the other, asked by several rules: solved once per (side, lane)
     preimages: dict[tuple[str, int], tuple[int, int] | None] = {}
 
@@ -427,7 +451,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         # conflicts, a pair with no more reps cannot win, and its conflicts are not worked out.
         if best is not None and best[0][0] == 0 and len(parts[3]) <= -best[0][1]:
             continue
-        key = (_conflicts(tile_s, tile_d, parts[2]), -len(parts[3]))
+        key = (_conflicts(tile_s, tile_d, parts[2], unit), -len(parts[3]))
         if best is None or key < best[0]:
             best = (key, parts, ts.name, td.name)
     if best is None:

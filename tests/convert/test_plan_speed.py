@@ -313,9 +313,9 @@ def test_candidates_under_a_limit_are_those_above_it_left_out(seed):
 
 def solved_at(solver, target, level):
     """The solution of ``target`` on the prefix of ``level`` as conversion_map reads it off a PrefixSolver (its
-    lowest level and mask, then the solution on that level or a higher one), or None."""
+    lowest level and mask: the mask on that level or a higher one), or None."""
     found = solver.lowest(target)
-    return solver.solution(found[1], level) if found is not None and found[0] <= level else None
+    return found[1] if found is not None and found[0] <= level else None
 
 
 def test_one_elimination_solves_every_prefix_of_the_source_columns():
@@ -513,10 +513,10 @@ def _two_reduction_map(src, dst):
                 continue
             found = solver.lowest(t ^ held) if keeps else None
             if found is not None and found[0] < keeps:
-                out.append((solver.solution(found[1], found[0]) | own, found[0]))
+                out.append((found[1] | own, found[0]))
                 continue
             level, mask = solver.lowest(t)
-            out.append((solver.solution(mask, max(level, keeps)), max(level, keeps)))
+            out.append((mask, max(level, keeps)))
     return out
 
 
@@ -534,3 +534,33 @@ def test_conversion_map_reduces_each_target_once(seed):
         dst = aligned(src, dst)
         cm = conversion_map(src, dst)
         assert list(zip(cm.columns, cm.levels)) == _two_reduction_map(src, dst)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_minimal_in_one_pass_equals_stripping_dimension_by_dimension(seed):
+    """plan._minimal (identity runs of unit columns, the lower columns' highest bit) equals the stripping checked
+    one dimension at a time (plan._minimal_checked), on maps whose top dimensions are the identity or nearly:
+    a lower column reaching exactly the first bit of a top dimension, a top column moved by one bit."""
+    from types import SimpleNamespace
+
+    import linlayout.convert.plan as plan_module
+
+    rng = random.Random(seed)
+    dims = ("register", "lane", "warp", "block")
+    for _ in range(150):
+        ins = tuple((d, rng.randint(0, 3)) for d in dims)
+        outs = tuple((d, b if d != "register" and rng.random() < 0.9 else rng.randint(0, 3)) for d, b in ins)
+        out_bits = sum(b for _, b in outs)
+        cols, start = [], 0
+        for (_, b), (_, ob) in zip(ins, outs):
+            identity = [1 << (start + k) for k in range(b)]
+            if rng.random() < 0.3 and b:
+                identity[rng.randrange(b)] <<= rng.choice([0, 1])
+            cols.append(tuple(c if c < 1 << out_bits else 0 for c in identity))
+            start += ob
+        if rng.random() < 0.5 and cols[0] and out_bits:  # a register reaching the first bit of a higher dimension
+            starts = [sum(b for _, b in outs[:i]) for i in range(1, 4)]
+            cols[0] = (1 << rng.choice([s for s in starts if s < out_bits] or [0]),) + cols[0][1:]
+        L = LinearLayout.from_flat(ins, outs, tuple(cols), check=False)
+        cm = SimpleNamespace(layout=L, columns=tuple(c for col in cols for c in col))
+        assert plan_module._minimal(cm) == plan_module._minimal_checked(L)

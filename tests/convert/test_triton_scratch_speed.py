@@ -1,0 +1,100 @@
+"""Triton's scratch layout (:mod:`linlayout.convert.triton_scratch`) and the facts the planner reads off a compiler's
+layouts take the same answer by their shortcuts.
+
+Each shortcut is compared with the exact computation it replaces, on random layouts of unit and of mixed
+bases (over every element width, each with its own tile pairs, for Triton's rule), with repeated and zero columns.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import linlayout.convert.smem as smem
+import linlayout.convert.triton_scratch as ts
+from linlayout.convert.solve import aligned, index_bits, register_rank, unit_columns
+from linlayout.core import f2
+from linlayout.core.layout import LinearLayout
+
+from .samples import random_pair
+
+
+def _exact_conflicts(tile_src, tile_dst, segment) -> int:
+    """``2^dim(S ∩ T) - 1`` per tile, with ``dim(S ∩ T) = rank S + rank T - rank(S + T)``."""
+    rank_s = f2.rank(segment)
+    return sum((1 << (rank_s + f2.rank(t) - f2.rank(list(segment) + list(t)))) - 1 for t in (tile_src, tile_dst))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_conflicts_of_unit_tiles_counted_as_sets_equal_the_ranks(seed, monkeypatch):
+    """Where the layouts' bases are unit vectors, a pair's conflicts are counted as the segment vectors that are
+    tile vectors, though the segment holds sums (``_conflicts``' ``unit_vectors``): the same as from ranks."""
+    rng = random.Random(seed)
+    seen = []
+    real = ts._conflicts
+
+    def checked(tile_src, tile_dst, segment, unit_vectors=False):
+        got = real(tile_src, tile_dst, segment, unit_vectors)
+        seen.append((got, _exact_conflicts(tile_src, tile_dst, segment), unit_vectors,
+                     all(b & (b - 1) == 0 for b in segment)))
+        return got
+
+    monkeypatch.setattr(ts, "_conflicts", checked)
+    for _ in range(6):
+        src, dst = random_pair(rng, rng.choice([1, 2, 4, 8]), "any", mixed=rng.random() < 0.3, max_regs_bits=4)
+        for eb in (8, 16, 32, 64):
+            ts.triton_scratch(src, aligned(src, dst), eb)
+    assert seen
+    assert all(got == exact for got, exact, _, _ in seen)
+    if seed == 0:  # the random pairs reach the shortcut with sums in the segment and with conflicts
+        assert any(unit and not unit_segment for _, _, unit, unit_segment in seen)
+
+
+def _unit_layout(rng: random.Random, bits: int = 6, warps: int = 1) -> LinearLayout:
+    """A layout whose columns are unit vectors or zero, repeats allowed (a basis twice, broadcast bases)."""
+    def column() -> int:
+        return 0 if rng.random() < 0.2 else 1 << rng.randrange(bits)
+    cols = [tuple(column() for _ in range(n)) for n in (rng.randint(0, 4), 5, warps)]
+    return LinearLayout.from_flat((("register", len(cols[0])), ("lane", 5), ("warp", warps)), (("dim0", bits),),
+                                  tuple(cols))
+
+
+def _reference_rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
+    """The definition: bits held by one register basis (the unit on that bit) of each side and touched by no other."""
+    out = []
+    for b in range(src.out_bits):
+        ok = True
+        for layout, side in ((src, "src"), (dst, "dst")):
+            ib, cols = index_bits(layout, side)
+            touching = [i for i, c in enumerate(cols) if c >> b & 1]
+            ok &= len(touching) == 1 and touching[0] < ib.reg and cols[touching[0]] == 1 << b
+        if ok:
+            out.append(b)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unit_column_shortcuts_equal_the_eliminations(seed):
+    """On layouts of unit columns (``solve.unit_columns``), the register rank counts distinct non-zero columns and a
+    preimage is the first equal column: each equals the elimination, on layouts with repeated and zero columns
+    (the rep candidates, read by the same loop for every layout, are checked against their definition too)."""
+    rng = random.Random(seed)
+    for _ in range(30):
+        src, dst = _unit_layout(rng), _unit_layout(rng)
+        assert unit_columns(src) and unit_columns(dst)
+        ib, cols = index_bits(src, "src")
+        assert register_rank(src, "src") == f2.rank(cols[:ib.reg])
+        assert smem.rep_candidates(src, dst) == _reference_rep_candidates(src, dst)
+        flat = ts._flat(src)
+        echelon = f2.echelon(cols)[0]
+        for element in [0, *(1 << b for b in range(src.out_bits)), 3, 0b101]:
+            residue, x = echelon.reduce(element)
+            want = None if residue else (x & ((1 << ib.reg) - 1), (x >> ib.reg) & 31)
+            assert flat.preimage(element) == want
+
+
+def test_layouts_with_mixed_columns_take_the_general_computation():
+    src = LinearLayout({"register": [[3], [1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
+    assert not unit_columns(src)
+    assert register_rank(src, "src") == 2 and smem.rep_candidates(src, src) == []
