@@ -18,12 +18,14 @@ hold only machinery for the others (``core/dims.py``, ``synth/sides.py``,
 ...) are not gathered; reach their names by their module path.
 
 **What loads when.**  ``import linlayout`` loads the light layers (``errors``,
-``core``, ``hw``, ``count``, ``catalog``, ``synth`` and the JSON, emission and
-TTGIR readers of ``io``).  The modules in :data:`LAZY_HOMES` (conversions, the
-sweep and the GPU kit, pictures, and the readers and lint that use them) load
-on the first use of one of their names, so ``import linlayout`` stays fast and
-loads neither numpy, networkx nor matplotlib.  Reading ``__all__`` or
-``dir(linlayout)`` loads them all.
+``core``, ``hw``, ``count``, ``catalog``, ``synth`` and the JSON module of
+``io``).  The modules in :data:`LAZY_HOMES` (code emission and the TTGIR
+reader, conversions, the sweep and the GPU kit, pictures, and the readers and
+lint that use them) load on the first use of one of their names, so ``import
+linlayout`` stays fast and loads neither numpy, networkx nor matplotlib.
+Reading ``__all__`` or ``dir(linlayout)`` loads them all.  Emission and the
+TTGIR reader are the first lazy homes, in the order their names had at the end
+of ``io``'s list, so ``__all__`` keeps its order.
 """
 
 from . import catalog, core, count, errors, hw, io, synth
@@ -40,6 +42,8 @@ from .synth import *
 __version__ = "0.1.0"
 
 LAZY_HOMES = (
+    "linlayout.io.emit",
+    "linlayout.io.ttgir",
     "linlayout.convert",
     "linlayout.check",
     "linlayout.check.gpu.verify",

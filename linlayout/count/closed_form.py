@@ -399,8 +399,11 @@ def _count_through_inverse(layout: LinearLayout, memory: LinearLayout, element_b
     if hit is None or hit[0] != lp.out_dims:
         return None
     inv = hit[1]
-    vec, (shape, issue, within) = lp.vector(inv)
-    return _report(_static(shape), vec, issue, within(inv), layout)
+    vec, entry = lp.vector(inv)
+    static = entry[3]
+    if static is None:  # the first count of this vector: the shape's report fields, kept in the entry
+        static = entry[3] = _static(entry[0])
+    return _report(static, vec, entry[1], entry[2](inv), layout)
 
 
 def _refuse_padded(memory: Memory | None) -> None:

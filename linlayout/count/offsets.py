@@ -116,7 +116,7 @@ def inverse_columns(memory: LinearLayout) -> tuple[Any, list[int]] | None:
         if len(m_ins) != 1 or m_ins[0][0] != "offset" or m_ins[0][1] != memory.out_bits:  # not square
             return None
         try:
-            inv = f2.inverse(memory.flat_columns())
+            inv = f2.inverse(memory.dim_columns[0])  # the one input dimension's columns, as stored
         except NotInvertibleError:
             return None
         inv.append(0)  # inv[-1]: the image of a zero basis

@@ -581,7 +581,7 @@ class LayoutPlan:
         self.facts = facts
         # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
         self.direct = not self.matrix and self.fits and facts.unit
-        self.by_vector: dict[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]] = {}
+        self.by_vector: dict[tuple[int, ...], list[Any]] = {}
 
     def made_from(self, hardware: Any, instruction: Any, op: Any, element_bits: Any, vector_bits: Any) -> bool:
         """Whether this context was built from these arguments (by identity: a miss only rebuilds it) and the
@@ -591,10 +591,12 @@ class LayoutPlan:
                 and (self.hw_key is None or PRESETS.get(self.hw_key) is self.hw)
                 and (self.ins_key is None or INSTRUCTIONS.get(self.ins_key) is self.ins))
 
-    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], tuple[AccessShape, tuple[int, ...], Any]]:
+    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], list[Any]]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
-        ``(shape, issue registers, within)`` for it, ``within`` taking those columns to the within-pass
-        generators' offsets (ld/st.shared, unit bases: ``facts.unit``)."""
+        the entry ``[shape, issue registers, within, report fields]`` for it, ``within`` taking those columns to
+        the within-pass generators' offsets (ld/st.shared, unit bases: ``facts.unit``).  ``report fields`` is
+        the closed form's, filled by it on its first count of that vector
+        (``closed_form._count_through_inverse``), so a count finds them without a lookup by shape."""
         facts = self.facts
         vec = contiguous_registers(facts.register_offsets(inverse), reduce(or_, facts.other_offsets(inverse), 0),
                                    self.cap)
@@ -605,14 +607,14 @@ class LayoutPlan:
             hit = self.by_vector[vec] = self._entry(vec)
         return vec, hit
 
-    def _entry(self, vec: tuple[int, ...]) -> tuple[AccessShape, tuple[int, ...], Any]:
+    def _entry(self, vec: tuple[int, ...]) -> list[Any]:
         ctx = PLAN_CONTEXTS.get((id(self.ins), self.element_bits, id(self.hw)))
         if ctx is None or ctx[0] is not self.ins or ctx[1] is not self.hw:
             ctx = _context(self.ins, self.element_bits, self.hw)
         facts = self.facts
         shape, issue = _vector_shape(self.ins, self.element_bits, self.hw, ctx[3], vec, facts.nonzero, facts.broadcast)
         within = picker([facts.flat_bit(g) for g in shape.within_pass]) if facts.unit else None
-        return shape, issue, within
+        return [shape, issue, within, None]
 
 
 def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: Any, vector_bits: Any,

@@ -1,12 +1,11 @@
-"""Input and output: JSON (:mod:`.jsonio`), text (:mod:`.render`), code emission (:mod:`.emit`) and pictures (:mod:`.draw`).
+"""Input and output: JSON (:mod:`.jsonio`), text (:mod:`.render`), code emission (:mod:`.emit`), Triton's TTGIR (:mod:`.ttgir`) and pictures (:mod:`.draw`).
 """
 
-from . import emit, jsonio, ttgir
-from .emit import *
+from . import jsonio
 from .jsonio import *
-from .ttgir import *
 
-__all__ = [*jsonio.__all__, *emit.__all__, *ttgir.__all__]
-"""The public names of the light modules.  ``linlayout`` loads the others on first use: :mod:`.draw`
-(matplotlib), :mod:`.families`, :mod:`.gpu_queries`, :mod:`.convert_io` and :mod:`.ttgir.lint` (they
-import ``check/`` or ``convert/``)."""
+__all__ = [*jsonio.__all__]
+"""The public names of the light module.  ``linlayout`` loads the others on first use: code emission
+(:mod:`.emit`) and the TTGIR reader (:mod:`.ttgir`, with the compiler IR model of ``lower/ir.py``), which
+counting and synthesis do not need, :mod:`.draw` (matplotlib), :mod:`.families`, :mod:`.gpu_queries`,
+:mod:`.convert_io` and :mod:`.ttgir.lint` (they import ``check/`` or ``convert/``)."""
