@@ -69,8 +69,9 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
 from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates
 
-__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_lower_bound",
-           "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES"]
+__all__ = ["RegisterProgram", "ShuffleProgram", "image_part", "packed_shuffle_bound", "products", "register_program",
+           "shuffle_lower_bound", "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES", "PackWidths",
+           "program_candidates"]
 
 def _mask(n: int) -> int:
     return (1 << n) - 1
@@ -409,9 +410,21 @@ class ShuffleProgram:
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
+    def priced(self) -> tuple[str, int]:
+        """``(strategy, cost)``: the cheaper way to make the thread-dependent selections, ``mux`` or ``layers`` (mux on
+        ties), and its price under the cost model, both strategies priced here once (the search compares the cost)."""
+        layers, mux = cost_of(self.layer_counts), cost_of(self.mux_counts)
+        return ("layers", layers) if layers < mux else ("mux", mux)
+
+    @property
     def strategy(self) -> str:
         """``mux`` or ``layers``: the cheaper way to make the thread-dependent selections (mux on ties)."""
-        return "layers" if cost_of(self.layer_counts) < cost_of(self.mux_counts) else "mux"
+        return self.priced[0]
+
+    @property
+    def cost(self) -> int:
+        """``cost_of(counts)``."""
+        return self.priced[1]
 
     @cached_property
     def counts(self) -> dict[str, int]:
@@ -615,20 +628,20 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
             continue  # the packed elements of a word would change places from lane to lane
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
         Asx = As + [0] * len(X)  # extra rounds: the same lane, another word
-        J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
+        J = [m ^ s for m, s in zip(products(Asx, M), slx)]
         if local and all(J[i] == 1 << i for i in range(nl)):
             shuffles = None  # local rounds: counted on the built program
         elif limit is not None and shuffles > limit:
             continue
         Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
-        Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
-        _, senders, kerJ = f2.echelon(J)  # the lanes whose J columns are independent, and the kernel of J
+        Kc = [m ^ q for m, q in zip(products(Aqx, M), Lq)]
+        echJ, _, kerJ = f2.echelon(J)  # one elimination of J: its kernel here, H from it when built
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
         if tighten and shuffles is not None and (limit is None or shuffles < limit):
             limit = shuffles
-        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, senders, len(X))))
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, echJ, len(X))))
     return out
 
 
@@ -650,26 +663,52 @@ class _Frame:
 
 
 def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
-                   senders: list[int], extra: int) -> ShuffleProgram:
+                   echJ: f2.Echelon, extra: int) -> ShuffleProgram:
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
-    the image; the send words follow (see the module doc).  ``senders``: lane bits whose ``J`` columns are a basis
-    of image(J) (the pivots of its elimination); which basis does not matter, as ``K`` vanishes on ker J
-    (:func:`program_candidates` checks), and the complement of the image is taken from the image alone."""
+    the image, the lowest unit vectors that complete it (:func:`~linlayout.core.f2.complement`'s); the send words
+    follow (see the module doc).  ``echJ``: the elimination of ``J`` (:func:`~linlayout.core.f2.echelon`), which
+    splits each lane bit along the two (:func:`image_part`); which columns of ``J`` give its image part does not
+    matter, as ``K`` vanishes on ker J (:func:`program_candidates` checks)."""
     nl = f.lanes
-    img = [J[b] for b in senders]
-    rest = f2.complement(img, nl) if len(img) < nl else []  # none when J is invertible: H = Kc J⁻¹
-    inv = f2.inverse(img + rest)
-    vals = [Kc[b] for b in senders] + [0] * len(rest)
-    H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
-    A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
-    Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
+    H = [f2.apply(Kc, image_part(echJ, 1 << t)) for t in range(nl)]  # H = Kc J⁻¹ when J is invertible
+    A = [q ^ h for q, h in zip(Aqx, products(H, Asx))]
+    Ho = [h ^ q for h, q in zip(products(H, f.Os), f.Oq)]
     return ShuffleProgram(f.element_bits, nl, f.src_reg_bits, f.dst_reg_bits, f.pack, f.rounds, f.copies, f.word_basis,
                           tuple(M), tuple(Asx), tuple(J), f.Os, tuple(A), tuple(H), tuple(Ho), f.lower, extra)
 
 
+def products(cols: Sequence[int], vectors: Sequence[int]) -> list[int]:
+    """``cols`` applied to each of ``vectors``, a zero vector giving zero without a product: most columns of a swap
+    matrix ``M``, of the rounds' source lanes ``As`` and of the warps' ``Sω`` are zero (a lane the swap leaves, a
+    round read from the thread's own lane, a warp that keeps its lanes)."""
+    return [f2.apply(cols, v) if v else 0 for v in vectors]
+
+
+def image_part(ech: f2.Echelon, v: int) -> int:
+    """The columns (a mask) of an eliminated matrix whose XOR is the part of ``v`` in its image, ``v`` split along the
+    image and its complement of the lowest unit vectors (:func:`~linlayout.core.f2.complement`'s choice).
+
+    Those unit vectors are the ones at no leading bit of the echelon (a unit vector is picked exactly when no vector
+    of the image has it as its highest bit), so reducing ``v`` by the echelon's vectors at its leading bits and
+    dropping its other bits leaves the image part's combination: no second elimination of the image, no inverse.
+
+    >>> image_part(f2.echelon([0b011, 0b110])[0], 0b101)
+    3
+    """
+    mask = 0
+    while v:
+        h = v.bit_length() - 1
+        b = ech.vec.get(h)
+        if b is None:
+            v ^= 1 << h  # a unit vector of the complement
+        else:
+            v ^= b
+            mask ^= ech.combo[h]
+    return mask
+
+
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
-    c = prog.counts
-    return (cost_of(c), c.get("shfl.sync", 0))
+    return (prog.cost, prog.counts.get("shfl.sync", 0))
 
 
 def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = None) -> ShuffleProgram | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from linlayout.convert.cost import cost_of
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.convert.warp import PackWidths, program_candidates
 
@@ -31,7 +32,7 @@ def warp_local_maps(seed: int, count: int) -> list:
 
 def test_fewest_shuffles_is_at_most_every_programs_shuffles_and_reached_by_local_rounds():
     checked = local_at_floor = 0
-    for cm in warp_local_maps(3, 30):
+    for cm in warp_local_maps(3, 20):
         widths = PackWidths(cm)
         for eb, pmax in WIDTHS:
             for p in range(pmax + 1):
@@ -42,9 +43,11 @@ def test_fewest_shuffles_is_at_most_every_programs_shuffles_and_reached_by_local
                     continue
                 for prog in programs:
                     shuffles = prog.counts.get("shfl.sync", 0)
+                    assert prog.cost == cost_of(prog.counts)
                     assert shuffles >= fewest, (p, eb, shuffles, fewest)
                     checked += 1
-                    if prog.self_rounds and shuffles == fewest and shuffles < max(1, eb // 32) << (len(widths.complement) - p):
+                    every_round = max(1, eb // 32) << (len(widths.complement) - p)
+                    if prog.self_rounds and shuffles == fewest < every_round:
                         local_at_floor += 1
     assert checked > 100 and local_at_floor > 0
 
@@ -52,7 +55,7 @@ def test_fewest_shuffles_is_at_most_every_programs_shuffles_and_reached_by_local
 def test_a_width_whose_programs_cannot_read_their_own_lane_is_floored_by_all_its_rounds():
     """``may_read_own_lane`` False: no program of the map has local rounds (J = I is out of reach)."""
     refuted = 0
-    for cm in warp_local_maps(4, 30):
+    for cm in warp_local_maps(4, 20):
         widths = PackWidths(cm)
         if widths.may_read_own_lane:
             continue
@@ -61,3 +64,26 @@ def test_a_width_whose_programs_cannot_read_their_own_lane_is_floored_by_all_its
             for p in range(pmax + 1):
                 assert not any(c.program().self_rounds for c in program_candidates(cm, eb, p, 0, widths=widths))
     assert refuted > 0
+
+
+def test_image_part_gives_the_send_words_of_an_inverse_over_the_image_and_its_lowest_complement():
+    """H from one elimination of J (``image_part``) equals H from the basis of J's pivot columns completed by the
+    lowest unit vectors and inverted (how the programs were built before), for ``K`` vanishing on ker J."""
+    from linlayout.convert.warp import image_part
+    from linlayout.core import f2
+
+    rng = random.Random(7)
+    singular = 0
+    for _ in range(300):
+        nl = rng.randint(1, 5)
+        J = [rng.choice([0, 1 << rng.randrange(nl), rng.randrange(1 << nl)]) for _ in range(nl)]
+        B = [rng.randrange(64) for _ in range(nl)]
+        Kc = [f2.apply(B, j) for j in J]  # K = B J: zero on ker J
+        ech, senders, _ = f2.echelon(J)
+        img = [J[b] for b in senders]
+        rest = f2.complement(img, nl) if len(img) < nl else []
+        inv = f2.inverse(img + rest)
+        vals = [Kc[b] for b in senders] + [0] * len(rest)
+        singular += len(rest) > 0
+        assert [f2.apply(Kc, image_part(ech, 1 << t)) for t in range(nl)] == [f2.apply(vals, inv[t]) for t in range(nl)]
+    assert singular > 50
