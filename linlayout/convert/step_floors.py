@@ -205,7 +205,8 @@ class Endpoint:
     def one_hot(self) -> Masks | None:
         """:class:`Masks` when every column is one element bit or zero (compiler layouts' are), else None."""
         if self.masks is False:
-            self.masks = masks_of(self.bits, self.cols) if not any(c & (c - 1) for c in self.cols) else None
+            single = sum(map(int.bit_count, self.cols)) == len(self.cols) - self.cols.count(0)  # no column of two bits
+            self.masks = masks_of(self.bits, self.cols) if single else None
         return self.masks  # type: ignore[return-value]
 
     def spans(self) -> Spans:

@@ -61,7 +61,7 @@ def swap_candidates(As: Sequence[int], Ls: Sequence[int], Lq: Sequence[int], nl:
     ``fits(n)``: whether a matrix with ``n >= 1`` extra round bits may be kept (it has no local rounds: ``J v = Sl v =
     0`` for a direction ``v`` fixed so, and its shuffles follow from ``n``); one left out still counts towards the cap.
     """
-    KerLs = f2.null_space(list(Ls))
+    image, _, KerLs = f2.echelon(list(Ls))  # one elimination of Sl: its kernel (null_space's) and its image
     if KerLs:
         both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
         Z = f2.null_space(both)  # lane vectors killed by Sl and Ql (inside ker Sl)
@@ -71,7 +71,10 @@ def swap_candidates(As: Sequence[int], Ls: Sequence[int], Lq: Sequence[int], nl:
     cmp_ = f2.complement(KerLs, nl)
     d = len(bad)
     lanes = LaneCoordinates(cmp_ + Z + bad, nl)
-    img = f2.Span(Ls) if d else None  # image(Sl), eliminated once and copied per choice: read only to fix a direction
+    img = None
+    if d:  # image(Sl) as a span, from the elimination above, copied per choice: read only to fix a direction
+        img = f2.Span()
+        img.lead.update(image.vec)
 
     def independent(vectors: list[int]) -> bool:
         """rank(img + vectors) == rank(img) + len(vectors)."""
