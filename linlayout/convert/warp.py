@@ -67,7 +67,7 @@ from ..core import f2
 from ..core.record import record
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
-from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates
+from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates, unit_complement
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "image_part", "packed_shuffle_bound", "products", "register_program",
            "shuffle_lower_bound", "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES", "PackWidths",
@@ -512,7 +512,7 @@ class PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = f2.complement(self.copies, dh.reg)
+        self.complement = unit_complement(self.copies, dh.reg)
 
     @cached_property
     def pack_all(self) -> list[int]:

@@ -87,3 +87,15 @@ def test_image_part_gives_the_send_words_of_an_inverse_over_the_image_and_its_lo
         singular += len(rest) > 0
         assert [f2.apply(Kc, image_part(ech, 1 << t)) for t in range(nl)] == [f2.apply(vals, inv[t]) for t in range(nl)]
     assert singular > 50
+
+
+def test_unit_complement_is_f2_complement_into_the_whole_space():
+    from linlayout.convert.swap_matrices import unit_complement
+    from linlayout.core import f2
+
+    rng = random.Random(11)
+    for _ in range(400):
+        n = rng.randint(0, 7)
+        vectors = [rng.choice([0, 1 << rng.randrange(max(n, 1)), rng.randrange(1 << n)]) for _ in range(rng.randint(0, n))]
+        vectors = [v for v in vectors if v < 1 << n]
+        assert unit_complement(vectors, n) == f2.complement(vectors, n)
