@@ -463,12 +463,21 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
     kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))  # source ranks
     rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
-    span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
-    needed = 1 << rank_d
-    shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
-    remote = needed - shared if own else needed
+    both = d_reg + s_reg  # Dr + Sr: its dimension, and whether every difference lies in it
+    if sum(map(int.bit_count, both)) == len(both) - both.count(0):  # single element bits: the span is a bit mask
+        mask = reach = 0
+        for v in both:
+            mask |= v
+        for v in differences:
+            reach |= v
+        dimension, own = mask.bit_count(), not reach & ~mask
+    else:
+        span_both = f2.Span(both)  # eliminated once (no reduced basis needed: its size and members)
+        dimension, own = len(span_both), all(v in span_both for v in differences)
+    needed = 1 << rank_d
+    shared = 1 << (rank_d + rank_s - dimension)  # |Dr ∩ Sr|
+    remote = needed - shared if own else needed  # own: every thread meets its own lane's elements
     bound = -(-remote // per_word)
     single = kernel_lane == kernel_reg  # rank(s_reg + s_lane) == rank_s + len(s_lane)
     if single and remote:
@@ -588,11 +597,13 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         c = f2.apply(winv, v)
         return c & pmask, c >> p
 
-    adj, Aq = [], []
-    for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
-        pj, word = wc(f2.apply(qr, c))
+    adj, Aq, As = [], [], []
+    for c in rounds:  # unit vectors (C is made of them): Qr c and Sr c are columns of the map
+        k = c.bit_length() - 1
+        pj, word = wc(qr[k])  # make Qr(c) free of pack components: Qr(c ^ pack pj) has Qr(c)'s word coordinates, no pack
         adj.append(c ^ f2.apply(pack, pj))
         Aq.append(word)
+        As.append(sr[k])  # the packs have Sr = 0: the adjusted round reads the same lane
     rounds = adj
     qo_coords = [wc(v) for v in qo]
     if any(pc for pc, _ in qo_coords):
@@ -603,7 +614,6 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     ql_coords = [wc(v) for v in ql]
     lanes_move_packs = any(pc for pc, _ in ql_coords)
     mw = len(rounds)
-    As = [f2.apply(sr, c) for c in rounds]
     Lq0 = [w for _, w in ql_coords]
     Oq = [w for _, w in qo_coords]
     kernel = widths.kernel

@@ -14,7 +14,7 @@ from linlayout.convert.cost import cost_of
 from linlayout.convert.solve import aligned, conversion_map
 from linlayout.convert.warp import PackWidths, program_candidates
 
-from .samples import random_pair
+from .samples import catalog_pairs, random_pair
 
 WIDTHS = ((8, 2), (16, 1), (32, 0), (64, 0))
 
@@ -99,3 +99,22 @@ def test_unit_complement_is_f2_complement_into_the_whole_space():
         vectors = [rng.choice([0, 1 << rng.randrange(max(n, 1)), rng.randrange(1 << n)]) for _ in range(rng.randint(0, n))]
         vectors = [v for v in vectors if v < 1 << n]
         assert unit_complement(vectors, n) == f2.complement(vectors, n)
+
+
+def test_shuffle_lower_bound_of_single_bit_layouts_is_the_thread_by_thread_one():
+    """Layouts whose register columns are single element bits (compiler layouts) count ``Dr + Sr`` as a bit mask
+    (``warp.shuffle_lower_bound``); the thread-by-thread reference agrees on the catalog's warp-local pairs."""
+    from linlayout.convert.warp import shuffle_lower_bound
+
+    from .test_plan_speed import _reference_shuffle_bound
+
+    bounds = set()
+    for _, src, dst in catalog_pairs():
+        dst = aligned(src, dst)
+        cm = conversion_map(src, dst)
+        if cm.level > 1 or cm.src_bits.bits > 10:  # the reference lists every element of every thread
+            continue
+        bound = shuffle_lower_bound(cm, 16)
+        assert bound == _reference_shuffle_bound(src, dst, 16)
+        bounds.add(bound)
+    assert len(bounds) > 2
