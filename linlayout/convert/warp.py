@@ -34,6 +34,9 @@ left to swap it with, gets a round of its own in which every thread reads
 the same lane and takes the other word; the received word that is not needed
 is dropped), and swaps of a lane direction that reads distinct senders with
 the round that brings the word its receivers want (no sender selects for it).
+The swap matrices are listed by :mod:`linlayout.convert.swap_matrices`; a
+pack width whose programs all take more shuffles than the widest pack's
+fewest is skipped unlisted (:meth:`PackWidths.fewest_shuffles`).
 
 Exact per-thread instruction counts follow from the program: ``shfl.sync``
 per round whose source lane is not the thread itself for some thread;
