@@ -112,8 +112,8 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Endpoint, Floor, Masks, broadcast_registers, broadcast_swap_bound, demand, distinct_bits,
-                          far_floor, mask_demand, mask_step_floor, masks_of, moves, register_step_cost, shuffle_floor,
+from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_registers, broadcast_swap_bound, demand,
+                          distinct_bits, far_floor, mask_demand, mask_step_floor, moves, register_step_cost, shuffle_floor,
                           step_bound, step_floor, swap_between, swap_bound, swap_demand)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
@@ -410,6 +410,8 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
     distinct = {True: distinct_bits(src), False: distinct_bits(dst)}
     broadcasts = {True: broadcast_registers(src), False: broadcast_registers(dst)}  # distinct but for zero registers
     differences = moves(src, dst)
+    swap_masks = {near: SwapMasks(side.bits, side.cols) for side, near in ((src, True), (dst, False))
+                  if distinct[near] is None}  # a side of repeated or broadcast columns: its swaps' masks, each in O(1)
     # A swap changes two columns: the other step can be across one swap only when the ends differ in at most four.
     few_differences = sum(a != b for a, b in zip(src.cols, dst.cols)) <= 4
     out = []
@@ -423,7 +425,7 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
             masks = Masks(swapped_from.registers ^ flip, swapped_from.lanes ^ flip)
             near = swap_bound(side.bits, mixed, element_bits)
         else:
-            masks = masks_of(side.bits, cols)
+            masks = swap_masks[near_src].swapped(i, j)
             near = None  # a swap of two non-zero columns of a layout distinct but for zero registers: exact
             if broadcasts[near_src] is not None and cols[i] and cols[j]:
                 near = broadcast_swap_bound(side.bits, mixed, element_bits, broadcasts[near_src])

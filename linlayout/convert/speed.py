@@ -88,7 +88,9 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     synthesis's two access widths where they tell it (``smem.moves_words``),
     so the exact report of a side (a count as costly as a synthesis's own
     scoring) is made only when they do not; the shuffle search works out what
-    every pack width shares once (``warp._PackWidths``).
+    every pack width shares once (``warp.PackWidths``), and skips a pack width whose programs all take
+    more shuffles than the packed-shuffle bound (``PackWidths.fewest_shuffles``, a floor from ranks); the swap
+    candidates work out only what a map needs (:mod:`linlayout.convert.swap_matrices`).
     Triton's own staging is counted on its slices' element offsets, read off
     the whole layouts through one inverse of Triton's memory
     (``smem._slice_offsets``, :func:`linlayout.convert.triton_scratch.count_offsets`):

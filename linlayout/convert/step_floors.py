@@ -99,7 +99,8 @@ from .cost import COST_WEIGHTS, cost_of
 from .solve import IndexBits, conversion_map, index_bits
 from .warp import register_program
 
-__all__ = ["Spans", "Masks", "masks_of", "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
+__all__ = ["Spans", "Masks", "masks_of", "SwapMasks", "ors_but_one",
+           "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes",
            "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
@@ -136,6 +137,41 @@ def masks_of(bits: IndexBits, cols: tuple[int, ...] | list[int]) -> Masks:
     return Masks(registers, lanes)
 
 
+class SwapMasks:
+    """The :class:`Masks` of every layout one swap (:func:`~linlayout.convert.multistep.swaps`) from a layout of
+    single-bit columns, each read in constant time: made once per side, from the OR of its register columns but one
+    and of its lane columns but one (a side of repeated or broadcast columns, whose swaps' masks no bit flip gives;
+    :func:`masks_of` would go over every column of every swapped layout)."""
+
+    __slots__ = ("bits", "cols", "masks", "registers_but", "lanes_but")
+
+    def __init__(self, bits: IndexBits, cols: tuple[int, ...]) -> None:
+        self.bits, self.cols, self.masks = bits, cols, masks_of(bits, cols)
+        self.registers_but = ors_but_one(cols[:bits.reg])
+        self.lanes_but = ors_but_one(cols[bits.reg:bits.reg + bits.lane])
+
+    def swapped(self, i: int, j: int) -> Masks:
+        """The masks of the layout with the flat columns ``i < j`` exchanged (a lane transposition keeps them)."""
+        reg = self.bits.reg
+        if j < reg or i >= reg:
+            return self.masks
+        return Masks(self.registers_but[i] | self.cols[j], self.lanes_but[j - reg] | self.cols[i])
+
+
+def ors_but_one(values: tuple[int, ...] | list[int]) -> list[int]:
+    """For each position, the OR of every other value (from prefix and suffix ORs: linear, not quadratic).
+
+    >>> ors_but_one([1, 2, 4, 2])
+    [6, 7, 3, 7]
+    """
+    n = len(values)
+    prefix, suffix = [0] * (n + 1), [0] * (n + 1)
+    for k in range(n):
+        prefix[k + 1] = prefix[k] | values[k]
+        suffix[n - 1 - k] = suffix[n - k] | values[n - 1 - k]
+    return [prefix[k] | suffix[k + 1] for k in range(n)]
+
+
 class Endpoint:
     """A layout of the search by its flat index columns (:func:`~linlayout.convert.solve.index_bits`).
 
@@ -169,7 +205,8 @@ class Endpoint:
     def one_hot(self) -> Masks | None:
         """:class:`Masks` when every column is one element bit or zero (compiler layouts' are), else None."""
         if self.masks is False:
-            self.masks = masks_of(self.bits, self.cols) if not any(c & (c - 1) for c in self.cols) else None
+            single = sum(map(int.bit_count, self.cols)) == len(self.cols) - self.cols.count(0)  # no column of two bits
+            self.masks = masks_of(self.bits, self.cols) if single else None
         return self.masks  # type: ignore[return-value]
 
     def spans(self) -> Spans:

@@ -34,6 +34,9 @@ left to swap it with, gets a round of its own in which every thread reads
 the same lane and takes the other word; the received word that is not needed
 is dropped), and swaps of a lane direction that reads distinct senders with
 the round that brings the word its receivers want (no sender selects for it).
+The swap matrices are listed by :mod:`linlayout.convert.swap_matrices`; a
+pack width whose programs all take more shuffles than the widest pack's
+fewest is skipped unlisted (:meth:`PackWidths.fewest_shuffles`).
 
 Exact per-thread instruction counts follow from the program: ``shfl.sync``
 per round whose source lane is not the thread itself for some thread;
@@ -60,7 +63,6 @@ divided by the elements per word.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from functools import cached_property, partial
 
@@ -68,13 +70,11 @@ from ..core import f2
 from ..core.record import record
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
+from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates, unit_complement
 
-__all__ = ["RegisterProgram", "ShuffleProgram", "packed_shuffle_bound", "register_program", "shuffle_lower_bound",
-           "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES"]
-
-MAX_SWAP_CANDIDATES = 720
-"""At most this many register↔lane swap matrices ``M`` are scored per pack width."""
-
+__all__ = ["RegisterProgram", "ShuffleProgram", "image_part", "packed_shuffle_bound", "products", "register_program",
+           "shuffle_lower_bound", "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES", "PackWidths",
+           "program_candidates"]
 
 def _mask(n: int) -> int:
     return (1 << n) - 1
@@ -225,8 +225,20 @@ class ShuffleProgram:
         return out
 
     @cached_property
+    def sender_span(self) -> f2.Span:
+        """``span(H, Hω)``, the words a sender's choice adds to a round's (eliminated once for both strategies' counts:
+        copy it before extending it)."""
+        return f2.Span(list(self.H) + list(self.Ho))
+
+    @property
     def sender_rank(self) -> int:
-        return f2.rank(list(self.H) + list(self.Ho))
+        return len(self.sender_span)
+
+    @cached_property
+    def swap_basis(self) -> list[int]:
+        """The reduced basis of ``span(M)`` (:func:`~linlayout.core.f2.basis`): the receive layers' ``b`` and the rank
+        both strategies' counts read."""
+        return f2.basis(list(self.M))
 
     @cached_property
     def selections(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[str, int], ...], ...]]:
@@ -278,14 +290,14 @@ class ShuffleProgram:
         span(H, Hω)``), word ``r`` chooses among rounds ``r ⊕ span(M)``, and the words offered are ``A(U) + S``."""
         if self.self_rounds:
             return self._local_mux_counts()
-        S = f2.Span(list(self.H) + list(self.Ho))  # eliminated once: its size, and an echelon basis
+        S = self.sender_span  # its size, and an echelon basis
         if self.extra_rounds:
             used = list(f2.Span([1 << i for i in range(len(self.rounds_basis))] + list(self.M)).lead.values())
             ncos = 1 << S.copy().extend([f2.apply(self.A, k) for k in used])  # |A(U) + S| / |S|
         else:  # every round
             used, ncos = self.rounds_basis, 1 << S.copy().extend(self.A)
         shuffled = 1 << len(used)
-        sel = ((1 << len(S)) - 1) * shuffled + ((1 << f2.rank(list(self.M))) - 1) * self.kept  # |span(M)| - 1 each
+        sel = ((1 << len(S)) - 1) * shuffled + ((1 << len(self.swap_basis)) - 1) * self.kept  # |span(M)| - 1 each
         return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
 
     def _local_mux_counts(self) -> dict[str, int]:
@@ -302,8 +314,8 @@ class ShuffleProgram:
         """
         rounds, n = 1 << self.round_bits, 1 << self.pack_bits
         local = f2.Span(f2.null_space(list(self.As)))
-        S = f2.Span(list(self.H) + list(self.Ho))
-        span_m = f2.basis(list(self.M))
+        S = self.sender_span
+        span_m = self.swap_basis
         grow = local.copy().extend(span_m)  # rank(L + span M) - rank(L)
         threads_local = f2.null_space([f2.apply(self.As, m) for m in self.M])  # lanes with M λ in L
         phi = [f2.apply(self.A, f2.apply(self.M, v)) ^ f2.apply(self.H, v) for v in threads_local] + list(self.Ho)
@@ -373,7 +385,7 @@ class ShuffleProgram:
         """
         need = set(range(self.kept))
         out = [tuple(sorted(need))]
-        for b in reversed(f2.basis(list(self.M))):  # the receive layers' b, as ``layers`` has them
+        for b in reversed(self.swap_basis):  # the receive layers' b, as ``layers`` has them
             need |= {k ^ b for k in need}
             out.append(tuple(sorted(need)))
         return tuple(reversed(out))
@@ -390,7 +402,7 @@ class ShuffleProgram:
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
         need = [1 << i for i in range(len(self.rounds_basis))]
         sizes = [1 << len(need)]  # the last layer's input first
-        for b in reversed(f2.basis(list(self.M))):
+        for b in reversed(self.swap_basis):
             need.append(b)
             sizes.append(1 << f2.rank(need))
         sel = self.sender_rank * nwords + sum(sizes[:-1])  # one send layer per basis vector
@@ -401,9 +413,21 @@ class ShuffleProgram:
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
+    def priced(self) -> tuple[str, int]:
+        """``(strategy, cost)``: the cheaper way to make the thread-dependent selections, ``mux`` or ``layers`` (mux on
+        ties), and its price under the cost model, both strategies priced here once (the search compares the cost)."""
+        layers, mux = cost_of(self.layer_counts), cost_of(self.mux_counts)
+        return ("layers", layers) if layers < mux else ("mux", mux)
+
+    @property
     def strategy(self) -> str:
         """``mux`` or ``layers``: the cheaper way to make the thread-dependent selections (mux on ties)."""
-        return "layers" if cost_of(self.layer_counts) < cost_of(self.mux_counts) else "mux"
+        return self.priced[0]
+
+    @property
+    def cost(self) -> int:
+        """``cost_of(counts)``."""
+        return self.priced[1]
 
     @cached_property
     def counts(self) -> dict[str, int]:
@@ -442,115 +466,26 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     s_rest, d_rest = cm.src_cols[sh.reg + sh.lane:], cm.dst_cols[dh.reg + dh.lane:]
     kernel_reg, kernel_lane = len(cm.source_kernel(sh.reg)), len(cm.source_kernel(sh.reg + sh.lane))  # source ranks
     rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
-    span_both = f2.Span(d_reg + s_reg)  # Dr + Sr, eliminated once (no reduced basis needed: its size and members)
-    needed = 1 << rank_d
-    shared = 1 << (rank_d + rank_s - len(span_both))  # |Dr ∩ Sr|
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
-    own = all(v in span_both for v in differences)  # every thread meets its own lane's elements
-    remote = needed - shared if own else needed
+    both = d_reg + s_reg  # Dr + Sr: its dimension, and whether every difference lies in it
+    if sum(map(int.bit_count, both)) == len(both) - both.count(0):  # single element bits: the span is a bit mask
+        mask = reach = 0
+        for v in both:
+            mask |= v
+        for v in differences:
+            reach |= v
+        dimension, own = mask.bit_count(), not reach & ~mask
+    else:
+        span_both = f2.Span(both)  # eliminated once (no reduced basis needed: its size and members)
+        dimension, own = len(span_both), all(v in span_both for v in differences)
+    needed = 1 << rank_d
+    shared = 1 << (rank_d + rank_s - dimension)  # |Dr ∩ Sr|
+    remote = needed - shared if own else needed  # own: every thread meets its own lane's elements
     bound = -(-remote // per_word)
     single = kernel_lane == kernel_reg  # rank(s_reg + s_lane) == rank_s + len(s_lane)
     if single and remote:
         bound = max(bound, (needed // shared - own) * -(-shared // per_word))
     return bound * wpe
-
-
-def _swap_candidates(As, Ls, Lq, nl, mw, kernel=(), Aq=(), fits: Callable[[int], bool] = lambda extra: True):
-    """Fixes of the lanes that read one sender but want different words, at most MAX_SWAP_CANDIDATES.
-
-    Each such lane direction ``v`` (a basis of ``ker Sl`` modulo ``ker Sl ∩ ker Ql``) is fixed either by
-    a register↔lane swap (``M v`` = a round bit) or by a free variable: a within-warp kernel vector
-    ``z = (zq, zs)`` of ``src`` (``src`` holds the same element at ``x`` and ``x ⊕ z``, for example a
-    broadcast lane) added to the source slot of ``v``.  The fixes' lane images must be independent
-    modulo ``image(Sl)``.  Yields ``(M, Dq, Ds, X)``: the swap matrix, the per-lane additions to ``Ql``
-    and ``Sl``, and the word coordinates ``X`` of the extra round bits (none in the first phase).
-
-    A second phase follows (its candidates win only when strictly cheaper): a direction ``v`` may also
-    be fixed by an *extra round* beyond the destination's register bits (``M v`` = a new round bit ``e``
-    with ``As e = 0`` and ``Aq e = Lq v``: in round ``e`` every thread reads the lane it reads in round 0
-    and gets the other word; the receiver keeps the one it needs), and a lane direction ``u`` that reads
-    distinct senders may be swapped with the round ``c`` for which ``Aq c = Lq u`` (its receivers then want
-    the word the round brings, and no sender selects for ``u``).
-
-    ``fits(n)``: whether a matrix with ``n >= 1`` extra round bits may be kept (it has no local rounds: ``J v = Sl v =
-    0`` for a direction ``v`` fixed so, and its shuffles follow from ``n``); one left out still counts towards the cap.
-    """
-    both = [ls | (lq << nl) for ls, lq in zip(Ls, Lq)]
-    Z = f2.null_space(both)            # lane vectors killed by Sl and Ql
-    KerLs = f2.null_space(list(Ls))
-    bad = f2.complement(Z, KerLs) if KerLs else []
-    cmp_ = f2.complement(KerLs, nl)
-    basis = cmp_ + Z + bad
-    inv = f2.inverse(basis)
-    coords = inv[:nl]  # the coordinates of each lane bit
-    img = f2.Span(Ls)  # eliminated once, copied per choice
-    d = len(bad)
-
-    def independent(vectors: list[int]) -> bool:
-        """rank(img + vectors) == rank(img) + len(vectors)."""
-        return img.copy().extend(vectors) == len(vectors)
-
-    options = [("round", 1 << c, As[c]) for c in range(mw)]  # As applied to round bit c
-    options += [("free", z, z[1]) for z in kernel]
-    # An option whose lane image lies in image(Sl) is in no independent choice: left out before the choices are
-    # listed (the others keep their order, so the candidates come in the same order).
-    options = [o for o in options if o[2] not in img]
-
-    def lanewise(lead, vals):
-        if not any(vals) and not any(lead):
-            return [0] * len(coords)  # no fix touches this part (say, no free variable chosen)
-        full = list(lead) + [0] * len(Z) + vals
-        return [f2.apply(full, c) for c in coords]
-
-    seen = 0
-    lead = [0] * len(cmp_)
-    for choice in itertools.permutations(range(len(options)), d):
-        if not independent([options[i][2] for i in choice]):
-            continue
-        yield (lanewise(lead, [options[i][1] if options[i][0] == "round" else 0 for i in choice]),
-               lanewise(lead, [options[i][1][0] if options[i][0] == "free" else 0 for i in choice]),
-               lanewise(lead, [options[i][1][1] if options[i][0] == "free" else 0 for i in choice]), ())
-        seen += 1
-        if seen >= MAX_SWAP_CANDIDATES:
-            break
-    leads = []
-    aq_echelon = f2.echelon(list(Aq))[0] if cmp_ else None  # one elimination of Aq for every lead's solve
-    for u in cmp_:
-        opts = [0]
-        lu = f2.apply(Lq, u)
-        if lu:
-            residue, solution = aq_echelon.reduce(lu)  # f2.solve's answer when lu is in span(Aq)
-            if not residue:
-                opts.append(solution)
-        leads.append(opts)
-    extended = options + [("extra", None, 0)]
-    seen = 0
-    for lead in itertools.product(*leads):
-        for choice in itertools.product(range(len(extended)), repeat=d):
-            fixed = [i for i in choice if extended[i][0] != "extra"]
-            if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
-                continue  # a first-phase candidate, or one option used twice
-            if not independent([extended[i][2] for i in fixed]):
-                continue
-            if len(fixed) < d and not fits(d - len(fixed)):
-                seen += 1  # more shuffles than the caller keeps
-                if seen >= MAX_SWAP_CANDIDATES:
-                    return
-                continue
-            mvals, qvals, svals, extra = [], [], [], []
-            for v, i in zip(bad, choice):
-                kind, val, _ = extended[i]
-                if kind == "extra":
-                    mvals.append(1 << (mw + len(extra)))
-                    extra.append(f2.apply(Lq, v))
-                else:
-                    mvals.append(val if kind == "round" else 0)
-                qvals.append(val[0] if kind == "free" else 0)
-                svals.append(val[1] if kind == "free" else 0)
-            yield lanewise(lead, mvals), lanewise([0] * len(lead), qvals), lanewise([0] * len(lead), svals), tuple(extra)
-            seen += 1
-            if seen >= MAX_SWAP_CANDIDATES:
-                return
 
 
 class _Candidate:
@@ -577,11 +512,11 @@ class _Candidate:
         return {"shfl.sync": self.shuffles} if self.shuffles is not None else self.program().counts
 
 
-class _PackWidths:
+class PackWidths:
     """What :func:`program_candidates` works out the same at every pack width, once per :func:`shuffle_program` call:
     the map's columns by part (:func:`_split`), the copies ``K`` (destination register vectors whose source is
-    slot 0), a complement ``C`` of them, the pack candidates (vectors of span(C) that stay in the thread's
-    registers) and, when first asked, the free variables inside the warp (``kernel``)."""
+    slot 0), a complement ``C`` of them and, when first asked, the pack candidates (vectors of span(C) that stay in
+    the thread's registers), the free variables inside the warp (``kernel``) and a floor on each width's shuffles."""
 
     def __init__(self, cm: ConversionMap) -> None:
         self.cm = cm
@@ -589,9 +524,42 @@ class _PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = C = f2.complement(self.copies, dh.reg)
+        self.complement = unit_complement(self.copies, dh.reg)
+
+    @cached_property
+    def pack_all(self) -> list[int]:
+        """The pack candidates: vectors of span(C) whose source stays in the thread's registers (``Sr = 0``); asked
+        only at pack widths above 0."""
+        C, sr = self.complement, self.parts[0][1]
         csr = [sr[c.bit_length() - 1] for c in C]  # f2.apply(sr, c): a complement in F2^n is made of unit vectors
-        self.pack_all = [f2.apply(C, v) for v in f2.null_space(csr)]
+        return [f2.apply(C, v) for v in f2.null_space(csr)]
+
+    def fewest_shuffles(self, p: int, element_bits: int) -> int | None:
+        """A floor on the ``shfl.sync`` per thread of every program at pack width ``p`` (None: the width has none).
+
+        A program at width ``p`` has ``mw = |C| - p`` round bits in the destination's registers, and maybe extra
+        ones.  Without local rounds it shuffles all of its ``2^(mw + extra)`` rounds.  Local rounds need no warp term
+        (``Sω = 0``) and ``J`` to be the identity (:attr:`may_read_own_lane`); they are then ``ker As``, ``As`` the
+        source lanes of the rounds, whose rank is ``rank(Sr)`` at every width (the packs and copies have ``Sr = 0``),
+        so such a program shuffles ``2^mw - 2^(mw - rank Sr)`` rounds.  Each round moves a word per 32 bits of an
+        element.
+        """
+        if p and p > len(self.pack_all):
+            return None
+        mw, wpe = len(self.complement) - p, max(1, element_bits // 32)
+        if any(self.parts[2][1]) or not self.may_read_own_lane:  # no local rounds
+            return wpe << mw
+        return wpe * ((1 << mw) - (1 << (mw - f2.rank(self.parts[0][1]))))
+
+    @cached_property
+    def may_read_own_lane(self) -> bool:
+        """Whether some swap matrix may give ``J = I`` (every thread reading its own lane, which local rounds need).
+
+        ``J = As M ⊕ Sl ⊕ Ds``: ``As`` maps into ``image(Sr)`` and the additions ``Ds`` of free variables into the
+        span of their lane parts, so ``J = I`` needs every lane bit ``e_i ⊕ Sl e_i`` in the sum of the two."""
+        (_, sr), (_, sl), _ = self.parts
+        reach = f2.Span(list(sr) + [z[1] for z in self.kernel])
+        return all((1 << i) ^ v in reach for i, v in enumerate(sl))
 
     @cached_property
     def kernel(self) -> list[tuple[int, int]]:
@@ -603,7 +571,7 @@ class _PackWidths:
 
 
 def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int, limit: int | None = None,
-                       tighten: bool = False, widths: _PackWidths | None = None) -> list[_Candidate]:
+                       tighten: bool = False, widths: PackWidths | None = None) -> list[_Candidate]:
     """The shuffle programs at pack width ``p`` (one per swap matrix that makes a program), not yet built.
 
     ``limit``: leave out the candidates whose shuffles are known (without local rounds) to exceed it, which
@@ -611,16 +579,16 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     shuffles are read before the rest of the candidate is worked out.  ``tighten``: the limit is also the fewest
     known shuffles among the candidates kept so far (at the widest pack width, whose fewest shuffles are the
     bound: a candidate above one already kept can neither lower the bound nor pass it).  ``widths``: ``cm``'s
-    :class:`_PackWidths`, when the caller tries several pack widths."""
+    :class:`PackWidths`, when the caller tries several pack widths."""
     if widths is None:
-        widths = _PackWidths(cm)
+        widths = PackWidths(cm)
     (qr, sr), (ql, sl), (qo, so) = widths.parts
     sh, dh = cm.src_bits, cm.dst_bits
     nl = dh.lane
-    K, C, pack_all = widths.copies, widths.complement, widths.pack_all
-    if len(pack_all) < p:
+    K, C = widths.copies, widths.complement
+    if p and len(widths.pack_all) < p:
         return []
-    pack = pack_all[:p]
+    pack = widths.pack_all[:p] if p else []
     rounds = f2.complement(pack, C) if pack else list(C)
     qpack = [f2.apply(qr, v) for v in pack]
     word_basis = qpack + f2.complement(qpack, sh.reg)
@@ -632,11 +600,13 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
         c = f2.apply(winv, v)
         return c & pmask, c >> p
 
-    adj, Aq = [], []
-    for c in rounds:  # make Qr(c) free of pack components: Qr(c ^ pack pj) has the word coordinates of Qr(c), no pack
-        pj, word = wc(f2.apply(qr, c))
+    adj, Aq, As = [], [], []
+    for c in rounds:  # unit vectors (C is made of them): Qr c and Sr c are columns of the map
+        k = c.bit_length() - 1
+        pj, word = wc(qr[k])  # make Qr(c) free of pack components: Qr(c ^ pack pj) has Qr(c)'s word coordinates, no pack
         adj.append(c ^ f2.apply(pack, pj))
         Aq.append(word)
+        As.append(sr[k])  # the packs have Sr = 0: the adjusted round reads the same lane
     rounds = adj
     qo_coords = [wc(v) for v in qo]
     if any(pc for pc, _ in qo_coords):
@@ -647,7 +617,6 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     ql_coords = [wc(v) for v in ql]
     lanes_move_packs = any(pc for pc, _ in ql_coords)
     mw = len(rounds)
-    As = [f2.apply(sr, c) for c in rounds]
     Lq0 = [w for _, w in ql_coords]
     Oq = [w for _, w in qo_coords]
     kernel = widths.kernel
@@ -660,10 +629,10 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
     frame = _Frame(element_bits, nl, sh.reg, dh.reg, tuple(pack), tuple(rounds), tuple(K), tuple(word_basis),
                    tuple(so), tuple(Oq), lower)  # shared by every candidate of this width
 
-    def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see _swap_candidates)
+    def fits(extra_rounds: int) -> bool:  # a matrix with extra rounds has no local rounds (see swap_candidates)
         return limit is None or wpe << (mw + extra_rounds) <= limit
 
-    for M, Dq, Ds, X in _swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq, fits):
+    for M, Dq, Ds, X in swap_candidates(As, sl, Lq0, nl, mw, kernel, Aq, fits):
         shuffles = wpe << (mw + len(X))  # unless it has local rounds: M's extra round bits are independent
         if limit is not None and not local and shuffles > limit:
             continue  # no local rounds: its shuffles are these, above the limit
@@ -672,20 +641,20 @@ def program_candidates(cm: ConversionMap, element_bits: int, p: int, lower: int,
             continue  # the packed elements of a word would change places from lane to lane
         slx = [sl[j] ^ Ds[j] for j in range(nl)]
         Asx = As + [0] * len(X)  # extra rounds: the same lane, another word
-        J = [f2.apply(Asx, M[j]) ^ slx[j] for j in range(nl)]
+        J = [m ^ s for m, s in zip(products(Asx, M), slx)]
         if local and all(J[i] == 1 << i for i in range(nl)):
             shuffles = None  # local rounds: counted on the built program
         elif limit is not None and shuffles > limit:
             continue
         Lq = Lq0 if qlx is ql else [wc(v)[1] for v in qlx]
         Aqx = Aq + list(X)
-        Kc = [f2.apply(Aqx, M[j]) ^ Lq[j] for j in range(nl)]
-        _, senders, kerJ = f2.echelon(J)  # the lanes whose J columns are independent, and the kernel of J
+        Kc = [m ^ q for m, q in zip(products(Aqx, M), Lq)]
+        echJ, _, kerJ = f2.echelon(J)  # one elimination of J: its kernel here, H from it when built
         if any(f2.apply(Kc, z) for z in kerJ):
             continue  # two receivers of one sender would want different words
         if tighten and shuffles is not None and (limit is None or shuffles < limit):
             limit = shuffles
-        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, senders, len(X))))
+        out.append(_Candidate(shuffles, partial(_build_program, frame, M, Asx, Aqx, J, Kc, echJ, len(X))))
     return out
 
 
@@ -707,26 +676,52 @@ class _Frame:
 
 
 def _build_program(f: _Frame, M: list[int], Asx: list[int], Aqx: list[int], J: list[int], Kc: list[int],
-                   senders: list[int], extra: int) -> ShuffleProgram:
+                   echJ: f2.Echelon, extra: int) -> ShuffleProgram:
     """The program of one swap matrix: ``H`` is defined on image(J) by H(J b) = K b and is zero on a complement of
-    the image; the send words follow (see the module doc).  ``senders``: lane bits whose ``J`` columns are a basis
-    of image(J) (the pivots of its elimination); which basis does not matter, as ``K`` vanishes on ker J
-    (:func:`program_candidates` checks), and the complement of the image is taken from the image alone."""
+    the image, the lowest unit vectors that complete it (:func:`~linlayout.core.f2.complement`'s); the send words
+    follow (see the module doc).  ``echJ``: the elimination of ``J`` (:func:`~linlayout.core.f2.echelon`), which
+    splits each lane bit along the two (:func:`image_part`); which columns of ``J`` give its image part does not
+    matter, as ``K`` vanishes on ker J (:func:`program_candidates` checks)."""
     nl = f.lanes
-    img = [J[b] for b in senders]
-    rest = f2.complement(img, nl) if len(img) < nl else []  # none when J is invertible: H = Kc J⁻¹
-    inv = f2.inverse(img + rest)
-    vals = [Kc[b] for b in senders] + [0] * len(rest)
-    H = [f2.apply(vals, inv[t]) for t in range(nl)]  # inv[t]: the coordinates of lane bit t
-    A = [Aqx[i] ^ f2.apply(H, Asx[i]) for i in range(len(Asx))]
-    Ho = [f2.apply(H, f.Os[i]) ^ f.Oq[i] for i in range(len(f.Os))]
+    H = [f2.apply(Kc, image_part(echJ, 1 << t)) for t in range(nl)]  # H = Kc J⁻¹ when J is invertible
+    A = [q ^ h for q, h in zip(Aqx, products(H, Asx))]
+    Ho = [h ^ q for h, q in zip(products(H, f.Os), f.Oq)]
     return ShuffleProgram(f.element_bits, nl, f.src_reg_bits, f.dst_reg_bits, f.pack, f.rounds, f.copies, f.word_basis,
                           tuple(M), tuple(Asx), tuple(J), f.Os, tuple(A), tuple(H), tuple(Ho), f.lower, extra)
 
 
+def products(cols: Sequence[int], vectors: Sequence[int]) -> list[int]:
+    """``cols`` applied to each of ``vectors``, a zero vector giving zero without a product: most columns of a swap
+    matrix ``M``, of the rounds' source lanes ``As`` and of the warps' ``Sω`` are zero (a lane the swap leaves, a
+    round read from the thread's own lane, a warp that keeps its lanes)."""
+    return [f2.apply(cols, v) if v else 0 for v in vectors]
+
+
+def image_part(ech: f2.Echelon, v: int) -> int:
+    """The columns (a mask) of an eliminated matrix whose XOR is the part of ``v`` in its image, ``v`` split along the
+    image and its complement of the lowest unit vectors (:func:`~linlayout.core.f2.complement`'s choice).
+
+    Those unit vectors are the ones at no leading bit of the echelon (a unit vector is picked exactly when no vector
+    of the image has it as its highest bit), so reducing ``v`` by the echelon's vectors at its leading bits and
+    dropping its other bits leaves the image part's combination: no second elimination of the image, no inverse.
+
+    >>> image_part(f2.echelon([0b011, 0b110])[0], 0b101)
+    3
+    """
+    mask = 0
+    while v:
+        h = v.bit_length() - 1
+        b = ech.vec.get(h)
+        if b is None:
+            v ^= 1 << h  # a unit vector of the complement
+        else:
+            v ^= b
+            mask ^= ech.combo[h]
+    return mask
+
+
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
-    c = prog.counts
-    return (cost_of(c), c.get("shfl.sync", 0))
+    return (prog.cost, prog.counts.get("shfl.sync", 0))
 
 
 def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = None) -> ShuffleProgram | None:
@@ -749,7 +744,7 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     best = first = None
     pmax = max(0, (32 // element_bits).bit_length() - 1) if element_bits < 32 else 0
     by_width: dict[int, list[_Candidate]] = {}
-    widths = _PackWidths(cm)
+    widths = PackWidths(cm)
     for p in range(pmax, -1, -1):  # the widest pack width that has programs (they bound the shuffles)
         by_width[p] = program_candidates(cm, element_bits, p, lower, tighten=ceiling is None, widths=widths)
         if by_width[p]:
@@ -757,6 +752,9 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
     bound = packed_shuffle_bound(by_width[min(by_width)])
     for p in range(pmax, -1, -1):
         if p not in by_width:
+            fewest = widths.fewest_shuffles(p, element_bits)
+            if ceiling is None and bound is not None and (fewest is None or fewest > bound):
+                continue  # every program of this width takes more shuffles than the bound: none can be picked
             by_width[p] = program_candidates(cm, element_bits, p, lower, bound if ceiling is None else None,
                                              widths=widths)
         for cand in by_width[p]:
