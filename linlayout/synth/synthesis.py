@@ -177,8 +177,9 @@ def optimal_swizzle(
         Let the synthesizer choose instructions per side from this list
         (``st.shared``, ``stmatrix.x4``, ``ld.shared``, ``ldmatrix.x2.trans``,
         ...); stores apply to the write side and loads to the read side.
-        Default: the policy's (:func:`linlayout.synth.policy.default_instructions`),
-        ``st.shared`` and ``ld.shared``.
+        Default: the policy's (:func:`linlayout.synth.policy.default_instructions`):
+        ``st.shared`` and ``ld.shared``, then every ``stmatrix``/``ldmatrix``
+        form that can move ``element_bits``-bit elements.
 
     Or one :class:`SwizzleQuery` (``optimal_swizzle(query)``), alone.
 
