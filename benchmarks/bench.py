@@ -329,7 +329,7 @@ def _unbounded_sm90():
 
 
 def _random_invertible(n: int, rng) -> list[int]:
-    from linlayout import f2
+    from linlayout.core import f2
 
     while True:
         cols = [rng.getrandbits(n) for _ in range(n)]
@@ -340,7 +340,7 @@ def _random_invertible(n: int, rng) -> list[int]:
 def bench_f2(quick: bool) -> None:
     import random
 
-    from linlayout import f2
+    from linlayout.core import f2
 
     try:
         import galois

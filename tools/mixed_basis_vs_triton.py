@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from linlayout import LinearLayout, f2, wavefronts
+from linlayout import LinearLayout, wavefronts
+from linlayout.core import f2
 from linlayout.errors import LinLayoutError
 from linlayout.hw import SharedMemory
 from linlayout.synth.synthesis import objective_key, optimal_swizzle

@@ -38,7 +38,7 @@ class SwizzleResult:
     order).  ``vector_bits`` is the width of the memory's contiguous vector
     block (the widest access either side makes, as Triton reports it) and
     ``common_vector_bits`` the width both sides use.  ``write`` and ``read`` are the exact counter's reports
-    (:class:`~linlayout.conflicts.WavefrontReport`), computed on first use.
+    (:class:`~linlayout.count.closed_form.WavefrontReport`), computed on first use.
     ``lower_bound`` holds each side's best cost over *all* memory layouts
     (each side alone), ``optimal`` is True only when the result is proven
     optimal for the objective, and ``frontier`` lists the Pareto-optimal
@@ -167,7 +167,7 @@ class SwizzleResult:
 
     @cached_property
     def write(self):
-        """Exact report of the write side (``linlayout.conflicts.wavefronts``)."""
+        """Exact report of the write side (``linlayout.count.closed_form.wavefronts``)."""
         from ..count.closed_form import wavefronts
 
         return wavefronts(self._layouts[0], self.memory, self.element_bits, "store", self.write_instruction,

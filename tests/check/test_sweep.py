@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from linlayout import LinearLayout, f2
+from linlayout import LinearLayout
+from linlayout.core import f2
 from linlayout.cli import main
 from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
 from linlayout.count.closed_form import wavefronts

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linlayout import f2
+from linlayout.core import f2
 from linlayout.errors import BasisError, LinLayoutError, NoSolutionError, NotInvertibleError
 
 from ..strategies import invertible_matrices, matrices

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from linlayout import LinearLayout, f2
+from linlayout import LinearLayout
+from linlayout.core import f2
 from linlayout.errors import (
     BasisError,
     DimensionError,

@@ -13,7 +13,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ..strategies import access_layout, aligned_value, ints, samples, vector_registers
-from linlayout import LinearLayout, LinLayoutError, f2
+from linlayout import LinearLayout, LinLayoutError
+from linlayout.core import f2
 from linlayout.count.closed_form import access_wavefronts, fit_affine, wavefronts
 from linlayout.count.by_simulation import lane_byte_offsets, simulate_wavefronts
 from linlayout.errors import AccessError, InstructionError, LoweringError, NotInvertibleError, NotLinearError, SizeError

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linlayout import LinearLayout, f2
+from linlayout import LinearLayout
+from linlayout.core import f2
 from linlayout.hw import get_hardware, parse_instruction
 from linlayout.synth import bounds, candidates, speed
 from linlayout.synth.scoring import offsets_by_elimination, offsets_from_inverse, exact_cost, memory_inverse

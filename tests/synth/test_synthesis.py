@@ -13,7 +13,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from linlayout import LinearLayout, f2, simulate_wavefronts, unswizzled, wavefronts
+from linlayout import LinearLayout, simulate_wavefronts, unswizzled, wavefronts
+from linlayout.core import f2
 from linlayout.synth.compare import compare_swizzles
 from linlayout.io.emit import to_c, to_cute, to_triton
 from linlayout.errors import LinLayoutError, NotLinearError, SizeError, SwizzleError

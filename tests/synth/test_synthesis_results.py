@@ -192,7 +192,7 @@ def brute_force(W, R, eb, hw, objectives, d=4):
 
 def mixed_layout(rng, d: int, r0: int, lane_bits: int = 5, nwarp_max: int = 2, reg_zero: bool = True) -> LinearLayout:
     """A layout onto 2^d elements whose bases may XOR several tensor bits, repeat, depend or be zero."""
-    from linlayout import f2
+    from linlayout.core import f2
 
     outs = {"dim0": 1 << r0, "dim1": 1 << (d - r0)}
     while True:
