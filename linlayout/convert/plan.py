@@ -215,6 +215,7 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
     return LinearLayout.from_flat(ins[:keep], outs[:keep], tuple(cols), check=False)
 
 
+
 _UNITS = tuple(1 << k for k in range(256))
 """The unit vectors by bit: a dimension of the map is the identity when its columns are a run of them."""
 
@@ -320,7 +321,7 @@ def _alternatives(src: LinearLayout, dst: LinearLayout, cm: ConversionMap, eb: i
         if sp is not None:
             lower = sp.lower_bound
             progs["shuffles"] = sp
-            alts.append(Alternative("shuffles", cost_of(sp.counts), dict(sp.counts)))
+            alts.append(Alternative("shuffles", sp.cost, dict(sp.counts)))  # priced once, when the search compared it
     smem_error = None
     if src.in_sizes.get("block", 1) == 1 and (with_shared or not alts):
         try:

@@ -57,8 +57,8 @@ from ..errors import DimensionError, InputError
 from .speed import (CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, UNIT_COLUMNS_KEY, per_layout,
                     per_partner)
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "unit_columns", "aligned",
-           "conversion_map"]
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "unit_columns",
+           "aligned", "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
 """The input dimensions of a hardware index (a distributed layout's), lowest level first."""
@@ -118,12 +118,8 @@ def unit_columns(layout: LinearLayout) -> bool:
     >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
     False
     """
-    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: _UNIT_OR_ZERO.issuperset(index_bits(layout, "layout")[1]))
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: f2.single_bits(index_bits(layout, "layout")[1]))
 
-
-_UNIT_OR_ZERO = frozenset([0, *(1 << k for k in range(256))])
-"""Zero and the unit vectors of up to 256 bits (a hardware index has far fewer): :func:`unit_columns` looks a layout's
-columns up in it (hashing each column costs less than testing its bits)."""
 
 
 def register_rank(layout: LinearLayout, what: str) -> int:

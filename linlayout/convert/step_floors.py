@@ -205,8 +205,7 @@ class Endpoint:
     def one_hot(self) -> Masks | None:
         """:class:`Masks` when every column is one element bit or zero (compiler layouts' are), else None."""
         if self.masks is False:
-            single = sum(map(int.bit_count, self.cols)) == len(self.cols) - self.cols.count(0)  # no column of two bits
-            self.masks = masks_of(self.bits, self.cols) if single else None
+            self.masks = masks_of(self.bits, self.cols) if f2.single_bits(self.cols) else None
         return self.masks  # type: ignore[return-value]
 
     def spans(self) -> Spans:

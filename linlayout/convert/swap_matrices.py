@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ..core import f2
 
-__all__ = ["MAX_SWAP_CANDIDATES", "swap_candidates", "unit_complement"]
+__all__ = ["MAX_SWAP_CANDIDATES", "swap_candidates"]
 
 MAX_SWAP_CANDIDATES = 720
 """At most this many register↔lane swap matrices ``M`` are scored per pack width."""
@@ -68,7 +68,7 @@ def swap_candidates(As: Sequence[int], Ls: Sequence[int], Lq: Sequence[int], nl:
         bad = f2.complement(Z, KerLs)
     else:  # every lane direction reads distinct senders: none to fix, and ker(Sl, Ql) = 0
         Z, bad = [], []
-    cmp_ = unit_complement(KerLs, nl)
+    cmp_ = f2.complement(KerLs, nl)
     d = len(bad)
     lanes = LaneCoordinates(cmp_ + Z + bad, nl)
     img = None
@@ -152,21 +152,6 @@ def round_swaps(directions: Sequence[int], Lq: Sequence[int], Aq: Sequence[int])
                 opts.append(solution)
         out.append(opts)
     return out
-
-
-def unit_complement(vectors: Sequence[int], n: int) -> list[int]:
-    """``f2.complement(vectors, n)``: the lowest unit vectors that complete ``span(vectors)`` to F2^n, read off one
-    elimination of ``vectors`` alone (``f2.complement`` also eliminates every unit vector it tries).
-
-    A unit vector ``e_k`` is picked exactly when it is not in ``span(vectors) + span(e_0 .. e_(k-1))``, that is when
-    no vector of the span has ``k`` as its highest bit: the picked ones are those at no leading bit of an echelon
-    basis of the span (eliminated by highest bit).
-
-    >>> unit_complement([0b011, 0b110], 3), f2.complement([0b011, 0b110], 3)
-    ([1], [1])
-    """
-    leading = f2.Span(vectors).lead
-    return [1 << k for k in range(n) if k not in leading]
 
 
 class LaneCoordinates:

@@ -126,7 +126,7 @@ def _complement(basis: Sequence[int], dim: int) -> list[int]:
 
 def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
     """A basis of span(b1) ∩ span(b2), in ``b1``'s order when both are unit vectors (Triton's ``intersectionBasis``)."""
-    if all(b & (b - 1) == 0 for b in list(b1) + list(b2)):
+    if f2.single_bits(list(b1) + list(b2)):
         s2 = set(b2)
         return [b for b in b1 if b and b in s2]
     return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
@@ -136,7 +136,7 @@ def _intersections(b1: Sequence[int], b2: Sequence[int], unit: bool | None = Non
     """``_intersection(b1, b2)`` and ``_intersection(b2, b1)`` (the registers both sides hold, in each side's order),
     with one test for unit vectors (``unit``: whether they all are, when the caller knows)."""
     if unit is None:
-        unit = all(b & (b - 1) == 0 for b in chain(b1, b2))
+        unit = f2.single_bits([*b1, *b2])
     if unit:
         s1, s2 = set(b1), set(b2)
         return [b for b in b1 if b and b in s2], [b for b in b2 if b and b in s1]
@@ -196,7 +196,7 @@ class _Flat:
             self.warps = list(L.flat_bases("warp")) if "warp" in dims else []
             self.cols = self.regs + [v for d in HW_DIMS if d in dims and d != "register" for v in L.flat_bases(d)]
             self._reg_bits = len(self.regs)
-            self.unit = all(v & (v - 1) == 0 for v in self.cols)
+            self.unit = f2.single_bits(self.cols)
         self.lane_bits = len(self.lanes)
         self.broadcast_lanes = sum(1 << i for i, v in enumerate(self.lanes) if not v) if 0 in self.lanes else 0
 
@@ -338,11 +338,11 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
     has it, so a combination in the tile's span uses only the segment's vectors of that tile (independent units).
     Otherwise ``dim(S ∩ T) = rank T - (rank(S + T) - rank S)``: the segment is eliminated once for both tiles and
     each tile is reduced against a copy of it, and alone."""
-    unit_segment = unit_vectors or all(b & (b - 1) == 0 for b in segment)
+    unit_segment = unit_vectors or f2.single_bits(segment)
     seg: f2.Span | None = None
     total = 0
     for tile in (tile_src, tile_dst):
-        if unit_vectors or (unit_segment and all(b & (b - 1) == 0 for b in tile)):
+        if unit_vectors or (unit_segment and f2.single_bits(tile)):
             in_tile = set(tile)
             shared = sum(1 for b in segment if b and b in in_tile)
         else:

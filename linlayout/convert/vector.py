@@ -20,7 +20,6 @@ registers come first, lowest offset first: that renumbering is the
 
 from __future__ import annotations
 
-
 from ..core.layout import LinearLayout
 from ..core.record import record
 from ..count.plan import Memory, plan_access

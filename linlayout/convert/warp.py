@@ -70,11 +70,12 @@ from ..core import f2
 from ..core.record import record
 from .cost import COST_WEIGHTS, cost_of
 from .solve import ConversionMap
-from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates, unit_complement
+from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "image_part", "packed_shuffle_bound", "products", "register_program",
            "shuffle_lower_bound", "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES", "PackWidths",
            "program_candidates"]
+
 
 def _mask(n: int) -> int:
     return (1 << n) - 1
@@ -468,7 +469,7 @@ def shuffle_lower_bound(cm: ConversionMap, element_bits: int) -> int:
     rank_d, rank_s = f2.rank(d_reg), sh.reg - kernel_reg
     differences = [a ^ b for a, b in zip(s_lane, d_lane)] + [a ^ b for a, b in zip(s_rest, d_rest)]
     both = d_reg + s_reg  # Dr + Sr: its dimension, and whether every difference lies in it
-    if sum(map(int.bit_count, both)) == len(both) - both.count(0):  # single element bits: the span is a bit mask
+    if f2.single_bits(both):  # single element bits: the span is a bit mask
         mask = reach = 0
         for v in both:
             mask |= v
@@ -524,7 +525,7 @@ class PackWidths:
         sh, dh = cm.src_bits, cm.dst_bits
         both = [q | (s << sh.reg) for q, s in zip(qr, sr)]
         self.copies = f2.null_space(both)  # destination register vectors (one bit per column of ``both``)
-        self.complement = unit_complement(self.copies, dh.reg)
+        self.complement = f2.complement(self.copies, dh.reg)
 
     @cached_property
     def pack_all(self) -> list[int]:

@@ -63,6 +63,7 @@ __all__ = [
     "echelon",
     "weight",
     "bit_indices",
+    "single_bits",
     "apply",
     "matmul",
     "transpose",
@@ -92,6 +93,18 @@ def weight(v: int) -> int:
     3
     """
     return v.bit_count()
+
+
+def single_bits(vectors: Sequence[int]) -> bool:
+    """Whether every vector is zero or a unit vector (one set bit), as a compiler layout's columns are.
+
+    Such vectors allow set operations where elimination is needed in general
+    (the non-zero ones are independent exactly when they are distinct).
+
+    >>> single_bits([1, 0, 8, 8]), single_bits([1, 6])
+    (True, False)
+    """
+    return sum(map(int.bit_count, vectors)) == len(vectors) - vectors.count(0)
 
 
 def bit_indices(v: int) -> Iterator[int]:
@@ -633,21 +646,24 @@ def complement(u: Iterable[int], ambient: int | Iterable[int]) -> list[int]:
     Candidates are taken in order (unit vectors ``1, 2, 4, ...`` for an int
     ambient), so the result is made of unit vectors whenever possible.
 
+    For an int ambient no candidate is eliminated: the unit vector ``e_k`` is
+    taken exactly when it is not in ``span(u) + span(e_0 .. e_(k-1))``, that is
+    when no vector of ``span(u)`` has ``k`` as its highest bit, so the result
+    is the unit vectors at no leading bit of ``u``'s echelon basis.
+
     >>> complement([0b011], 2)
+    [1]
+    >>> complement([0b011, 0b110], 3)
     [1]
     >>> complement([0b011], [0b011, 0b110])
     [6]
     >>> complement([], 3)
     [1, 2, 4]
     """
-    if isinstance(ambient, int):
-        if not u:  # nothing to complete (an empty list or tuple): every unit vector, without an elimination
-            return [1 << i for i in range(ambient)]
-        cands: Iterable[int] = (1 << i for i in range(ambient))
-    else:
-        cands = ambient
     span = Span(u)
-    return [c for c in cands if span.add(c)]
+    if isinstance(ambient, int):
+        return [1 << k for k in range(ambient) if k not in span.lead]
+    return [c for c in ambient if span.add(c)]
 
 
 def avoiding_subspace(u: Iterable[int], v: Iterable[int], n: int) -> list[int]:

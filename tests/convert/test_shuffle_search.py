@@ -89,18 +89,6 @@ def test_image_part_gives_the_send_words_of_an_inverse_over_the_image_and_its_lo
     assert singular > 50
 
 
-def test_unit_complement_is_f2_complement_into_the_whole_space():
-    from linlayout.convert.swap_matrices import unit_complement
-    from linlayout.core import f2
-
-    rng = random.Random(11)
-    for _ in range(400):
-        n = rng.randint(0, 7)
-        vectors = [rng.choice([0, 1 << rng.randrange(max(n, 1)), rng.randrange(1 << n)]) for _ in range(rng.randint(0, n))]
-        vectors = [v for v in vectors if v < 1 << n]
-        assert unit_complement(vectors, n) == f2.complement(vectors, n)
-
-
 def test_shuffle_lower_bound_of_single_bit_layouts_is_the_thread_by_thread_one():
     """Layouts whose register columns are single element bits (compiler layouts) count ``Dr + Sr`` as a bit mask
     (``warp.shuffle_lower_bound``); the thread-by-thread reference agrees on the catalog's warp-local pairs."""

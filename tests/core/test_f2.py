@@ -173,6 +173,17 @@ def test_complement_prefers_unit_vectors():
     assert f2.complement([0b0011, 0b0101], 4) == [1, 8]
 
 
+def test_complement_into_the_whole_space_is_the_greedy_choice_of_unit_vectors():
+    """``complement(u, n)`` reads its unit vectors off the leading bits of ``u``'s echelon basis; that is the choice of
+    trying ``1, 2, 4, ...`` in order and keeping each that grows the span."""
+    rng = random.Random(11)
+    for _ in range(400):
+        n = rng.randint(0, 7)
+        u = [rng.choice([0, 1 << rng.randrange(max(n, 1)), rng.randrange(1 << n)]) for _ in range(rng.randint(0, n))]
+        grown = f2.Span(u)
+        assert f2.complement(u, n) == [1 << k for k in range(n) if grown.add(1 << k)]
+
+
 def _all_subspaces(n):
     """Every subspace of F2^n as (basis, element bitmask over 2^n elements)."""
     seen = {}
