@@ -400,10 +400,10 @@ def _count_through_inverse(layout: LinearLayout, memory: LinearLayout, element_b
         return None
     inv = hit[1]
     vec, entry = lp.vector(inv)
-    static = entry[3]
+    static = entry.report
     if static is None:  # the first count of this vector: the shape's report fields, kept in the entry
-        static = entry[3] = _static(entry[0])
-    return _report(static, vec, entry[1], entry[2](inv), layout)
+        static = entry.report = _static(entry.shape)
+    return _report(static, vec, entry.issue, entry.within(inv), layout)
 
 
 def _refuse_padded(memory: Memory | None) -> None:

@@ -581,7 +581,7 @@ class LayoutPlan:
         self.facts = facts
         # wavefronts() may count through the memory's inverse columns (see closed_form._count_through_inverse)
         self.direct = not self.matrix and self.fits and facts.unit
-        self.by_vector: dict[tuple[int, ...], list[Any]] = {}
+        self.by_vector: dict[tuple[int, ...], VectorEntry] = {}
 
     def made_from(self, hardware: Any, instruction: Any, op: Any, element_bits: Any, vector_bits: Any) -> bool:
         """Whether this context was built from these arguments (by identity: a miss only rebuilds it) and the
@@ -591,30 +591,44 @@ class LayoutPlan:
                 and (self.hw_key is None or PRESETS.get(self.hw_key) is self.hw)
                 and (self.ins_key is None or INSTRUCTIONS.get(self.ins_key) is self.ins))
 
-    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], list[Any]]:
+    def vector(self, inverse: Sequence[int]) -> tuple[tuple[int, ...], VectorEntry]:
         """The vector registers of the memory whose flat inverse columns (with 0 appended) are ``inverse``, and
-        the entry ``[shape, issue registers, within, report fields]`` for it, ``within`` taking those columns to
-        the within-pass generators' offsets (ld/st.shared, unit bases: ``facts.unit``).  ``report fields`` is
-        the closed form's, filled by it on its first count of that vector
-        (``closed_form._count_through_inverse``), so a count finds them without a lookup by shape."""
+        their :class:`VectorEntry` (:meth:`entry`)."""
         facts = self.facts
         vec = contiguous_registers(facts.register_offsets(inverse), reduce(or_, facts.other_offsets(inverse), 0),
                                    self.cap)
         if self.vector_bits is not None:
             vec = _vector_bits_request(self.vector_bits, self.element_bits, vec)
+        return vec, self.entry(vec)
+
+    def entry(self, vec: tuple[int, ...]) -> VectorEntry:
+        """The :class:`VectorEntry` of the vector registers ``vec``, made on their first access."""
         hit = self.by_vector.get(vec)
         if hit is None:
-            hit = self.by_vector[vec] = self._entry(vec)
-        return vec, hit
+            hit = self.by_vector[vec] = self._new_entry(vec)
+        return hit
 
-    def _entry(self, vec: tuple[int, ...]) -> list[Any]:
+    def _new_entry(self, vec: tuple[int, ...]) -> VectorEntry:
         ctx = PLAN_CONTEXTS.get((id(self.ins), self.element_bits, id(self.hw)))
         if ctx is None or ctx[0] is not self.ins or ctx[1] is not self.hw:
             ctx = _context(self.ins, self.element_bits, self.hw)
         facts = self.facts
         shape, issue = _vector_shape(self.ins, self.element_bits, self.hw, ctx[3], vec, facts.nonzero, facts.broadcast)
         within = picker([facts.flat_bit(g) for g in shape.within_pass]) if facts.unit else None
-        return [shape, issue, within, None]
+        return VectorEntry(shape, issue, within)
+
+
+class VectorEntry:
+    """What a layout's access with given vector registers shares across memories (:meth:`LayoutPlan.entry`):
+    its ``shape``, the ``issue`` registers, ``within`` (taking a memory's inverse columns to the within-pass
+    generators' offsets, for ld/st.shared on unit bases: ``facts.unit``; else None) and ``report``, the closed
+    form's report fields for the shape, which :mod:`linlayout.count.closed_form` fills on its first count through
+    this entry, so a count finds them without a lookup by shape."""
+
+    __slots__ = ("shape", "issue", "within", "report")
+
+    def __init__(self, shape: AccessShape, issue: tuple[int, ...], within: Any) -> None:
+        self.shape, self.issue, self.within, self.report = shape, issue, within, None
 
 
 def layout_plan(layout: LinearLayout, element_bits: Any, op: Any, instruction: Any, vector_bits: Any,
@@ -731,7 +745,5 @@ def _plan_checked(layout: LinearLayout, memory: Memory, lp: LayoutPlan) -> Acces
     vec = widest_vector(offs, lp.cap)
     if lp.vector_bits is not None:
         vec = _vector_bits_request(lp.vector_bits, lp.element_bits, vec)
-    hit = lp.by_vector.get(vec)
-    if hit is None:
-        hit = lp.by_vector[vec] = lp._entry(vec)
-    return _new_plan(hit[0], offs, vec, hit[1])
+    hit = lp.entry(vec)
+    return _new_plan(hit.shape, offs, vec, hit.issue)
