@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import field, replace
+from dataclasses import field
 from functools import cached_property, reduce
 from operator import or_
 
@@ -562,7 +562,8 @@ def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
     The bound is no input of the round trip's counts, so the counts and cost :func:`round_trip` already made on
     ``rt`` (to price it) are carried over rather than made again by the planner, which reads them next.
     """
-    out = replace(rt, triton_bound=bound)
+    out = RoundTrip(rt.swizzle, rt.element_bits, rt.rep_bits, rt.scratch_bytes, rt.src_layout, rt.dst_layout,
+                    rt.rep_count, rt.register_order, bound)  # by position: dataclasses.replace costs twice as much
     for name in ("instructions", "barrier_instruction", "cost"):  # cached properties, kept in the instance's __dict__
         if name in rt.__dict__:
             out.__dict__[name] = rt.__dict__[name]

@@ -660,9 +660,10 @@ def complement(u: Iterable[int], ambient: int | Iterable[int]) -> list[int]:
     >>> complement([], 3)
     [1, 2, 4]
     """
-    span = Span(u)
     if isinstance(ambient, int):
-        return [1 << k for k in range(ambient) if k not in span.lead]
+        leading = Span(u).lead if u else ()  # an empty list or tuple: nothing to eliminate
+        return [1 << k for k in range(ambient) if k not in leading]
+    span = Span(u)
     return [c for c in ambient if span.add(c)]
 
 
