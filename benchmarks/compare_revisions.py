@@ -4,8 +4,10 @@ Usage::
 
     python benchmarks/compare_revisions.py OLD NEW [--rounds 7] [--only NAME ...]
 
-``OLD`` and ``NEW`` are git revisions (``HEAD``, a branch, a commit) or ``.``
-for the working tree.  Each revision is exported with ``git archive`` into a
+``OLD`` and ``NEW`` are git revisions (``HEAD``, a branch, a commit), ``.``
+for the working tree, or a directory that holds a ``linlayout`` package (for a
+machine without the repository's history, such as a copy of the working tree
+on another host).  Each revision is exported with ``git archive`` into a
 temporary directory; then, round after round, the two are timed in
 *alternating* fresh interpreters (OLD, NEW, OLD, NEW, ...) on the same
 workload, so a machine whose speed drifts during the run slows both alike.
@@ -85,10 +87,10 @@ print(json.dumps(out))
 '''
 
 
-def problems() -> list[dict]:
+def problems(cases: Path = CASES) -> list[dict]:
     probs = []
-    if CASES.exists():
-        data = json.loads(CASES.read_text())
+    if cases.exists():
+        data = json.loads(cases.read_text())
         for c in data["cases"] if isinstance(data, dict) else data:
             probs.append({"name": c.get("name", f"case{len(probs)}"), "write": c["write"], "read": c["read"],
                           "element_bits": c["element_bits"]})
@@ -99,9 +101,12 @@ def problems() -> list[dict]:
 
 
 def export(rev: str, into: Path) -> Path:
-    """The package of ``rev`` (``.``: the working tree) as an importable directory."""
+    """The package of ``rev`` (``.``: the working tree; a directory holding ``linlayout/``: that directory) as an
+    importable directory."""
     if rev == ".":
         return ROOT
+    if (Path(rev) / "linlayout").is_dir():
+        return Path(rev).resolve()
     into.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "linlayout"], check=True,
                              capture_output=True).stdout
@@ -116,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=0.05, help="CPU seconds per operation per round")
     ap.add_argument("--only", nargs="*", default=[], help="first word of the rows to run (e.g. optimal_swizzle)")
+    ap.add_argument("--cases", type=Path, default=CASES, help="Triton's SwizzleTest cases (default: ../shared/reference)")
     args = ap.parse_args(argv)
-    probs = json.dumps(problems())
+    probs = json.dumps(problems(args.cases))
     with tempfile.TemporaryDirectory() as tmp:
         trees = {rev: export(rev, Path(tmp) / f"t{i}") for i, rev in enumerate((args.old, args.new))}
         samples: dict[str, dict[str, list[float]]] = {args.old: {}, args.new: {}}
