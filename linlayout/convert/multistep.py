@@ -63,8 +63,13 @@ others are listed from columns (:func:`one_hot_paths`: each swap's masks and
 moves by what it changes, an :class:`Endpoint` only for an open path; a step
 across one swap of a side distinct but for zero registers, and a path's other
 step when it is across one swap too, get their exact costs).
-On the 189 warp-local searches of ``--compare`` this settles 121 of the 157
-that plan no step (26 of the speed corpus's 29; 77 of 130 and 15 of 23 with
+A side of distinct bits but for zero lanes or zero registers (a blocked layout narrower than its warp, a sliced
+one) gets such floors for its swaps of two non-zero columns (:func:`nonzero_swap_floors`), which the listing
+then skips when they reach the direct cost.
+On the 189 warp-local searches of ``--compare`` this settles 125 of the 157
+that plan no step (26 of the speed corpus's 29; 121 before the other step's
+floor counted every element remote where no thread can meet its own,
+:func:`other_step_floor`; 77 of 130 and 15 of 23 with
 the demand's floor for a step across one swap, 34 and 5 when only layouts
 whose two ends both had distinct bits had kind floors, and a register step's 0).
 
@@ -112,12 +117,14 @@ from typing import Any, NamedTuple
 
 from ..core.layout import LinearLayout
 from ..errors import InputError
-from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_registers, broadcast_swap_bound, demand,
-                          distinct_bits, far_floor, mask_demand, mask_step_floor, moves, register_step_cost, shuffle_floor,
-                          step_bound, step_floor, swap_between, swap_bound, swap_demand)
+from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_lanes, broadcast_registers,
+                          broadcast_swap_bound, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
+                          may_meet_own, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_between,
+                          swap_bound, swap_demand, swap_floor)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
-           "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths"]
+           "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths",
+           "nonzero_swap_floors", "other_step_floor"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
@@ -220,9 +227,75 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MA
                 continue
             near = swap_bound(side.bits, kind, element_bits).value
             closed = ceiling is not None and near >= ceiling
-            floors[near_src, kind] = near if closed else near + far_floor(src, dst, near_src, kind, element_bits)
+            if not closed:
+                room = None if ceiling is None else ceiling - near  # what the other step must reach to close the kind
+                near += other_step_floor(src, dst, near_src, kind, element_bits, room)
+            floors[near_src, kind] = near
         if mixed + transpositions > limit and distinct[True] is not None:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
+    return floors
+
+
+def other_step_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element_bits: int,
+                     ceiling: int | None = None) -> int:
+    """:func:`far_floor` of a kind of swap, every element counted remote when no mixed swap of the kind can leave
+    the other step's threads meeting their own (:func:`may_meet_own`), which is asked only when the floor with them
+    meeting their own stays below ``ceiling`` (None: always)."""
+    floor = far_floor(src, dst, near_src, mixed, element_bits)
+    if mixed and (ceiling is None or floor < ceiling) and not may_meet_own(src, dst, near_src):
+        floor = far_floor(src, dst, near_src, mixed, element_bits, own=False)
+    return floor
+
+
+def nonzero_swap_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MAX_INTERMEDIATES,
+                        ceiling: int | None = None) -> dict[tuple[bool, bool], int]:
+    """:func:`kind_floors` for the swaps of two non-zero columns of a side of distinct bits but for zero columns:
+    per kind ``(next to src, mixed swap)`` of such a side that the first ``limit`` intermediate layouts can include, a
+    floor on the floors of every path through a swap of two of its non-zero columns; ``{}`` when ``src`` or ``dst``
+    has a column of several bits.
+
+    A blocked layout narrower than its warp repeats its lanes (zero lane columns, :func:`broadcast_lanes`), a
+    sliced or dot-operand one may repeat a register (zero register columns, :func:`broadcast_registers`); their
+    other columns are distinct bits, so a swap of two non-zero columns is a step whose cost or floor follows from
+    counts, as for a side of distinct bits: with zero lanes, the floor of its demand
+    (:func:`~linlayout.convert.step_floors.swap_floor` with the zero lanes, which repeat what a lane sends), with
+    zero registers its exact cost (:func:`~linlayout.convert.step_floors.broadcast_swap_bound`, where it is
+    established; else no floor).  The path's other step has :func:`far_floor` (:func:`other_step_floor`), which
+    holds for such a swap (its doc).  A swap with a zero column has no floor here: :func:`one_hot_paths` floors it
+    from its columns.
+
+    Which kinds the first ``limit`` can include: such a side's mixed swaps give distinct layouts (a register column
+    moves to a lane, or a lane's column into a register, each to its own place), so when ``src`` is such a side (or
+    of distinct bits) with more than ``limit`` mixed swaps, only those are reached (one of them may give ``dst``).
+    ``ceiling``: a kind whose step across the swap alone costs that much gets that cost (as in
+    :func:`kind_floors`).  Sides of distinct bits are :func:`kind_floors`' and left out.
+    """
+    if src.one_hot() is None or dst.one_hot() is None:
+        return {}
+    floors = {}
+    for side, near_src in ((src, True), (dst, False)):
+        mixed_swaps = side.bits.reg * side.bits.lane
+        kinds = ([True] if mixed_swaps else []) + ([False] if mixed_swaps <= limit else [])
+        zero_lanes, zero_registers = broadcast_lanes(side), broadcast_registers(side)
+        if zero_lanes == 0:  # distinct bits: kind_floors' side
+            zero_lanes = zero_registers = kinds = None
+        for mixed in kinds or ():
+            if zero_lanes is not None:
+                near = swap_floor(side.bits.reg, mixed, element_bits, zero_lanes)
+            elif zero_registers is not None:
+                exact = broadcast_swap_bound(side.bits, mixed, element_bits, zero_registers)
+                if exact is None:
+                    continue
+                near = exact.value
+            else:
+                break
+            closed = ceiling is not None and near >= ceiling
+            if not closed:
+                room = None if ceiling is None else ceiling - near  # what the other step must reach to close the kind
+                near += other_step_floor(src, dst, near_src, mixed, element_bits, room)
+            floors[near_src, mixed] = near
+        if near_src and mixed_swaps > limit and (zero_lanes is not None or zero_registers is not None or kinds is None):
+            break  # the first ``limit`` intermediate layouts are all src's mixed swaps
     return floors
 
 
@@ -323,8 +396,10 @@ def cheapest_path(src: LinearLayout, dst: LinearLayout, direct_cost: int, plan: 
     closed = {kind for kind, floor in (kinds or {}).items() if floor >= direct_cost}  # no such path can win
     if kinds is not None and len(closed) == len(kinds):  # none is open (search_floor reaches the direct cost)
         return SearchResult(None, 0, 0)
+    nonzero = nonzero_swap_floors(source, target, element_bits, ceiling=direct_cost)
+    closed_nonzero = {kind for kind, floor in nonzero.items() if floor >= direct_cost}
     return search(source, target, direct_cost, plan, lambda a, b: step_bound(a, b, element_bits), closed,
-                  one_hot_paths(source, target, direct_cost, element_bits, closed))
+                  one_hot_paths(source, target, direct_cost, element_bits, closed, closed_nonzero))
 
 
 def search(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint, direct_cost: int, plan: Callable[..., Any],
@@ -394,7 +469,8 @@ def open_paths(src: Endpoint, dst: Endpoint, direct_cost: int, floor: Callable[[
 
 
 def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: int,
-                  closed: frozenset | set = frozenset()) -> list[TwoStepPath] | None:
+                  closed: frozenset | set = frozenset(),
+                  closed_nonzero: frozenset | set = frozenset()) -> list[TwoStepPath] | None:
     """:func:`open_paths` with :func:`step_bound` for two layouts of single-bit columns (compiler layouts): the same
     paths with the same floors, each read off the intermediate layout's columns in the order of
     :func:`swap_columns`, and an :class:`Endpoint` made only for a path that stays open.  None when ``src`` or
@@ -418,6 +494,8 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
     for index, (cols, near_src, side, (i, j)) in enumerate(swap_columns(src, dst)):
         reg, other = side.bits.reg, dst if near_src else src
         mixed, swapped_from = i < reg, distinct[near_src]
+        if swapped_from is None and (near_src, mixed) in closed_nonzero and cols[i] and cols[j]:
+            continue  # a swap of two non-zero columns of a kind whose paths cannot win (nonzero_swap_floors)
         if swapped_from is not None:
             if (near_src, mixed) in closed:
                 continue

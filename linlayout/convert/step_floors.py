@@ -102,9 +102,9 @@ from .warp import register_program
 __all__ = ["Spans", "Masks", "masks_of", "SwapMasks", "ors_but_one",
            "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
-           "distinct_bits", "swap_demand", "swap_floor", "far_floor", "register_step_floor", "classes",
+           "distinct_bits", "swap_demand", "swap_floor", "far_floor", "may_meet_own", "register_step_floor", "classes",
            "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
-           "one_swap", "swap_between", "broadcast_registers"]
+           "one_swap", "swap_between", "broadcast_registers", "broadcast_lanes"]
 
 
 class Spans(NamedTuple):
@@ -458,39 +458,47 @@ def distinct_bits(point: Endpoint) -> Masks | None:
     return m
 
 
-def swap_demand(registers: int, mixed: bool) -> Demand:
+def swap_demand(registers: int, mixed: bool, zero_lanes: int = 0) -> Demand:
     """The :func:`demand` of a step between a layout of distinct bits (:func:`distinct_bits`) with ``registers``
     register bases and the same layout with one swap applied, either way round: it depends on the swap's kind only.
+    ``zero_lanes``: the layout's non-zero columns are distinct bits and that many of its lane columns are zero
+    (:func:`broadcast_lanes`), and the swap exchanges two non-zero columns.
 
     Say the swap exchanges register bit ``r`` with lane bit ``l`` (``mixed``).  Both layouts have distinct bits,
     ``R = registers`` register bits, the same set of bits in all, and differ only in that register and that lane.
     The register spans share ``R - 1`` bits (``|Dr ∩ Sr| = 2^(R-1)``) and the one differing lane's difference
     ``r ⊕ l`` lies in their sum (every thread meets its own elements): ``remote = 2^R - 2^(R-1)``.  A lane's
-    elements repeat in no other lane (``2^z = 1``), so ``sent = 2^R - 2^(R-1)``.  The destination's lanes hold
-    one bit outside the source lanes' span (``r`` or ``l``) and the warps agree: ``selects = 1``.
+    elements repeat in ``2^z = 2^zero_lanes`` lanes (the zero lanes' combinations), so ``sent = max(0, 2^R - 2^z
+    2^(R-1))``: ``2^R - 2^(R-1)`` with no zero lane, none with one.  The destination's lanes hold one bit outside
+    the source lanes' span (``r`` or ``l``) and the warps agree: ``selects = 1``.
 
     A lane transposition exchanges lane bits ``l1`` and ``l2``: the register spans agree, the two lanes'
-    differences ``l1 ⊕ l2`` lie outside them (no thread meets its own elements): ``remote = 2^R``; with no repeats
-    a group of one lane needs none of its own when threads do not meet theirs: ``sent = 2^R``; the lanes keep
-    their span: ``selects = 0``.  In both cases the step's source has ``R`` registers: ``2^R`` per thread.
+    differences ``l1 ⊕ l2`` lie outside them (no thread meets its own elements): ``remote = 2^R``; a group of
+    ``2^z`` lanes needs at most ``2^(z-1) 2^R`` of its own when threads do not meet theirs: ``sent = 2^R`` with no
+    zero lane, none with one; the lanes keep their span: ``selects = 0``.  In both cases the step's source has
+    ``R`` registers: ``2^R`` per thread.  (Each is :func:`mask_demand`'s arithmetic on the two layouts' masks.)
 
     >>> swap_demand(2, True), swap_demand(2, False)
     (Demand(remote=2, sent=2, selects=1, src_registers=4), Demand(remote=4, sent=4, selects=0, src_registers=4))
+    >>> swap_demand(2, True, zero_lanes=1), swap_demand(2, False, zero_lanes=1)
+    (Demand(remote=2, sent=0, selects=1, src_registers=4), Demand(remote=4, sent=0, selects=0, src_registers=4))
     """
+    held, repeats = 1 << registers, 1 << zero_lanes
     half = 1 << max(registers - 1, 0)
     if mixed:
-        return Demand(half, half, 1, 1 << registers)
-    return Demand(1 << registers, 1 << registers, 0, 1 << registers)
+        return Demand(half, max(0, held - repeats * half), 1, held)
+    return Demand(held, max(0, held - repeats // 2 * held), 0, held)
 
 
-@functools.lru_cache(maxsize=256)  # keyed on a count, a kind and a width
-def swap_floor(registers: int, mixed: bool, element_bits: int) -> int:
-    """:func:`step_floor` of a step across one swap of a layout of distinct bits (:func:`swap_demand`): every
-    thread lacks an element (``remote >= 1``), so it is a shuffle step, whose floor is :func:`shuffle_floor`."""
-    return shuffle_floor(swap_demand(registers, mixed), element_bits)
+@functools.lru_cache(maxsize=256)  # keyed on two counts, a kind and a width
+def swap_floor(registers: int, mixed: bool, element_bits: int, zero_lanes: int = 0) -> int:
+    """:func:`step_floor` of a step across one swap of a layout of distinct bits (:func:`swap_demand`; of two non-zero
+    columns of a layout of distinct bits but for ``zero_lanes`` zero lanes): every thread lacks an element
+    (``remote >= 1``), so it is a shuffle step, whose floor is :func:`shuffle_floor`."""
+    return shuffle_floor(swap_demand(registers, mixed, zero_lanes), element_bits)
 
 
-def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element_bits: int) -> int:
+def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element_bits: int, own: bool = True) -> int:
     """A floor on the floor (:func:`step_bound`) of every path's other step (not across its swap) through a swap of
     the kind ``(near_src, mixed)``, from the ends' masks alone: the side swapped (``src`` when ``near_src``, else
     ``dst``) has distinct bits (:func:`distinct_bits`), the other end single-bit columns.
@@ -506,7 +514,17 @@ def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element
     the lanes' bits.  So the floor is the least :func:`shuffle_floor` (monotone in each count) over the classes
     of ``r`` and ``l`` (their membership in ``F``'s registers and lanes) the side has; for a register step (a
     class leaving no element remote when every thread meets its own) the least of its :func:`register_step_floor`
-    and the shuffle floor of a step in which none does.
+    and the shuffle floor of a step in which none does (0 when the step's source registers are not distinct bits:
+    its cost then needs the conversion map).
+
+    The same holds for a side of distinct bits but for zero columns (:func:`broadcast_lanes`,
+    :func:`broadcast_registers`) and a swap of two of its non-zero columns (:func:`nonzero_swap_floors
+    <linlayout.convert.multistep.nonzero_swap_floors>`): ``r`` and ``l`` are then distinct single bits, the swap
+    keeps the number of zero lanes (so ``2^z``) and of register bits, and everything above reads the masks only.
+
+    ``own=False``: no swap of the kind leaves every thread of the other step meeting its own elements
+    (:func:`may_meet_own`), so each class's step lacks every element its destination holds (``remote = 2^|Dr|``,
+    and a group's own lanes need at most ``2^(z-1) 2^shared``), and none is a register step.
     """
     sm, dm = src.one_hot(), dst.one_hot()
     side, far = (sm, dm) if near_src else (dm, sm)
@@ -521,15 +539,34 @@ def far_floor(src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element
     floors = []
     for more_shared, more_outside in changes:
         common = 1 << (shared + more_shared)
-        sent = max(0, held - repeats * common) if sends else 0
-        if needed <= common:  # a register step when every thread meets its own elements, else none is local
-            if not near_src and sm.registers.bit_count() != src.bits.reg:
-                return 0  # its exact cost needs the conversion map
+        sent = max(0, held - (repeats if own else repeats // 2) * common) if sends else 0
+        if not own:
+            common = 0  # no thread meets its own elements
+        elif needed <= common:  # a register step when every thread meets its own elements, else none is local
+            if sm.registers.bit_count() != src.bits.reg:
+                return 0  # its exact cost needs the conversion map (its source's registers are not distinct bits)
             floors.append(register_step_floor(src, dst, needed, 1 if mixed else 2))
             common = 0
         need = Demand(needed - common, sent, max(0, outside + more_outside), 1 << src.bits.reg)
         floors.append(shuffle_floor(need, element_bits))
     return min(floors, default=0)
+
+
+def may_meet_own(src: Endpoint, dst: Endpoint, near_src: bool) -> bool:
+    """Whether a mixed swap of the side (``src`` when ``near_src``, else ``dst``) exchanging two non-zero columns can
+    leave the path's other step with every thread meeting its own elements (:func:`mask_demand`'s ``own``); when
+    not, :func:`far_floor` counts every element a thread needs as remote.  Both layouts single-bit columns.
+
+    The other step's moves are the ends' (:func:`moves`) with the swapped lane's replaced, and ``own`` needs every
+    bit they touch among the step's two register masks, which lie inside the ends' registers and the swapped lane's
+    bit ``l`` (one end's registers, and the other's with ``l`` in for a register bit out).  So some lane ``j``
+    holding a bit must have every other move's bits inside ``src``'s and ``dst``'s registers and its own bit.
+    """
+    allowed = src.one_hot().registers | dst.one_hot().registers
+    others = ors_but_one(moves(src, dst))  # per lane: every other lane's, warp's and block's move
+    side = src if near_src else dst
+    lanes = side.cols[side.bits.reg:side.bits.reg + side.bits.lane]
+    return any(bit and not others[j] & ~(allowed | bit) for j, bit in enumerate(lanes))
 
 
 def register_step_floor(src: Endpoint, dst: Endpoint, needed: int, changed: int) -> int:
@@ -625,6 +662,24 @@ def broadcast_registers(point: Endpoint) -> int | None:
     seen, zeros = 0, 0
     for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
         if not c and k < point.bits.reg:
+            zeros += 1
+        elif not c or c & (c - 1) or c & seen:
+            return None
+        seen |= c
+    return zeros
+
+
+def broadcast_lanes(point: Endpoint) -> int | None:
+    """How many lane columns of ``point`` are zero when every register column and every other lane column is a
+    distinct single element bit (a layout of distinct bits, :func:`distinct_bits`, but for broadcast lanes, as a
+    blocked layout narrower than its warp has); else None.
+
+    >>> broadcast_lanes(Endpoint.of(LinearLayout({"register": [[1]], "lane": [[0], [2]]}, {"dim0": 4})))
+    1
+    """
+    seen, zeros = 0, 0
+    for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
+        if not c and k >= point.bits.reg:
             zeros += 1
         elif not c or c & (c - 1) or c & seen:
             return None

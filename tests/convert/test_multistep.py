@@ -310,7 +310,8 @@ def test_kind_floors_lie_below_every_paths_floors_with_broadcasts(monkeypatch):
     assert below == 0 and checked > 400
     far_floor, register_floor = step_floors.far_floor, step_floors.register_step_floor
     for module, name, wrong in (
-            (multistep, "far_floor", lambda *a: far_floor(*a) + 1),
+            (multistep, "far_floor", lambda *a, **k: far_floor(*a, **k) + 1),
+            (multistep, "may_meet_own", lambda *a: False),
             (step_floors, "register_step_floor", lambda src, dst, needed, changed: register_floor(src, dst, needed, 0))):
         monkeypatch.setattr(module, name, wrong)
         assert path_floor_violations(pairs)[0] > 0
@@ -341,6 +342,64 @@ def test_kind_floors_lie_below_planned_paths_with_broadcasts():
     assert checked and settled
 
 
+def nonzero_floor_violations(pairs) -> tuple[int, int]:
+    """Over every swap of two non-zero columns of a side of distinct bits but for zero lanes or registers that the
+    search reaches: how many paths' floors from columns (both steps' :func:`step_bound`) lie below their kind's floor
+    (:func:`~linlayout.convert.multistep.nonzero_swap_floors`), and how many paths were checked."""
+    below = checked = 0
+    for src, dst, bits in pairs:
+        source, target = Endpoint.of(src), Endpoint.of(dst)
+        floors = multistep.nonzero_swap_floors(source, target, bits)
+        for cols, near_src, side, (i, j) in swap_columns(source, target):
+            kind = (near_src, i < side.bits.reg)
+            if kind in floors and cols[i] and cols[j]:
+                mid = multistep.swap_endpoint(side, cols, (i, j), False, False)
+                below += step_bound(source, mid, bits).value + step_bound(mid, target, bits).value < floors[kind]
+                checked += 1
+    return below, checked
+
+
+def test_nonzero_swap_floors_lie_below_every_paths_floors(monkeypatch):
+    """A side of distinct bits but for zero lanes or zero registers: every path through a swap of two of its non-zero
+    columns has floors adding up to at least its kind's floor; the same floor one above the step across the swap
+    (zero lanes: its demand's floor; zero registers: its exact cost) or above the other step's, or counting every
+    element remote where a thread may meet its own, fails here."""
+    pairs = warp_local_pairs(9, 80)
+    below, checked = nonzero_floor_violations(pairs)
+    assert below == 0 and checked > 400
+    swap_floor, far_floor, exact = multistep.swap_floor, multistep.far_floor, multistep.broadcast_swap_bound
+
+    def exact_plus_one(*args):
+        floor = exact(*args)
+        return None if floor is None else Floor(floor.value + 1, floor.exact)
+
+    for name, wrong in (("swap_floor", lambda *a: swap_floor(*a) + 1),
+                        ("far_floor", lambda *a, **k: far_floor(*a, **k) + 1),
+                        ("broadcast_swap_bound", exact_plus_one), ("may_meet_own", lambda *a: False)):
+        monkeypatch.setattr(multistep, name, wrong)
+        assert nonzero_floor_violations(pairs)[0] > 0, name
+        monkeypatch.undo()
+
+
+def test_nonzero_swap_floors_lie_below_planned_paths():
+    """Against exact step costs: every path through a swap of two non-zero columns of a side with zero lanes or
+    registers costs at least its kind's floor."""
+    checked = 0
+    for src, dst, bits in warp_local_pairs(10, 12):
+        source, target = Endpoint.of(src), Endpoint.of(dst)
+        floors = multistep.nonzero_swap_floors(source, target, bits)
+        if not floors:
+            continue
+        step = step_planner(src, dst, bits)
+        for cols, near_src, side, pos in list(swap_columns(source, target))[::3]:
+            kind = (near_src, pos[0] < side.bits.reg)
+            if kind in floors and cols[pos[0]] and cols[pos[1]]:
+                mid = multistep.swapped(side.layout, pos)
+                assert step(src, mid, True, None).cost + step(mid, dst, True, None).cost >= floors[kind]
+                checked += 1
+    assert checked
+
+
 @settings(max_examples=examples(10), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_one_hot_paths_are_the_open_paths_of_step_bound(seed):
@@ -348,9 +407,11 @@ def test_one_hot_paths_are_the_open_paths_of_step_bound(seed):
     src, dst, bits = warp_local_pairs(seed, 1)[0]
     source, target = Endpoint.of(src), Endpoint.of(dst)
     kinds = kind_floors(source, target, bits) or {}
+    nonzero = multistep.nonzero_swap_floors(source, target, bits)
     for direct in (100, 400, 2000):
         closed = {kind for kind, floor in kinds.items() if floor >= direct}
-        fast = multistep.one_hot_paths(source, target, direct, bits, closed)
+        closed_nonzero = {kind for kind, floor in nonzero.items() if floor >= direct}
+        fast = multistep.one_hot_paths(source, target, direct, bits, closed, closed_nonzero)
         slow = multistep.open_paths(source, target, direct, lambda a, b: step_bound(a, b, bits), closed)
         assert [(p.index, p.near_src, p.mid.cols, p.costs, p.known) for p in fast] == \
             [(p.index, p.near_src, p.mid.cols, p.costs, p.known) for p in slow]
