@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from linlayout.catalog import triton_encodings as te
@@ -387,7 +387,11 @@ def _split_top_by_characters(text: str, sep: str) -> list[str]:
 
 
 @settings(max_examples=examples(300))
-@given(st.text(alphabet='ab ,-><[]{}()"xto', max_size=30), st.sampled_from([",", "->", " to "]))
+@given(st.text(alphabet='ab ,-><[]{}()"xto:', max_size=30), st.sampled_from([",", "->", " to ", " : "]))
+@example("a->b,c", ",")  # an arrow's '>' closes nothing
+@example("(a, b) -> tensor<4x!tt.ptr<f16>, #b>, i32", ",")
+@example('x "a : b" : y', " : ")
+@example("{axis = 1 : i32} : tensor<4xf32, #s<{dim = 0}>> -> tensor<1x4xf32>", " : ")
 def test_split_top_equals_the_character_walk(text, sep):
     from linlayout.io.ttgir.attributes import split_top
 
