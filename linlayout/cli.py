@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .errors import ConstructorArgumentError, LinLayoutError
 
@@ -36,6 +36,23 @@ class _UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are one line (exit 2, in :func:`main`) and whose arguments may be added on first use.
+
+    ``define(parser)`` adds a command's arguments the first time its parser parses (``linlayout lint ...`` or
+    ``linlayout lint --help``): building every command's arguments (their help texts, argparse's formatters and
+    translations) took about as long as linting a small kernel.  ``linlayout --help`` lists the commands from the
+    ``help`` each was registered with."""
+
+    def __init__(self, *args, define: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.define = define
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self.define is not None:
+            define, self.define = self.define, None
+            define(self)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # one line, exit 2 (handled in main)
         raise _UsageError(f"{self.prog}: {message} (see --help)")
 
@@ -498,15 +515,34 @@ def _write_queries(folder: str, report) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: each command's arguments are added when that command is run (``define``), so a
+    run builds its own command's arguments only and imports only what their help texts name."""
     from . import __version__
-    from .lower.registry import DEFAULT_TRITON, LOWERINGS
 
     p = _Parser(prog="linlayout", description="GPU tensor layouts as linear algebra over F2.")
     p.add_argument("--version", action="version", version=f"linlayout {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    sub.add_parser("show", help="print a layout, its properties and its grid", define=_show_arguments)
+    sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, for the hardware model the "
+                   "query names; sm90 by default)", define=_conflicts_arguments)
+    sub.add_parser("swizzle", help="synthesize the optimal shared-memory layout for a write and a read layout",
+                   define=_swizzle_arguments)
+    sub.add_parser("convert", help="plan a layout conversion: registers, warp shuffles or shared memory",
+                   define=_convert_arguments)
+    sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "
+                   "of memory layouts", define=_sweep_arguments)
+    sub.add_parser("verify-gpu", help="measure the wavefronts of queries on this machine's GPU with Nsight "
+                   "Compute and compare them with the prediction", define=_verify_gpu_arguments)
+    sub.add_parser("draw", help="draw a layout, an access or a swizzle as a PNG or SVG picture "
+                   "(needs matplotlib)", define=_draw_arguments)
+    sub.add_parser("lint", help="count the shared-memory wavefronts of every op of a Triton kernel's TTGIR and "
+                   "suggest better swizzles", define=_lint_arguments)
+    return p
 
-    s = sub.add_parser("show", help="print a layout, its properties and its grid")
+
+def _show_arguments(s: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout show``."""
     s.add_argument("layout", metavar="LAYOUT.json|NAME",
                    help="layout JSON file ('-' for stdin) or a constructor: " + ", ".join(CONSTRUCTORS)
                    + "; or TTGIR: a type 'tensor<...>', an attribute '#ttg...' with --shape, a .ttgir file, "
@@ -528,14 +564,18 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--tv", help="cute: JSON [[thread shape, value shape], [thread stride, value stride]]")
     s.set_defaults(func=_cmd_show)
 
-    c = sub.add_parser("conflicts", help="count shared-memory wavefronts of an access (exact, for the hardware model the query names; sm90 by default)")
+
+def _conflicts_arguments(c: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout conflicts``."""
     c.add_argument("query", metavar="QUERY.json", help="layout-level or address-level query ('-' for stdin)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--simulate", action="store_true", help="count with the address-level simulator instead of the closed form")
     c.add_argument("--all-banks", action="store_true", help="list every bank in the pass map, not only conflicting ones")
     c.set_defaults(func=_cmd_conflicts)
 
-    w = sub.add_parser("swizzle", help="synthesize the optimal shared-memory layout for a write and a read layout")
+
+def _swizzle_arguments(w: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout swizzle``."""
     w.add_argument("query", metavar="QUERY.json", help="swizzle query ('-' for stdin)")
     w.add_argument("--json", action="store_true", help="print one JSON object")
     w.add_argument("--emit", choices=["json", "c", "cute", "triton"], help="print the layout for code: "
@@ -551,7 +591,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     "to 1024 elements)")
     w.set_defaults(func=_cmd_swizzle)
 
-    cv = sub.add_parser("convert", help="plan a layout conversion: registers, warp shuffles or shared memory")
+
+def _convert_arguments(cv: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout convert``."""
     cv.add_argument("query", metavar="QUERY.json", help="convert query ('-' for stdin)")
     cv.add_argument("--json", action="store_true", help="print one JSON object")
     cv.add_argument("--emit", choices=["cuda"], help="print a CUDA device function performing the conversion")
@@ -563,8 +605,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="search two-step plans (the default; overrides the query's \"multistep\": false)")
     cv.set_defaults(func=_cmd_convert)
 
-    v = sub.add_parser("sweep", help="check the closed form against simulation of every instruction over a family "
-                       "of memory layouts")
+
+def _sweep_arguments(v: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout sweep``."""
     v.add_argument("family", nargs="?", metavar="FAMILY.json", help="family JSON ('-' for stdin); default: the "
                    "built-in 16x32 fp32 transpose family (2^20 memory layouts)")
     v.add_argument("--json", action="store_true", help="print one JSON object")
@@ -580,8 +623,9 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--examples", type=int, default=5, metavar="K", help="failing configurations to list (default 5)")
     v.set_defaults(func=_cmd_sweep)
 
-    g = sub.add_parser("verify-gpu", help="measure the wavefronts of queries on this machine's GPU with Nsight "
-                       "Compute and compare them with the prediction")
+
+def _verify_gpu_arguments(g: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout verify-gpu``."""
     g.add_argument("queries", nargs="+", metavar="QUERY.json", help="conflicts queries (layout- or address-level), "
                    "or batch files {\"queries\": [...]}")
     g.add_argument("--json", action="store_true", help="print one JSON object")
@@ -593,8 +637,9 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--ncu", help="path of Nsight Compute's ncu (default: NCU, PATH, $CUDA_HOME/bin, ...)")
     g.set_defaults(func=_cmd_verify_gpu)
 
-    d = sub.add_parser("draw", help="draw a layout, an access or a swizzle as a PNG or SVG picture "
-                       "(needs matplotlib)")
+
+def _draw_arguments(d: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout draw``."""
     d.add_argument("input", metavar="LAYOUT.json|QUERY.json",
                    help="a layout, a conflicts query or a swizzle query ('-' for stdin); "
                    "the picture follows the kind")
@@ -605,8 +650,11 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="draw at most N rows and columns of a tensor, the top-left corner (default 64)")
     d.set_defaults(func=_cmd_draw)
 
-    t = sub.add_parser("lint", help="count the shared-memory wavefronts of every op of a Triton kernel's TTGIR and "
-                       "suggest better swizzles")
+
+def _lint_arguments(t: argparse.ArgumentParser) -> None:
+    """The arguments of ``linlayout lint``."""
+    from .lower.registry import DEFAULT_TRITON, LOWERINGS
+
     t.add_argument("kernel", metavar="KERNEL.ttgir", help="TTGIR module text ('-' for stdin), e.g. "
                    "kernel.asm['ttgir'] or a TRITON_KERNEL_DUMP file")
     t.add_argument("--json", action="store_true", help="print one JSON object")
@@ -632,7 +680,6 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="show each stage on "
                    "stderr once the lint has taken a second: auto (default) when stderr is a terminal")
     t.set_defaults(func=_cmd_lint)
-    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,18 +28,26 @@ cannot assign to field 'x'
 ``record(frozen=False)`` makes a mutable record, as ``@dataclass`` does (unhashable, fields
 assignable).
 
-**Why it exists (the one speed device of this module).** ``dataclass`` writes the source text of
+**Why it exists (the speed devices of this module).** ``dataclass`` writes the source text of
 six methods for each frozen class and compiles it: about 1 ms per class on Python 3.11, nearly all
 of it in the compiler. Importing the package and the lint path creates about 60 records, so
 ``dataclass`` alone took 55-70 ms of the ~100 ms that ``linlayout lint`` spends importing.
-``record`` lets ``dataclass`` collect the fields (it generates nothing then) and compiles, in one
-``exec``, only the methods that run on every record made, compared or hashed: ``__init__``,
-``__eq__`` and ``__hash__``, the same code as ``dataclass``'s. ``__repr__`` and the frozen
+``record`` lets ``dataclass`` collect the fields (it generates nothing then) and compiles only the
+methods that run on every record made, compared or hashed: ``__init__``, ``__eq__`` and
+``__hash__``, the same code as ``dataclass``'s. ``__repr__`` and the frozen
 ``__setattr__``/``__delattr__`` (which only raise) are closures over the field names, which cost no
 compilation. (Closures for ``__eq__`` and ``__hash__`` were tried: through a type's slot, ``hash(x)``
-or ``x == y``, a closure cost twice what a plain function costs.) ``tests/core/test_record.py``
-compares every behaviour above with ``dataclass`` on twin classes that use every feature the package
-uses.
+or ``x == y``, a closure cost twice what a plain function costs.)
+
+Each of the three is compiled the first time it runs, not when the class is made: until then the
+class holds a stand-in (:func:`_compiled_on_first_call`) that compiles the method, puts it on the
+class in its own place and calls it. Most records are never compared or hashed in a run, and many
+never made (``linlayout lint`` of a kernel makes about half of the ~60 it imports and hashes none
+through these methods), so compiling every method when its class was made cost ~84 M instructions,
+a fifth of that command. The stand-in of ``__init__`` carries the signature ``__init__`` will have,
+so ``inspect.signature`` and the class's generated docstring read the same before and after.
+``tests/core/test_record.py`` compares every behaviour above with ``dataclass`` on twin classes that
+use every feature the package uses, before and after the first call.
 """
 
 from __future__ import annotations
@@ -95,7 +103,7 @@ def _make_record(cls: T, frozen: bool) -> T:
     # Methods the class writes itself are kept, as dataclass keeps them (a __hash__ it wrote is explicit_hash).
     compiled = [name for name in ("__init__", "__eq__") if name not in cls.__dict__]
     compiled += ["__hash__"] if frozen and not explicit_hash else []
-    methods = _compiled(cls, fields, frozen, compiled) if compiled else {}
+    methods = {name: _compiled_on_first_call(cls, fields, frozen, name) for name in compiled}
     if "__repr__" not in cls.__dict__:
         methods["__repr__"] = _repr(fields)
     if frozen:
@@ -104,7 +112,7 @@ def _make_record(cls: T, frozen: bool) -> T:
         methods["__hash__"] = None
     for name, method in methods.items():
         if method is not None:
-            method.__qualname__ = f"{cls.__qualname__}.{name}"
+            _name_method(cls, name, method)
         setattr(cls, name, method)
     if not documented:  # as dataclass writes it: the class's signature
         cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
@@ -139,27 +147,61 @@ def _frozen_setattr_delattr(cls: type, fields: tuple) -> tuple[Callable, Callabl
     return __setattr__, __delattr__
 
 
-def _compiled(cls: type, fields: tuple, frozen: bool, names: list[str]) -> dict[str, Callable]:
-    """The methods ``names`` (of ``__init__``, ``__eq__`` and ``__hash__``), compiled from their text in one ``exec``.
+def _name_method(cls: type, name: str, method: Callable) -> None:
+    """Name ``method`` as the method ``name`` of ``cls`` (its qualified name), as ``dataclass`` does."""
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+
+
+def _compiled_on_first_call(cls: type, fields: tuple, frozen: bool, name: str) -> Callable:
+    """A stand-in for the method ``name`` of ``cls`` that compiles it (:func:`_compiled`) the first time it runs.
+
+    The compiled method replaces the stand-in on ``cls`` and answers the call; later calls reach it directly,
+    through the class's slot, as if it had been compiled when the class was made."""
+    def first_call(self, *args, **kwargs):
+        method = _compiled(cls, fields, frozen, name)
+        _name_method(cls, name, method)
+        setattr(cls, name, method)
+        return method(self, *args, **kwargs)
+    first_call.__module__ = cls.__module__  # as the compiled method's (its namespace's __name__)
+    if name == "__init__":
+        first_call.__signature__ = _init_signature(fields)  # type: ignore[attr-defined]
+    return first_call
+
+
+def _init_signature(fields: tuple) -> inspect.Signature:
+    """The signature of the ``__init__`` that :func:`_compiled` writes: ``self``, then each ``init`` field."""
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter("self", positional)]
+    for f in fields:
+        if f.init:
+            default = (_FACTORY if f.default_factory is not dataclasses.MISSING else
+                       inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
+            params.append(inspect.Parameter(f.name, positional, default=default, annotation=f.type))
+    return inspect.Signature(params, return_annotation=None)
+
+
+def _compiled(cls: type, fields: tuple, frozen: bool, name: str) -> Callable:
+    """The method ``name`` (``__init__``, ``__eq__`` or ``__hash__``), compiled from its text.
 
     These three run on every record made, compared or used as a key, so they are the code ``dataclass`` writes:
     a closure in a type's slot (``hash(x)``, ``x == y``) was measured at twice the cost of a plain function."""
     namespace: dict[str, Any] = {"__builtins__": __builtins__, "__name__": cls.__module__, "FACTORY": _FACTORY,
                                  "__object_setattr": object.__setattr__}
-    lines = _init_lines(cls, fields, frozen, namespace) if "__init__" in names else []
-    if "__eq__" in names:
+    if name == "__init__":
+        lines = _init_lines(cls, fields, frozen, namespace)
+    elif name == "__eq__":
         compared = [f.name for f in fields if f.compare]
-        lines += ["def __eq__(self, other):",
-                  " if other.__class__ is self.__class__:",
-                  f"  return {_tuple('self', compared)} == {_tuple('other', compared)}",
-                  " return NotImplemented"]
-    if "__hash__" in names:
+        lines = ["def __eq__(self, other):",
+                 " if other.__class__ is self.__class__:",
+                 f"  return {_tuple('self', compared)} == {_tuple('other', compared)}",
+                 " return NotImplemented"]
+    else:
         hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
-        lines += ["def __hash__(self):", f" return hash({_tuple('self', hashed)})"]
+        lines = ["def __hash__(self):", f" return hash({_tuple('self', hashed)})"]
     exec("\n".join(lines), namespace)  # noqa: S102 - the text is built here from field names only
-    if "__init__" in names:
+    if name == "__init__":
         namespace["__init__"].__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
-    return {name: namespace[name] for name in names}
+    return namespace[name]
 
 
 def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list[str]:

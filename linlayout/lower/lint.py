@@ -64,7 +64,6 @@ from .records import (
 )
 from .loops import LoopCount, executions, loop_matches, loop_trip_counts
 from .registry import DEFAULT_TRITON, get_lowering
-from .remedies import LayoutUse, find_remedies
 
 __all__ = ["LayoutOf", "lint_module", "loop_matches"]
 
@@ -599,9 +598,19 @@ def lint_module(module: Module, layout_of: LayoutOf, num_warps: int | None = Non
     loops = tuple(LoopTrip(lp.location, loop_trip[lp.index], counts[lp.index].kind, counts[lp.index].source)
                   for lp in module.loops)
     buffers = _buffers(lowering, module, uses)
-    found = () if not remedies else find_remedies(lowering, module, layout_of, ops, buffers,
-                                                  [LayoutUse(u.record, u.layout, u.perm) for u in uses], root, perm, nw)
+    found = () if not remedies else _remedies(lowering, module, layout_of, ops, buffers, uses, root, perm, nw)
     return LintReport(nw, ops, buffers, total, loops, lowering.version, found)
+
+
+def _remedies(lowering: Lowering, module: Module, layout_of: Callable, ops: tuple[OpLint, ...],
+              buffers: tuple[BufferLint, ...], uses: list[_Use], root: Mapping[str, str], perm: Mapping[str, object],
+              nw: int) -> tuple:
+    """:func:`~linlayout.lower.remedies.find_remedies` of the lint, on request: :mod:`.remedies` is imported only
+    then (a lint without ``--remedies`` does not read its ~700 lines)."""
+    from .remedies import LayoutUse, find_remedies
+
+    return find_remedies(lowering, module, layout_of, ops, buffers,
+                         [LayoutUse(u.record, u.layout, u.perm) for u in uses], root, perm, nw)
 
 
 def _checked_loop_counts(counts: Mapping[str, int] | None, name: str, what: str, of: str) -> dict[str, int]:

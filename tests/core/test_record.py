@@ -156,3 +156,28 @@ def test_equality_compares_tuples(decorate):
 
     nan = float("nan")
     assert One(nan) == One(nan) and One(nan) != One(float("nan"))
+
+
+def test_methods_are_compiled_on_first_call():
+    """``__init__``, ``__eq__`` and ``__hash__`` are compiled when first called, on the class that declared them
+    (a subclass's call too), and read the same before and after: signature, docstring, name, module."""
+    @record
+    class Base:
+        a: int
+        b: str = field(default="b", compare=False)
+
+    class Sub(Base):
+        """A plain subclass: it inherits the stand-ins."""
+
+    before = {name: Base.__dict__[name] for name in ("__init__", "__eq__", "__hash__")}
+    seen = (str(inspect.signature(Base)), Base.__doc__, Base.__init__.__qualname__, Base.__eq__.__module__)
+    assert seen == ("(a: int, b: str = 'b') -> None", "Base(a: int, b: str = 'b')", f"{Base.__qualname__}.__init__",
+                    __name__)
+    x, y = Sub(1), Sub(1, "other")
+    assert (x == y, hash(x) == hash(y), x == Base(2)) == (True, True, False)
+    after = {name: Base.__dict__[name] for name in ("__init__", "__eq__", "__hash__")}
+    assert all(after[name] is not before[name] for name in before) and not set(Sub.__dict__) & set(before)
+    assert (str(inspect.signature(Base)), Base.__doc__, Base.__init__.__qualname__, Base.__eq__.__module__) == seen
+    assert Base.__init__.__annotations__ == {"a": int, "b": str, "return": None}
+    with pytest.raises(TypeError, match=r"Base.__init__\(\) missing 1 required positional argument: 'a'"):
+        Base()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from linlayout.catalog import triton_encodings as te
@@ -387,9 +387,32 @@ def _split_top_by_characters(text: str, sep: str) -> list[str]:
 
 
 @settings(max_examples=examples(300))
-@given(st.text(alphabet='ab ,-><[]{}()"xto', max_size=30), st.sampled_from([",", "->", " to "]))
+@given(st.text(alphabet='ab ,-><[]{}()"xto:', max_size=30), st.sampled_from([",", "->", " to ", " : "]))
+@example("a->b,c", ",")  # an arrow's '>' closes nothing
+@example("(a, b) -> tensor<4x!tt.ptr<f16>, #b>, i32", ",")
+@example('x "a : b" : y', " : ")
+@example("{axis = 1 : i32} : tensor<4xf32, #s<{dim = 0}>> -> tensor<1x4xf32>", " : ")
 def test_split_top_equals_the_character_walk(text, sep):
     from linlayout.io.ttgir.attributes import split_top
 
     assert split_top(text, sep) == _split_top_by_characters(text, sep)
 
+
+
+def test_ops_of_one_signature_share_its_types_not_its_lists():
+    """The reader reads each distinct signature once per module: ops that repeat one get the same (frozen) type
+    values in lists of their own, and each op keeps its own location."""
+    m = parse_module('''
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  %0 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked> loc(#loc1)
+  %1 = arith.addi %0, %0 : tensor<128xi32, #blocked> loc(#loc2)
+  %2 = arith.addi %1, %0 : tensor<128xi32, #blocked> loc(#loc1)
+}
+#loc1 = loc("k.py":3:8)
+#loc2 = loc(callsite(#loc3 at #loc1))
+#loc3 = loc("lib.py":7:1)
+''')
+    a, b, c = m.ops
+    assert b.result_types[0] is c.result_types[0] is a.result_types[0] and b.operand_types is not c.operand_types
+    assert b.result_types is not c.result_types and [o.location for o in m.ops] == ["k.py:3:8"] * 3

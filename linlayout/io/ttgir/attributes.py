@@ -217,6 +217,9 @@ def split_top(text: str, sep: str = ",") -> list[str]:
     >>> split_top("(tensor<4xf32>, i32) -> tensor<4xf32>", "->")
     ['(tensor<4xf32>, i32)', 'tensor<4xf32>']
     """
+    if sep not in text:  # nothing to split at (most signatures have no "->"), whatever the brackets
+        text = text.strip()
+        return [text] if text else []
     out: list[str] = []
     depth, in_string, start = 0, False, 0
     for m in _split_pattern(sep).finditer(text):
@@ -247,9 +250,15 @@ def _split_pattern(sep: str) -> re.Pattern[str]:
     return re.compile(r'"|[<\[{(\]})]|(?<!-)>|' + re.escape(sep))
 
 
+_SHAPE_ELEMENT = re.compile(r"^((?:\d{1,%d}x)*)(.+)$" % MAX_DIGITS)
+_DIMENSION = re.compile(r"\d+x")
+_TYPE = re.compile(r"^(tensor|!ttg\.memdesc)<(.*)>$", re.DOTALL)
+_ALLOC_SHAPE = re.compile(r"(\d{1,%d}x)*\d{1,%d}" % (MAX_DIGITS, MAX_DIGITS))
+
+
 def _shape_element(text: str) -> tuple[tuple[int, ...], str]:
-    m = re.match(r"^((?:\d{1,%d}x)*)(.+)$" % MAX_DIGITS, text.strip())
-    if not m or re.match(r"\d+x", m.group(2)):
+    m = _SHAPE_ELEMENT.match(text.strip())
+    if not m or _DIMENSION.match(m.group(2)):
         raise TTGIRError(f"cannot read the shape and element type {text[:120]!r} (expected e.g. 64x64xf16)")
     dims = tuple(int(d) for d in m.group(1).split("x") if d)
     return dims, m.group(2).strip()
@@ -258,7 +267,7 @@ def _shape_element(text: str) -> tuple[tuple[int, ...], str]:
 def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorType:
     """Read ``tensor<...>`` or ``!ttg.memdesc<...>`` (a ``#name`` encoding resolved through ``aliases``)."""
     text = check_str(text, "TTGIR type text").strip()
-    m = re.match(r"^(tensor|!ttg\.memdesc)<(.*)>$", text, re.DOTALL)
+    m = _TYPE.match(text)
     if not m:
         raise TTGIRError(f"not a tensor or memdesc type: {text[:120]!r}")
     parts = split_top(m.group(2))
@@ -274,6 +283,6 @@ def parse_type(text: str, aliases: Mapping[str, Any] | None = None) -> TensorTyp
     mutable = "mutable" in rest
     alloc = shape
     for r in rest:
-        if re.fullmatch(r"(\d{1,%d}x)*\d{1,%d}" % (MAX_DIGITS, MAX_DIGITS), r):
+        if _ALLOC_SHAPE.fullmatch(r):
             alloc = tuple(int(x) for x in r.split("x"))
     return TensorType(shape, elem, enc, True, mutable, alloc, text)

@@ -238,6 +238,32 @@ def _nvmma_match(L: LinearLayout, shape: list[int], element_bits: int | None, wi
     return None
 
 
+def _swizzled_match(L: LinearLayout, shape: list[int]) -> str | None:
+    """The ``#ttg.swizzled_shared`` (identity first) whose layout is ``L``, or ``None``.
+
+    Every candidate of an order begins its offsets with the columns of its fastest dimension
+    (:func:`swizzled_offsets`), whatever its vec, perPhase and maxPhase, so an order whose columns ``L``
+    does not begin with is passed over whole: most memories printed are no swizzled_shared at all, and
+    a tensor of rank 2 has hundreds of candidates."""
+    offsets = tuple(L.bases["offset"])
+    begins_with_columns: dict[tuple[int, ...], bool] = {}  # order -> whether offsets begin with its columns
+    for vec, pp, mp, order in sorted(swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
+        key = tuple(order)
+        if key not in begins_with_columns:
+            n = shape[order[0]].bit_length() - 1
+            begins_with_columns[key] = offsets[:n] == swizzled_offsets(shape, 1, 1, 1, order)[:n]
+        if not begins_with_columns[key] or swizzled_offsets(shape, vec, pp, mp, order) != offsets:
+            continue
+        try:
+            cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)  # the catalogue confirms the match
+        except InputError:
+            continue
+        if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:
+            return (f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {pp}, maxPhase = {mp}, "
+                    f"order = [{', '.join(map(str, order))}]}}>")
+    return None
+
+
 def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | None = None) -> str:
     """The most specific shared encoding whose layout equals ``memory`` (``offset`` → ``dim*``).
 
@@ -269,17 +295,9 @@ def to_ttgir_shared(memory: LinearLayout | PaddedLayout, element_bits: int | Non
             nvmma = _nvmma_match(L, shape, element_bits, (128, 64, 32))
             if nvmma:
                 return nvmma
-            offsets = tuple(L.bases["offset"])
-            for vec, pp, mp, order in sorted(swizzled_candidates(shape), key=lambda c: (c[2] > 1, c)):
-                if swizzled_offsets(shape, vec, pp, mp, order) != offsets:
-                    continue
-                try:
-                    cand = te.triton_swizzled_shared(shape, vec, pp, mp, order)  # the catalogue confirms the match
-                except InputError:
-                    continue
-                if LinearLayout({"offset": cand.bases["offset"]}, cand.out_sizes) == L:
-                    return (f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {pp}, maxPhase = {mp}, "
-                            f"order = [{', '.join(map(str, order))}]}}>")
+            swizzled = _swizzled_match(L, shape)
+            if swizzled:
+                return swizzled
             nvmma = _nvmma_match(L, shape, element_bits, (0,))
             if nvmma:
                 return nvmma

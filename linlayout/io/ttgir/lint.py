@@ -44,7 +44,6 @@ from .attributes import TTGIRError, parse_attribute
 from .dump import is_dump, select_module
 from .encodings import layout_from_encoding, to_ttgir_shared
 from .module import parse_module
-from .remedy_text import remedies_json, render_remedies
 
 __all__ = ["lint_json", "lint_text", "render_lint"]
 
@@ -252,6 +251,8 @@ def lint_json(report: LintReport) -> dict[str, Any]:
     d["loops"] = [{"location": lp.location, "trip_count": lp.trip_count, "kind": lp.kind,
                    "trip_count_from": lp.source or None} for lp in report.loops]
     if report.remedies:
+        from .remedy_text import remedies_json  # only a lint with remedies reads them (lower/remedies.py)
+
         d["remedies"] = remedies_json(report.remedies)
     return d
 
@@ -352,7 +353,10 @@ def render_lint(report: LintReport) -> str:
         lines.extend(_op_text(o))
     for b in report.buffers:
         lines.extend(_buffer_text(b))
-    lines.extend(render_remedies(report.remedies))
+    if report.remedies:
+        from .remedy_text import render_remedies  # only a lint with remedies reads them (lower/remedies.py)
+
+        lines.extend(render_remedies(report.remedies))
     if report.total is not None:
         lines.extend(_total_text(report.total))
     return "\n".join(lines)

@@ -22,6 +22,7 @@ enclose it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ...core.validate import check_str
@@ -66,25 +67,45 @@ def _strip_loc(line: str) -> tuple[str, str | None]:
     return line, None
 
 
+_FILE_LINE_COL = re.compile(r'^"([^"]*)":(\d+):(\d+)')
+_CALLSITE = re.compile(r"^callsite\((.*) at (.*)\)$")
+_NAMED_LOC = re.compile(r'^"[^"]*"\((.*)\)$')
+_FUSED = re.compile(r"^fused\[(.*?)[,\]]")
+
+
 def _resolve_loc(ref: str | None, locs: dict[str, str], depth: int = 0) -> str:
     if ref is None or depth > 20:
         return "unknown"
     ref = ref.strip()
     if ref.startswith("#"):
         return _resolve_loc(locs.get(ref), locs, depth + 1)
-    m = re.match(r'^"([^"]*)":(\d+):(\d+)', ref)
+    m = _FILE_LINE_COL.match(ref)
     if m:
         return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-    m = re.match(r"^callsite\((.*) at (.*)\)$", ref)
+    m = _CALLSITE.match(ref)
     if m:  # the caller: the line of the kernel that called the inlined function
         return _resolve_loc(m.group(2), locs, depth + 1)
-    m = re.match(r'^"[^"]*"\((.*)\)$', ref)  # a named location "x"(#loc3)
+    m = _NAMED_LOC.match(ref)  # a named location "x"(#loc3)
     if m:
         return _resolve_loc(m.group(1), locs, depth + 1)
-    m = re.match(r"^fused\[(.*?)[,\]]", ref)
+    m = _FUSED.match(ref)
     if m:
         return _resolve_loc(m.group(1), locs, depth + 1)
     return "unknown"
+
+
+def _locations_once(locs: dict[str, str]) -> Callable[[str | None], str]:
+    """:func:`_resolve_loc` for one module, each reference resolved once: most ops name one of a few ``#loc``
+    aliases, whose chains (``callsite``, ``fused``) the module fixes."""
+    resolved: dict[str | None, str] = {}
+
+    def location(ref: str | None) -> str:
+        hit = resolved.get(ref)
+        if hit is None:
+            hit = resolved[ref] = _resolve_loc(ref, locs)
+        return hit
+
+    return location
 
 
 def _types(sig: str, aliases: dict[str, Any], seen: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -123,7 +144,27 @@ def _types(sig: str, aliases: dict[str, Any], seen: dict[str, Any]) -> tuple[lis
     return one(ins), one(outs)
 
 
+def _signatures_once(aliases: dict[str, Any]) -> Callable[[str], tuple[list[Any], list[Any]]]:
+    """:func:`_types` for one module, each distinct signature read once: a kernel repeats a few signatures on
+    most of its ops (``: tensor<128x64xf32, #mma>``), and reading one splits its text several times. Each op
+    gets lists of its own holding the shared (frozen) type values."""
+    seen_types: dict[str, Any] = {}  # type text -> its value (see _types)
+    read: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+
+    def types_of(sig: str) -> tuple[list[Any], list[Any]]:
+        hit = read.get(sig)
+        if hit is None:
+            ins, outs = _types(sig, aliases, seen_types)
+            hit = read[sig] = (tuple(ins), tuple(outs))
+        return list(hit[0]), list(hit[1])
+
+    return types_of
+
+
 _OPNAME = re.compile(r'^(?:"([\w.]+)"|([a-z_][\w]*\.[\w.]+))')
+_RESULTS = re.compile(r"^((?:%[\w#:]+(?:,\s*)?)+)\s*=\s*(.*)$")
+_OPERAND = re.compile(r"%[\w#]+")
+_MODULE_ATTRIBUTES = re.compile(r"attributes\s*(\{.*\})\s*\{\s*$")
 
 
 def parse_module(text: str) -> Module:
@@ -149,13 +190,14 @@ def parse_module(text: str) -> Module:
     loops: list[Loop] = []
     stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
     owners: list[int | None] = []  # per open region: the index of the op that opened it
-    seen_types: dict[str, Any] = {}  # type text -> its value, read once per module (see _types)
+    types_of = _signatures_once(aliases)
+    location = _locations_once(locs)
     for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
         if not s or s.startswith("//") or _ALIAS.match(raw) and not raw.startswith(" "):
             continue
         if s.startswith("module") or s.startswith('"builtin.module"'):
-            m = re.search(r"attributes\s*(\{.*\})\s*\{\s*$", s)
+            m = _MODULE_ATTRIBUTES.search(s)
             if m:
                 attributes = parse_attribute(m.group(1), aliases)
             stack.append(None)
@@ -167,7 +209,7 @@ def parse_module(text: str) -> Module:
             owner = owners.pop() if owners else None
             if closing is not None:
                 lp = loops[closing]
-                loops[closing] = Loop(lp.index, lp.name, _resolve_loc(loc, locs))
+                loops[closing] = Loop(lp.index, lp.name, location(loc))
             if body.rstrip().endswith("{"):  # "} else {", "} do {"
                 stack.append(closing if closing is not None and body.strip().startswith("} do") else None)
                 owners.append(owner)
@@ -175,13 +217,13 @@ def parse_module(text: str) -> Module:
                 tail = body.lstrip("}) ")
                 parts = ["", tail[1:].strip()] if tail.startswith(":") else split_top(tail, " : ")
                 if len(parts) >= 2 and not ops[owner].operand_types and not ops[owner].result_types:
-                    ops[owner].operand_types, ops[owner].result_types = _types(parts[-1], aliases, seen_types)
+                    ops[owner].operand_types, ops[owner].result_types = types_of(parts[-1])
                 if ops[owner].location == "unknown" and loc:
-                    ops[owner].location = _resolve_loc(loc, locs)
+                    ops[owner].location = location(loc)
             continue
         body, loc = _strip_loc(s)
         opens = body.rstrip().endswith("{")
-        m = re.match(r"^((?:%[\w#:]+(?:,\s*)?)+)\s*=\s*(.*)$", body)
+        m = _RESULTS.match(body)
         results: list[str] = []
         rest = body
         if m:
@@ -201,10 +243,10 @@ def parse_module(text: str) -> Module:
             if len(parts) >= 2:
                 sig_text = parts[-1]
                 after = " : ".join(parts[:-1])
-        operands = re.findall(r"%[\w#]+", after)
-        ins, outs = _types(sig_text, aliases, seen_types) if sig_text else ([], [])
+        operands = _OPERAND.findall(after)
+        ins, outs = types_of(sig_text) if sig_text else ([], [])
         enclosing = [x for x in stack if x is not None]
-        op = Op(name, results, operands, ins, outs, _resolve_loc(loc, locs) if loc else "unknown", lineno, s,
+        op = Op(name, results, operands, ins, outs, location(loc) if loc else "unknown", lineno, s,
                 list(enclosing))
         ops.append(op)
         if opens:
