@@ -38,8 +38,9 @@ are counted by :func:`~linlayout.count.closed_form.wavefronts`, never here.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import chain
+from operator import or_
 from typing import TypeVar
 
 from ..core import f2
@@ -119,9 +120,16 @@ def _low_pivots(vectors: Sequence[int]) -> set[int]:
 
 
 def _complement(basis: Sequence[int], dim: int) -> list[int]:
-    """Unit vectors completing ``basis`` to the whole space (Triton's ``complementBasis``)."""
-    piv = _low_pivots(basis)
-    return [1 << i for i in range(dim) if i not in piv]
+    """Unit vectors completing ``basis`` to the whole space (Triton's ``complementBasis``), lowest first.
+
+    Where the vectors have disjoint supports (their bit counts add up to the bit count of their union), no vector's
+    lowest bit is in another, so the lowest bits are the pivots and nothing is eliminated; otherwise
+    :func:`_low_pivots` eliminates."""
+    if sum(map(int.bit_count, basis)) == reduce(or_, basis, 0).bit_count():
+        pivots = sum(v & -v for v in basis)
+    else:
+        pivots = sum(1 << p for p in _low_pivots(basis))
+    return f2.unit_vectors(((1 << dim) - 1) & ~pivots)
 
 
 def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
@@ -143,11 +151,17 @@ def _intersections(b1: Sequence[int], b2: Sequence[int], unit: bool | None = Non
     return _intersection(b1, b2), _intersection(b2, b1)
 
 
-def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
-    """Triton's ``computeSegment``: unit vectors neither side uses, then the pairwise sums of the two sides' differences."""
+def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int, unit: bool = False) -> list[int]:
+    """Triton's ``computeSegment``: unit vectors neither side uses, then the pairwise sums of the two sides' differences.
+
+    ``unit``: every vector of the banks is a unit vector or zero (the caller knows it of the layouts).  The segment's
+    vectors are distinct and non-zero."""
     s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
     used = s_src | s_dst
-    seg = [1 << b for b in range(dim) if (1 << b) not in used]
+    if unit:  # every used vector is a unit one: the unused units are the bits outside their union
+        seg = f2.unit_vectors(((1 << dim) - 1) & ~reduce(or_, used, 0))
+    else:
+        seg = [1 << b for b in range(dim) if (1 << b) not in used]
     if len(seg) >= length:
         return seg[:length]
     a = sorted(s_src - s_dst)
@@ -177,7 +191,7 @@ class _Flat:
         self._echelon: f2.Echelon | None = None
         if not set(dims).difference(HW_DIMS):  # the planner's layouts: their columns in index order, kept per layout
             ib, cols = index_bits(L, "layout")
-            self.regs = [v for v in cols[:ib.reg] if v]
+            self.regs = list(filter(None, cols[:ib.reg]))
             self.lanes = cols[ib.reg:ib.reg + ib.lane]
             self.warps = cols[ib.reg + ib.lane:ib.reg + ib.lane + ib.warp]
             # Preimages solve against all index columns (zero registers are never pivots, so a solution's bits
@@ -302,7 +316,7 @@ def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_sr
     instruction needs (:func:`_leave_reps`).  ``both``: the registers of both sides, when the caller has them."""
     len_b = min(_log2(BANK_BITS // max((1 << len(vb)) * bits, 1)), dim - len(vb))
     len_s = dim - len_b - len(vb)
-    seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s)
+    seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s, src.unit and dst.unit)
     bank = _complement(vb + seg, dim)
     if both is None:
         both = set(src.regs) & set(dst.regs)
@@ -342,7 +356,9 @@ def _conflicts(tile_src: Sequence[int], tile_dst: Sequence[int], segment: Sequen
     seg: f2.Span | None = None
     total = 0
     for tile in (tile_src, tile_dst):
-        if unit_vectors or (unit_segment and f2.single_bits(tile)):
+        if unit_vectors:  # the segment's vectors are distinct and non-zero (_segment): count them as a set
+            shared = len(set(tile).intersection(segment))
+        elif unit_segment and f2.single_bits(tile):
             in_tile = set(tile)
             shared = sum(1 for b in segment if b and b in in_tile)
         else:

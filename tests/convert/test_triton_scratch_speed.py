@@ -98,3 +98,69 @@ def test_layouts_with_mixed_columns_take_the_general_computation():
     src = LinearLayout({"register": [[3], [1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
     assert not unit_columns(src)
     assert register_rank(src, "src") == 2 and smem.rep_candidates(src, src) == []
+
+
+def _exact_complement(basis, dim):
+    """Triton's ``complementBasis`` by elimination: the unit vectors that are not a lowest-bit pivot of the basis."""
+    return [1 << i for i in range(dim) if i not in ts._low_pivots(basis)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_complement_of_disjoint_vectors_reads_their_lowest_bits(seed):
+    """``_complement`` takes each vector's lowest bit as its pivot where the vectors' supports are disjoint (Triton's
+    vector and segment of unit layouts: units and sums ``a ^ b`` of bits no other vector has); on any basis, disjoint
+    or not (repeats, zeros, overlapping sums), it equals the elimination."""
+    rng = random.Random(seed)
+    disjoint = 0
+    for _ in range(300):
+        dim = rng.randint(1, 12)
+        bits = rng.sample(range(dim), rng.randint(0, dim))
+        basis = []
+        while bits:  # vectors of one to three of the remaining bits: disjoint supports
+            n = rng.randint(1, 3)
+            basis.append(sum(1 << b for b in bits[:n]))
+            bits = bits[n:]
+        if rng.random() < 0.4:  # make them overlap, repeat or vanish
+            basis.append(rng.choice([0, *basis, rng.randrange(1 << dim)]) if basis else 0)
+        rng.shuffle(basis)
+        union = 0
+        for v in basis:
+            union |= v
+        disjoint += sum(map(int.bit_count, basis)) == union.bit_count()
+        assert ts._complement(basis, dim) == _exact_complement(basis, dim)
+    assert 50 < disjoint < 300  # both kinds of basis were drawn
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_of_unit_banks_equals_the_general_rule(seed):
+    """``_segment`` with ``unit`` (every bank vector a unit vector or zero) reads the unused units off a mask; it
+    equals the rule's set membership, and its vectors are distinct and non-zero (``_conflicts`` counts them as a
+    set)."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        dim = rng.randint(1, 12)
+        bank_src = [rng.choice([0, 1 << rng.randrange(dim)]) for _ in range(rng.randint(0, dim))]
+        bank_dst = [rng.choice([0, 1 << rng.randrange(dim)]) for _ in range(rng.randint(0, dim))]
+        length = rng.randint(0, dim)
+        got = ts._segment(bank_src, bank_dst, dim, length, unit=True)
+        assert got == ts._segment(bank_src, bank_dst, dim, length)
+        assert 0 not in got and len(set(got)) == len(got)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_conflicts_of_unit_tiles_on_their_segment_equal_the_ranks(seed):
+    """``_conflicts`` with ``unit_vectors`` counts the segment vectors that are tile vectors as a set: on unit tiles
+    (repeats and zeros included) and the segment :func:`_segment` builds of them (less some reps), with and without
+    conflicts, it equals ``2^dim(S ∩ T) - 1`` per tile from ranks."""
+    rng = random.Random(seed)
+    conflicted = 0
+    for _ in range(300):
+        dim = rng.randint(2, 12)
+        vb = [1 << b for b in rng.sample(range(dim), rng.randint(0, 2))]
+        tiles = [[rng.choice([0, 1 << rng.randrange(dim)]) for _ in range(rng.randint(1, 6))] for _ in range(2)]
+        segment = ts._segment(vb + tiles[0], vb + tiles[1], dim, rng.randint(0, dim), unit=True)
+        segment = [s for s in segment if rng.random() < 0.8]  # some become reps
+        got = ts._conflicts(tiles[0], tiles[1], segment, True)
+        assert got == _exact_conflicts(tiles[0], tiles[1], segment)
+        conflicted += got > 0
+    assert conflicted > 20
