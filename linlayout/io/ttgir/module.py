@@ -45,7 +45,6 @@ def is_ttgir_text(text: str) -> bool:
 
 
 _ALIAS = re.compile(r"^\s*(#[\w.$-]+)\s*=\s*(.*)$")
-_LOCREF = re.compile(r"\bloc\((.*)\)\s*$")
 
 
 def _strip_loc(line: str) -> tuple[str, str | None]:
