@@ -40,7 +40,7 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, unit_columns
+from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, has_unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
@@ -369,7 +369,7 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_lengt
     ib, cols = index_bits(layout, side)
     if ib.lane != hw.lane_bits:
         raise InputError(f"the {side} layout has {1 << ib.lane} lanes but a warp has {hw.lanes}")
-    if unit_columns(layout):  # each column's offset is read off by its bit length (a compiler's layouts)
+    if has_unit_columns(layout):  # each column's offset is read off by its bit length (a compiler's layouts)
         offs = list(map(by_length.__getitem__, map(int.bit_length, cols)))
     else:  # a unit column indexes the inverse, a zero column its last entry (0)
         offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]

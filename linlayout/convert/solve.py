@@ -57,7 +57,7 @@ from ..errors import DimensionError, InputError
 from .speed import (CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, UNIT_COLUMNS_KEY, per_layout,
                     per_partner)
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "unit_columns",
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "has_unit_columns",
            "aligned", "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
@@ -109,13 +109,13 @@ def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
     return hw, list(cols)
 
 
-def unit_columns(layout: LinearLayout) -> bool:
+def has_unit_columns(layout: LinearLayout) -> bool:
     """Whether every index column of a distributed layout (:func:`index_bits`) is a unit vector or zero, as a
     compiler's layouts' are, once per layout object (:data:`~linlayout.convert.speed.UNIT_COLUMNS_KEY`).
 
-    >>> unit_columns(LinearLayout({"register": [[1], [0]], "lane": [[2]]}, {"dim0": 4}))
+    >>> has_unit_columns(LinearLayout({"register": [[1], [0]], "lane": [[2]]}, {"dim0": 4}))
     True
-    >>> unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
+    >>> has_unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
     False
     """
     return per_layout(layout, UNIT_COLUMNS_KEY, lambda: f2.single_bits(index_bits(layout, "layout")[1]))
@@ -124,10 +124,10 @@ def unit_columns(layout: LinearLayout) -> bool:
 
 def register_rank(layout: LinearLayout, what: str) -> int:
     """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements (where
-    the columns are unit vectors or zero, :func:`unit_columns`: the distinct non-zero ones)."""
+    the columns are unit vectors or zero, :func:`has_unit_columns`: the distinct non-zero ones)."""
     def rank() -> int:
         ib, cols = index_bits(layout, what)
-        if unit_columns(layout):
+        if has_unit_columns(layout):
             distinct = set(cols[:ib.reg])
             return len(distinct) - (0 in distinct)
         return f2.rank(cols[:ib.reg])

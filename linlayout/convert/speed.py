@@ -48,7 +48,7 @@ Per object (kept in :meth:`~linlayout.core.layout.LinearLayout.memo`, under thes
     entry per element width): the round trip's default budget and Triton's
     own staging both need it (``smem._tritons_scratch``).
 :data:`UNIT_COLUMNS_KEY`
-    :func:`linlayout.convert.solve.unit_columns`: whether every index column
+    :func:`linlayout.convert.solve.has_unit_columns`: whether every index column
     of a layout is a unit vector or zero, as a compiler's layouts' are.  Where
     it is, the facts the planner reads off the columns are set operations
     instead of eliminations: the rank of the registers

@@ -52,7 +52,7 @@ from ..count.offsets import inverse_columns
 from ..count.plan import plan_from_offsets
 from ..errors import InputError
 from ..hw import get_hardware, parse_instruction
-from .solve import HW_DIMS, index_bits, unit_columns
+from .solve import HW_DIMS, index_bits, has_unit_columns
 from .speed import FLAT_KEY, INDEX_ECHELON_KEY, per_layout
 
 __all__ = ["TritonScratch", "conversion_tiles", "count_matrix_or_vector", "count_offsets", "count_renumbered", "matrix_register_order",
@@ -203,7 +203,7 @@ class _Flat:
             # Triton's layouts always have a register dimension (of size 1 when a thread holds one element), so a
             # layout written without one is read as if it had it: its lane index is still the lane bits.
             self._reg_bits = ib.reg
-            self.unit = unit_columns(L)
+            self.unit = has_unit_columns(L)
         else:  # other input dimensions are not read
             self.regs = [v for v in L.flat_bases("register") if v] if "register" in dims else []
             self.lanes = list(L.flat_bases("lane")) if "lane" in dims else []

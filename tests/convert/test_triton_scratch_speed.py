@@ -13,7 +13,7 @@ import pytest
 
 import linlayout.convert.smem as smem
 import linlayout.convert.triton_scratch as ts
-from linlayout.convert.solve import aligned, index_bits, register_rank, unit_columns
+from linlayout.convert.solve import aligned, index_bits, register_rank, has_unit_columns
 from linlayout.core import f2
 from linlayout.core.layout import LinearLayout
 
@@ -76,13 +76,13 @@ def _reference_rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]
 
 @pytest.mark.parametrize("seed", range(6))
 def test_unit_column_shortcuts_equal_the_eliminations(seed):
-    """On layouts of unit columns (``solve.unit_columns``), the register rank counts distinct non-zero columns and a
+    """On layouts of unit columns (``solve.has_unit_columns``), the register rank counts distinct non-zero columns and a
     preimage is the first equal column: each equals the elimination, on layouts with repeated and zero columns
     (the rep candidates, read by the same loop for every layout, are checked against their definition too)."""
     rng = random.Random(seed)
     for _ in range(30):
         src, dst = _unit_layout(rng), _unit_layout(rng)
-        assert unit_columns(src) and unit_columns(dst)
+        assert has_unit_columns(src) and has_unit_columns(dst)
         ib, cols = index_bits(src, "src")
         assert register_rank(src, "src") == f2.rank(cols[:ib.reg])
         assert smem.rep_candidates(src, dst) == _reference_rep_candidates(src, dst)
@@ -96,7 +96,7 @@ def test_unit_column_shortcuts_equal_the_eliminations(seed):
 
 def test_layouts_with_mixed_columns_take_the_general_computation():
     src = LinearLayout({"register": [[3], [1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
-    assert not unit_columns(src)
+    assert not has_unit_columns(src)
     assert register_rank(src, "src") == 2 and smem.rep_candidates(src, src) == []
 
 
