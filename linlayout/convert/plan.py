@@ -48,6 +48,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from ..core.dims import split_columns
 from ..core.layout import LinearLayout
 from ..core.quotient import is_trivial_over
 from ..core.record import record
@@ -207,13 +208,9 @@ def _minimal(cm: ConversionMap) -> LinearLayout:
                 or max(columns[:col_start], default=0) >> out_start:
             break
         keep, col_end, out_end = i, col_start, out_start
-    # the kept inputs reach only the kept outputs' bits (the lowest): their columns stay as they are
-    cols, j = [], 0  # the kept dimensions' columns (the map's layout was built from this split of them)
-    for _, b in ins[:keep]:
-        cols.append(columns[j:j + b])
-        j += b
-    return LinearLayout.from_flat(ins[:keep], outs[:keep], tuple(cols), check=False)
-
+    # the kept inputs reach only the kept outputs' bits (the lowest): their columns stay as they are (the map's
+    # layout was built from this split of them)
+    return LinearLayout.from_flat(ins[:keep], outs[:keep], split_columns(columns, ins[:keep]), check=False)
 
 
 _UNITS = tuple(1 << k for k in range(256))

@@ -50,6 +50,7 @@ from dataclasses import field
 from typing import Any, NamedTuple
 
 from ..core import f2
+from ..core.dims import split_columns
 from ..core.layout import LinearLayout
 from ..core.record import record
 from ..count.query import DISTRIBUTED_DIMS
@@ -119,7 +120,6 @@ def has_unit_columns(layout: LinearLayout) -> bool:
     False
     """
     return per_layout(layout, UNIT_COLUMNS_KEY, lambda: f2.single_bits(index_bits(layout, "layout")[1]))
-
 
 
 def register_rank(layout: LinearLayout, what: str) -> int:
@@ -334,12 +334,8 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
             levels.append(max(lowest_levels[mask.bit_length()], keeps))
     # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
     # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
-    split, j = [], 0
-    for n in d_counts:
-        split.append(tuple(columns[j:j + n]))
-        j += n
-    layout = LinearLayout.from_flat(tuple(zip(HW_DIMS, d_counts)), tuple(zip(HW_DIMS, s_counts)), tuple(split),
-                                    check=False)
+    ins = tuple(zip(HW_DIMS, d_counts))
+    layout = LinearLayout.from_flat(ins, tuple(zip(HW_DIMS, s_counts)), split_columns(columns, ins), check=False)
     return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout,
                          tuple(elimination[2]))
 
