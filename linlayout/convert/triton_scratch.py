@@ -132,9 +132,12 @@ def _complement(basis: Sequence[int], dim: int) -> list[int]:
     return f2.unit_vectors(((1 << dim) - 1) & ~pivots)
 
 
-def _intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
-    """A basis of span(b1) ∩ span(b2), in ``b1``'s order when both are unit vectors (Triton's ``intersectionBasis``)."""
-    if f2.single_bits(list(b1) + list(b2)):
+def _intersection(b1: Sequence[int], b2: Sequence[int], unit: bool | None = None) -> list[int]:
+    """A basis of span(b1) ∩ span(b2), in ``b1``'s order when both are unit vectors (Triton's ``intersectionBasis``).
+    ``unit``: whether every vector of both is a unit vector or zero, when the caller knows."""
+    if unit is None:
+        unit = f2.single_bits([*b1, *b2])
+    if unit:
         s2 = set(b2)
         return [b for b in b1 if b and b in s2]
     return f2.intersection([b for b in b1 if b], [b for b in b2 if b])
@@ -145,10 +148,7 @@ def _intersections(b1: Sequence[int], b2: Sequence[int], unit: bool | None = Non
     with one test for unit vectors (``unit``: whether they all are, when the caller knows)."""
     if unit is None:
         unit = f2.single_bits([*b1, *b2])
-    if unit:
-        s1, s2 = set(b1), set(b2)
-        return [b for b in b1 if b and b in s2], [b for b in b2 if b and b in s1]
-    return _intersection(b1, b2), _intersection(b2, b1)
+    return _intersection(b1, b2, unit), _intersection(b2, b1, unit)
 
 
 def _segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int, unit: bool = False) -> list[int]:
