@@ -104,7 +104,7 @@ __all__ = ["Spans", "Masks", "masks_of", "SwapMasks", "ors_but_one",
            "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "may_meet_own", "register_step_floor", "classes",
            "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
-           "one_swap", "swap_between", "broadcast_registers", "broadcast_lanes"]
+           "one_swap", "swap_between", "broadcast_registers", "broadcast_lanes", "zeros_among_distinct"]
 
 
 class Spans(NamedTuple):
@@ -276,10 +276,8 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
     sh, s_cols, dh, d_cols = src.bits, src.cols, dst.bits, dst.cols
     ss, ds = src.spans(), dst.spans()
     rank_d, rank_s = ds.register_rank, ss.register_rank
-    both = f2.Span()
-    both.lead.update(ss.registers.lead)
-    for v in d_cols[:dh.reg]:
-        both.add(v)
+    both = ss.registers.copy()
+    both.extend(d_cols[:dh.reg])
     shared = 1 << (rank_d + rank_s - len(both))  # |Dr ∩ Sr|
     moved = [a ^ b for a, b in zip(s_cols[sh.reg:], d_cols[dh.reg:])]  # per lane, warp and block basis
     own = all(v in both for v in moved)
@@ -290,9 +288,7 @@ def demand(src: LinearLayout | Endpoint, dst: LinearLayout | Endpoint) -> Demand
         mine = repeats * shared if own else repeats // 2 * shared  # what a group's own lanes may need of it
         sent = max(0, (1 << rank_s) - mine)
     # the lane and warp bases' elements (less the source's own warp part) modulo the source lanes' span
-    outside = f2.Span()
-    outside.lead.update(ss.lanes.lead)
-    selects = sum(outside.add(v) for v in (*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
+    selects = ss.lanes.copy().extend((*d_cols[dh.reg:dh.reg + dh.lane], *moved[sh.lane:]))
     return Demand(remote, sent, selects, 1 << sh.reg)
 
 
@@ -659,14 +655,7 @@ def broadcast_swap_bound(bits: IndexBits, mixed: bool, element_bits: int, broadc
 def broadcast_registers(point: Endpoint) -> int | None:
     """How many register columns of ``point`` are zero when every other register and lane column is a distinct single
     element bit (a layout of distinct bits, :func:`distinct_bits`, but for broadcast registers); else None."""
-    seen, zeros = 0, 0
-    for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
-        if not c and k < point.bits.reg:
-            zeros += 1
-        elif not c or c & (c - 1) or c & seen:
-            return None
-        seen |= c
-    return zeros
+    return zeros_among_distinct(point, 0, point.bits.reg)
 
 
 def broadcast_lanes(point: Endpoint) -> int | None:
@@ -677,9 +666,16 @@ def broadcast_lanes(point: Endpoint) -> int | None:
     >>> broadcast_lanes(Endpoint.of(LinearLayout({"register": [[1]], "lane": [[0], [2]]}, {"dim0": 4})))
     1
     """
+    return zeros_among_distinct(point, point.bits.reg, point.bits.reg + point.bits.lane)
+
+
+def zeros_among_distinct(point: Endpoint, start: int, stop: int) -> int | None:
+    """How many of ``point``'s register and lane columns at positions ``start .. stop - 1`` (flat, registers first)
+    are zero when every other register and lane column is a distinct single element bit; else None: the test of
+    :func:`broadcast_registers` and :func:`broadcast_lanes`."""
     seen, zeros = 0, 0
     for k, c in enumerate(point.cols[:point.bits.reg + point.bits.lane]):
-        if not c and k >= point.bits.reg:
+        if not c and start <= k < stop:
             zeros += 1
         elif not c or c & (c - 1) or c & seen:
             return None

@@ -71,10 +71,8 @@ def swap_candidates(As: Sequence[int], Ls: Sequence[int], Lq: Sequence[int], nl:
     cmp_ = f2.complement(KerLs, nl)
     d = len(bad)
     lanes = LaneCoordinates(cmp_ + Z + bad, nl)
-    img = None
-    if d:  # image(Sl) as a span, from the elimination above, copied per choice: read only to fix a direction
-        img = f2.Span()
-        img.lead.update(image.vec)
+    # image(Sl) as a span, from the elimination above, copied per choice: read only to fix a direction
+    img = image.span() if d else None
 
     def independent(vectors: list[int]) -> bool:
         """rank(img + vectors) == rank(img) + len(vectors)."""

@@ -352,6 +352,17 @@ class Echelon:
             return 0
         return m ^ tag
 
+    def span(self) -> Span:
+        """The span of the basis as a :class:`Span` (the same vectors by leading bit: no elimination).
+
+        >>> s = echelon([0b011, 0b110, 0b101])[0].span()
+        >>> len(s), 0b101 in s, 0b100 in s
+        (2, True, False)
+        """
+        out = Span()
+        out.lead.update(self.vec)
+        return out
+
 
 def echelon(cols: Sequence[int]) -> tuple[Echelon, list[int], list[int]]:
     """Eliminate ``cols`` in order.  Return (echelon, pivot indices, null vectors).
