@@ -124,7 +124,7 @@ from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_lanes, br
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths",
-           "nonzero_swap_floors", "other_step_floor"]
+           "nonzero_swap_floors", "kind_floor", "other_step_floor"]
 
 MAX_INTERMEDIATES = 24
 """The search considers the first this many intermediate layouts (:func:`intermediates`' order)."""
@@ -226,11 +226,7 @@ def kind_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: int = MA
                 floors[near_src, kind] = 0
                 continue
             near = swap_bound(side.bits, kind, element_bits).value
-            closed = ceiling is not None and near >= ceiling
-            if not closed:
-                room = None if ceiling is None else ceiling - near  # what the other step must reach to close the kind
-                near += other_step_floor(src, dst, near_src, kind, element_bits, room)
-            floors[near_src, kind] = near
+            floors[near_src, kind] = kind_floor(near, src, dst, near_src, kind, element_bits, ceiling)
         if mixed + transpositions > limit and distinct[True] is not None:
             break  # the first ``limit`` intermediate layouts are all next to ``src``
     return floors
@@ -275,28 +271,31 @@ def nonzero_swap_floors(src: Endpoint, dst: Endpoint, element_bits: int, limit: 
     floors = {}
     for side, near_src in ((src, True), (dst, False)):
         mixed_swaps = side.bits.reg * side.bits.lane
-        kinds = ([True] if mixed_swaps else []) + ([False] if mixed_swaps <= limit else [])
-        zero_lanes, zero_registers = broadcast_lanes(side), broadcast_registers(side)
-        if zero_lanes == 0:  # distinct bits: kind_floors' side
-            zero_lanes = zero_registers = kinds = None
-        for mixed in kinds or ():
-            if zero_lanes is not None:
-                near = swap_floor(side.bits.reg, mixed, element_bits, zero_lanes)
-            elif zero_registers is not None:
-                exact = broadcast_swap_bound(side.bits, mixed, element_bits, zero_registers)
-                if exact is None:
-                    continue
-                near = exact.value
-            else:
-                break
-            closed = ceiling is not None and near >= ceiling
-            if not closed:
-                room = None if ceiling is None else ceiling - near  # what the other step must reach to close the kind
-                near += other_step_floor(src, dst, near_src, mixed, element_bits, room)
-            floors[near_src, mixed] = near
-        if near_src and mixed_swaps > limit and (zero_lanes is not None or zero_registers is not None or kinds is None):
+        zero_lanes, zero_registers = broadcast_lanes(side), broadcast_registers(side)  # at most one of them above 0
+        distinct_but_zeros = zero_lanes is not None or zero_registers is not None  # or distinct bits (both 0)
+        if distinct_but_zeros and zero_lanes != 0:  # zero_lanes 0: distinct bits, kind_floors' side
+            for mixed in ([True] if mixed_swaps else []) + ([False] if mixed_swaps <= limit else []):
+                if zero_lanes is not None:
+                    near = swap_floor(side.bits.reg, mixed, element_bits, zero_lanes)
+                else:
+                    exact = broadcast_swap_bound(side.bits, mixed, element_bits, zero_registers)
+                    if exact is None:
+                        continue
+                    near = exact.value
+                floors[near_src, mixed] = kind_floor(near, src, dst, near_src, mixed, element_bits, ceiling)
+        if near_src and mixed_swaps > limit and distinct_but_zeros:
             break  # the first ``limit`` intermediate layouts are all src's mixed swaps
     return floors
+
+
+def kind_floor(near: int, src: Endpoint, dst: Endpoint, near_src: bool, mixed: bool, element_bits: int,
+               ceiling: int | None) -> int:
+    """The floor of a kind's paths (:func:`kind_floors`, :func:`nonzero_swap_floors`) from ``near``, the floor of their
+    step across the swap: ``near`` plus the other step's (:func:`other_step_floor`), unless ``near`` alone reaches
+    ``ceiling`` (the kind is closed either way)."""
+    if ceiling is not None and near >= ceiling:
+        return near
+    return near + other_step_floor(src, dst, near_src, mixed, element_bits, None if ceiling is None else ceiling - near)
 
 
 class SearchResult(NamedTuple):
