@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache, partial
 from typing import Any
 
 from ...core.validate import check_str
@@ -93,20 +94,6 @@ def _resolve_loc(ref: str | None, locs: dict[str, str], depth: int = 0) -> str:
     return "unknown"
 
 
-def _locations_once(locs: dict[str, str]) -> Callable[[str | None], str]:
-    """:func:`_resolve_loc` for one module, each reference resolved once: most ops name one of a few ``#loc``
-    aliases, whose chains (``callsite``, ``fused``) the module fixes."""
-    resolved: dict[str | None, str] = {}
-
-    def location(ref: str | None) -> str:
-        hit = resolved.get(ref)
-        if hit is None:
-            hit = resolved[ref] = _resolve_loc(ref, locs)
-        return hit
-
-    return location
-
-
 def _types(sig: str, aliases: dict[str, Any], seen: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """Operand and result types of a signature ``(A, B) -> C``, ``A -> B`` or ``A``.
 
@@ -148,14 +135,11 @@ def _signatures_once(aliases: dict[str, Any]) -> Callable[[str], tuple[list[Any]
     most of its ops (``: tensor<128x64xf32, #mma>``), and reading one splits its text several times. Each op
     gets lists of its own holding the shared (frozen) type values."""
     seen_types: dict[str, Any] = {}  # type text -> its value (see _types)
-    read: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+    read = cache(lambda sig: tuple(map(tuple, _types(sig, aliases, seen_types))))
 
     def types_of(sig: str) -> tuple[list[Any], list[Any]]:
-        hit = read.get(sig)
-        if hit is None:
-            ins, outs = _types(sig, aliases, seen_types)
-            hit = read[sig] = (tuple(ins), tuple(outs))
-        return list(hit[0]), list(hit[1])
+        ins, outs = read(sig)
+        return list(ins), list(outs)
 
     return types_of
 
@@ -190,7 +174,7 @@ def parse_module(text: str) -> Module:
     stack: list[int | None] = []  # per open region: the loop index it belongs to, or None
     owners: list[int | None] = []  # per open region: the index of the op that opened it
     types_of = _signatures_once(aliases)
-    location = _locations_once(locs)
+    location = cache(partial(_resolve_loc, locs=locs))  # each #loc reference resolved once per module
     for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
         if not s or s.startswith("//") or _ALIAS.match(raw) and not raw.startswith(" "):
