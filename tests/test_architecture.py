@@ -813,40 +813,42 @@ def test_nothing_in_the_project_imports_a_compatibility_module():
 
 
 def test_the_compat_import_check_catches_each_form(tmp_path):
-    """A fake project with one offending import of each form, and the forms it must let pass."""
+    """A fake project with one offending import of each form, and the forms it must let pass.  Its compatibility
+    modules have names of their own (``legacy``, and ``bits``, which is also a public name of the fake package, as
+    ``f2`` is of ``linlayout``), so this test does not depend on which real ones the release still has."""
     files = {
-        "linlayout/__init__.py": "from .core import f2\n",
+        "linlayout/__init__.py": "from .core import bits\n",
         "linlayout/compat.py": "",
-        "linlayout/sweep.py": "from .compat import reexport\n",  # a compatibility module (may import compat)
-        "linlayout/f2.py": "from .compat import reexport\n",
+        "linlayout/legacy.py": "from .compat import reexport\n",  # a compatibility module (may import compat)
+        "linlayout/bits.py": "from .compat import reexport\n",
         "linlayout/core/__init__.py": "",
-        "linlayout/core/f2.py": "",
+        "linlayout/core/bits.py": "",
         "linlayout/io/__init__.py": "",
-        "linlayout/io/x.py": "def g():\n    from .. import sweep\n",  # line 2: relative, function level
+        "linlayout/io/x.py": "def g():\n    from .. import legacy\n",  # line 2: relative, function level
         "tests/test_a.py": (
-            "from linlayout import f2\n"  # fine: f2 is a public name of linlayout
-            "import linlayout.sweep\n"  # line 2
-            "from linlayout.f2 import rank\n"  # line 3
-            "from linlayout import sweep as s\n"  # line 4
-            "CODE = 'import sys, linlayout.sweep'\n"  # line 5: code in a string
+            "from linlayout import bits\n"  # fine: bits is a public name of linlayout
+            "import linlayout.legacy\n"  # line 2
+            "from linlayout.bits import rank\n"  # line 3
+            "from linlayout import legacy as s\n"  # line 4
+            "CODE = 'import sys, linlayout.legacy'\n"  # line 5: code in a string
             "import importlib\n"
-            "m = importlib.import_module('linlayout.sweep')\n"  # line 7
-            "from linlayout.core import f2 as g\n"  # fine
+            "m = importlib.import_module('linlayout.legacy')\n"  # line 7
+            "from linlayout.core import bits as g\n"  # fine
         ),
-        "tests/test_compat.py": "import linlayout.sweep\n",  # allowed
-        "examples/e.py": "from linlayout.sweep import sweep\n",  # line 1
+        "tests/test_compat.py": "import linlayout.legacy\n",  # allowed
+        "examples/e.py": "from linlayout.legacy import sweep\n",  # line 1
     }
     for rel, text in files.items():
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     compat = compatibility_modules(read_package(tmp_path / "linlayout"))
-    assert compat == {"linlayout.sweep", "linlayout.f2"}
-    problems = find_compat_imports(tmp_path, compat, {"f2"}, allowed=("tests/test_compat.py",))
+    assert compat == {"linlayout.legacy", "linlayout.bits"}
+    problems = find_compat_imports(tmp_path, compat, {"bits"}, allowed=("tests/test_compat.py",))
     assert sorted(p.split(": ")[0] for p in problems) == sorted([
         "linlayout/io/x.py:2", "tests/test_a.py:2", "tests/test_a.py:3", "tests/test_a.py:4", "tests/test_a.py:5",
         "tests/test_a.py:7", "examples/e.py:1"]), problems
-    assert "deprecated linlayout.f2" in next(p for p in problems if p.startswith("tests/test_a.py:3"))
+    assert "deprecated linlayout.bits" in next(p for p in problems if p.startswith("tests/test_a.py:3"))
 
 
 # ---------------------------------------------------------------------------
