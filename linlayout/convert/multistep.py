@@ -118,7 +118,7 @@ from typing import Any, NamedTuple
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_lanes, broadcast_registers,
-                          broadcast_swap_bound, demand, distinct_bits, far_floor, mask_demand, mask_step_floor,
+                          broadcast_swap_bound, demand, distinct_bits, far_floor, mask_demand, mask_register_floor, mask_step_floor,
                           may_meet_own, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_between,
                           swap_bound, swap_demand, swap_floor)
 
@@ -515,6 +515,8 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
                 near = mask_step_floor(side.bits, near_moves, ms, md, element_bits)
         mid = None
         if near is None:  # a register step of repeated or broadcast registers: its cost needs the conversion map
+            if mask_register_floor(near_moves, md) >= direct_cost:
+                continue  # unless its floor from the masks already reaches the direct cost
             mid = swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             near = step_bound(*((src, mid) if near_src else (mid, dst)), element_bits)
         if near.value >= direct_cost:
@@ -531,7 +533,9 @@ def one_hot_paths(src: Endpoint, dst: Endpoint, direct_cost: int, element_bits: 
                     far_moves[k - reg] = cols[k] ^ other.cols[other.bits.reg + k - reg]
             ms, md = (masks, ends[False]) if near_src else (ends[True], masks)
             far = mask_step_floor(src.bits, far_moves, ms, md, element_bits)
-        if far is None:
+        if far is None:  # a register step as above
+            if near.value + mask_register_floor(far_moves, md) >= direct_cost:
+                continue
             mid = mid or swap_endpoint(side, cols, (i, j), masks, swapped_from is not None)
             far = step_bound(*((mid, dst) if near_src else (src, mid)), element_bits)
         if near.value + far.value < direct_cost:

@@ -101,7 +101,7 @@ from .warp import register_program
 
 __all__ = ["Spans", "Masks", "masks_of", "SwapMasks", "ors_but_one",
            "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
-           "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
+           "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor", "mask_register_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "may_meet_own", "register_step_floor", "classes",
            "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
            "one_swap", "swap_between", "broadcast_registers", "broadcast_lanes", "zeros_among_distinct"]
@@ -430,6 +430,21 @@ def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
 def _register_cost(differences: list[int], dm: Masks) -> int:
     selects = (1 << dm.registers.bit_count()) * ((1 << f2.rank(differences)) - 1)
     return cost_of({"selp": selects} if selects else {})
+
+
+def mask_register_floor(differences: list[int], dm: Masks) -> int:
+    """A floor on the cost of a register step (every thread holds what it needs) between two layouts of single-bit
+    columns, whatever the source's registers (:func:`register_step_cost`'s value, exact when they are distinct bits);
+    ``differences``: the step's :func:`moves`.
+
+    The level-0 map sends destination register ``r`` of thread ``t`` to source register ``Qr r ⊕ T t`` (``T = [Ql
+    Qω]``) holding the same element, so the source's register columns ``Sr`` satisfy ``Sr Qr = Dr`` (the
+    destination's register columns) and ``Sr T`` = the differences.  Hence ``rank Qr >= rank Dr`` (the bits of the
+    destination's register mask) and ``rank T >= rank(differences)``, and the selects ``2^rank(Qr) (2^rank(T) - 1)``
+    of :class:`~linlayout.convert.warp.RegisterProgram` grow with both: a source register repeated or zero only
+    gives the map more registers to choose from, never fewer selects than this.
+    """
+    return _register_cost(differences, dm)
 
 
 def mask_step_floor(sh: IndexBits, differences: list[int], sm: Masks, dm: Masks, element_bits: int) -> Floor | None:

@@ -207,10 +207,16 @@ class ShuffleProgram:
         return f2.inverse(list(self.rounds_basis) + list(self.pack) + list(self.copies))
 
     @cached_property
+    def has_local_rounds(self) -> bool:
+        """Whether some round is local (:attr:`self_rounds` not empty): every thread reads its own lane in round 0
+        exactly when ``J`` is the identity and the warps add nothing (``Sω = 0``), and round 0 is then local; the
+        counts ask only this, not which rounds (the test, not the listing)."""
+        return not any(self.Os) and all(self.J[i] == 1 << i for i in range(self.lanes))
+
+    @cached_property
     def self_rounds(self) -> frozenset[int]:
         """Rounds in which every thread reads its own lane (no shuffle needed)."""
-        ident = all(self.J[i] == 1 << i for i in range(self.lanes))
-        if not ident or any(self.Os):
+        if not self.has_local_rounds:
             return frozenset()
         return frozenset(f2.subset_xors(f2.null_space(list(self.As))))  # {k : As k = 0}, listed from its basis
 
@@ -272,7 +278,7 @@ class ShuffleProgram:
     @cached_property
     def used_rounds(self) -> tuple[int, ...]:
         """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
-        if not self.self_rounds:  # word r takes round r ⊕ Mλ
+        if not self.has_local_rounds:  # word r takes round r ⊕ Mλ
             if not self.extra_rounds:
                 return tuple(range(self.kept))
             # {r ⊕ m : r < kept, m ∈ span(M)} is the subspace spanned by the kept rounds' bits and M: listed from a
@@ -289,7 +295,7 @@ class ShuffleProgram:
         Counted from ranks, not from the listed :attr:`selections` (the tests compare).  Without local rounds the
         shuffled rounds are the span ``U`` of the kept rounds' bits and ``M``, round ``k`` offers ``A k ⊕ S`` (``S =
         span(H, Hω)``), word ``r`` chooses among rounds ``r ⊕ span(M)``, and the words offered are ``A(U) + S``."""
-        if self.self_rounds:
+        if self.has_local_rounds:
             return self._local_mux_counts()
         S = self.sender_span  # its size, and an echelon basis
         if self.extra_rounds:
@@ -401,16 +407,15 @@ class ShuffleProgram:
         set number its size less its intersection with that kernel.
         """
         nwords = 1 << (self.src_reg_bits - self.pack_bits)
-        need = [1 << i for i in range(len(self.rounds_basis))]
+        need = f2.Span(1 << i for i in range(len(self.rounds_basis)))  # grown by each layer's b, eliminated once
         sizes = [1 << len(need)]  # the last layer's input first
         for b in reversed(self.swap_basis):
-            need.append(b)
-            sizes.append(1 << f2.rank(need))
+            need.add(b)
+            sizes.append(1 << len(need))
         sel = self.sender_rank * nwords + sum(sizes[:-1])  # one send layer per basis vector
         shuffled = sizes[-1]
-        if self.self_rounds:
-            full = f2.basis(need)
-            shuffled -= 1 << (len(full) - f2.rank([f2.apply(self.As, v) for v in full]))
+        if self.has_local_rounds:  # |need ∩ ker As| = |need| / |As(need)|, read on any basis of need
+            shuffled -= 1 << (len(need) - f2.rank([f2.apply(self.As, v) for v in need.lead.values()]))
         return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
 
     @cached_property
@@ -761,10 +766,13 @@ def shuffle_program(cm: ConversionMap, element_bits: int, ceiling: int | None = 
         for cand in by_width[p]:
             if ceiling is None and bound is not None and cand.shuffles is not None and cand.shuffles > bound:
                 continue  # more shuffles than the bound (below), known before the program is built
-            prog = cand.program()
-            limit = cost_of(best.counts) if best is not None else None
+            limit = best.cost if best is not None else None
             if ceiling is not None and (limit is None or ceiling < limit):
                 limit = ceiling
+            if limit is not None and first is not None and cand.shuffles is not None \
+                    and COST_WEIGHTS["shfl.sync"] * cand.shuffles >= limit:
+                continue  # _shuffle_floor of its program (no local rounds: it shuffles cand.shuffles words), unbuilt
+            prog = cand.program()
             if limit is not None and _shuffle_floor(prog) >= limit:
                 first = first or prog  # costs at least the ceiling when nothing better is found: a valid answer then
                 continue  # its shuffles alone cost as much as the best program (or the ceiling): it cannot win
@@ -794,6 +802,6 @@ def packed_shuffle_bound(packed: Sequence[ShuffleProgram | _Candidate]) -> int |
 
 def _shuffle_floor(prog: ShuffleProgram) -> int:
     """A lower bound on a program's cost from its shuffles alone (0 when it has local rounds: not cheap to tell)."""
-    if prog.self_rounds:
+    if prog.has_local_rounds:
         return 0
     return COST_WEIGHTS["shfl.sync"] * prog.words_per_element * len(prog.used_rounds)
