@@ -26,6 +26,7 @@ that wants another word.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 
 from ..core import f2
@@ -104,12 +105,17 @@ def swap_candidates(As: Sequence[int], Ls: Sequence[int], Lq: Sequence[int], nl:
             break
     leads = round_swaps(cmp_, Lq, Aq)
     extended = options + [("extra", None, 0)]
+    # Whether the second phase may reach the cap: only then must a matrix left out by ``fits`` be counted, which
+    # needs its independence tested first; otherwise it is left out before that test.
+    capped = math.prod(len(o) for o in leads) * len(extended) ** d > MAX_SWAP_CANDIDATES
     seen = 0
     for lead in itertools.product(*leads):
         for choice in itertools.product(range(len(extended)), repeat=d):
             fixed = [i for i in choice if extended[i][0] != "extra"]
             if (len(fixed) == d and not any(lead)) or len(set(fixed)) != len(fixed):
                 continue  # a first-phase candidate, or one option used twice
+            if not capped and len(fixed) < d and not fits(d - len(fixed)):
+                continue  # more shuffles than the caller keeps (not counted: the cap is out of reach)
             if not independent([extended[i][2] for i in fixed]):
                 continue
             if len(fixed) < d and not fits(d - len(fixed)):

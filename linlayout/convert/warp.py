@@ -68,7 +68,7 @@ from functools import cached_property, partial
 
 from ..core import f2
 from ..core.record import record
-from .cost import COST_WEIGHTS, cost_of
+from .cost import COST_WEIGHTS
 from .solve import ConversionMap
 from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates
 
@@ -279,36 +279,34 @@ class ShuffleProgram:
     def used_rounds(self) -> tuple[int, ...]:
         """The shuffled rounds whose word some thread keeps (strategy ``mux``; every shuffled round without extra rounds)."""
         if not self.has_local_rounds:  # word r takes round r ⊕ Mλ
-            if not self.extra_rounds:
-                return tuple(range(self.kept))
-            # {r ⊕ m : r < kept, m ∈ span(M)} is the subspace spanned by the kept rounds' bits and M: listed from a
-            # basis (its size), not from all kept x |span(M)| sums (the multi-step search scores thousands of these).
-            low = [1 << i for i in range(len(self.rounds_basis))]
-            return tuple(sorted(f2.subset_xors(f2.basis(low + list(self.M)))))
+            # {r ⊕ m : r < kept, m ∈ span(M)} is the subspace spanned by the kept rounds' bits and M: every round, as
+            # each extra round bit is the swap matrix's image of the direction it fixes (a column of M).
+            return tuple(range(1 << self.round_bits))
         _, recv = self.selections
         return tuple(sorted({k for c in recv[:self.kept] for kind, k in c if kind == "recv"}))
 
     @cached_property
     def mux_counts(self) -> dict[str, int]:
-        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``).
+        """Instructions when every selection is a chain of selects over its candidates (strategy ``mux``)."""
+        return self._finish(*self.mux_terms)
+
+    @cached_property
+    def mux_terms(self) -> tuple[int, int, int, int]:
+        """:attr:`mux_counts` as :meth:`_finish`'s terms ``(shfl.sync, selp, packed words, unpacked words)``.
 
         Counted from ranks, not from the listed :attr:`selections` (the tests compare).  Without local rounds the
         shuffled rounds are the span ``U`` of the kept rounds' bits and ``M``, round ``k`` offers ``A k ⊕ S`` (``S =
         span(H, Hω)``), word ``r`` chooses among rounds ``r ⊕ span(M)``, and the words offered are ``A(U) + S``."""
         if self.has_local_rounds:
-            return self._local_mux_counts()
+            return self._local_mux_terms()
         S = self.sender_span  # its size, and an echelon basis
-        if self.extra_rounds:
-            used = list(f2.Span([1 << i for i in range(len(self.rounds_basis))] + list(self.M)).lead.values())
-            ncos = 1 << S.copy().extend([f2.apply(self.A, k) for k in used])  # |A(U) + S| / |S|
-        else:  # every round
-            used, ncos = self.rounds_basis, 1 << S.copy().extend(self.A)
-        shuffled = 1 << len(used)
+        # U is every round, extra ones included (each extra round bit is the swap of a direction, so in span(M)):
+        shuffled, ncos = 1 << self.round_bits, 1 << S.copy().extend(self.A)  # |U| and |A(U) + S| / |S|
         sel = ((1 << len(S)) - 1) * shuffled + ((1 << len(self.swap_basis)) - 1) * self.kept  # |span(M)| - 1 each
-        return self._finish(shuffled * self.words_per_element, sel, ncos << len(S), self.kept)
+        return shuffled * self.words_per_element, sel, ncos << len(S), self.kept
 
-    def _local_mux_counts(self) -> dict[str, int]:
-        """``mux_counts`` with local rounds, from ranks.
+    def _local_mux_terms(self) -> tuple[int, int, int, int]:
+        """``mux_terms`` with local rounds, from ranks.
 
         Local rounds are the subspace ``L = ker As`` (no extra rounds then: every round is kept), the shuffled
         rounds the others, each offering a coset of ``S``.  Word ``r`` chooses among rounds ``r ⊕ span(M)``: those
@@ -333,7 +331,7 @@ class ShuffleProgram:
             near = 1 << (len(local) + grow)  # words r in L + span(M)
             received_near = (1 << len(span_m)) - ((1 << len(span_m)) >> grow)  # |span M| - |span M ∩ L|
             sel += near * (received_near + sources - 1) + (rounds - near) * ((1 << len(span_m)) - 1)
-            return self._finish(shuffled * self.words_per_element, sel, 1 << (len(S) + S.copy().extend(self.A)), rounds)
+            return shuffled * self.words_per_element, sel, 1 << (len(S) + S.copy().extend(self.A)), rounds
         sel += (1 << len(local)) * (sources - 1) * n + shuffled * ((1 << len(span_m)) - 1)
         lead = sorted(S.lead.items(), reverse=True)
         A = []  # A modulo S: each word's coset by its canonical word (no leading bit of S's echelon basis; linear)
@@ -344,9 +342,10 @@ class ShuffleProgram:
             A.append(v)
         K = f2.null_space(A)
         met = (1 << f2.rank(A)) - (0 if local.copy().extend(K) else 1 << (len(local) - len(K)))
-        return self._finish(shuffled * self.words_per_element, sel, met << len(S), shuffled)
+        return shuffled * self.words_per_element, sel, met << len(S), shuffled
 
     def _finish(self, shfl: int, sel: int, packed: int, unpack: int) -> dict[str, int]:
+        """The counts of ``shfl`` shuffles, ``sel`` selects, ``packed`` words packed and ``unpack`` words unpacked."""
         n = 1 << self.pack_bits
         c = {"shfl.sync": shfl, "selp": sel, "prmt": packed * (n - 1), "mov": 0}
         if n == 2 and self.element_bits == 16:
@@ -399,7 +398,12 @@ class ShuffleProgram:
 
     @cached_property
     def layer_counts(self) -> dict[str, int]:
-        """Instructions with conditional-swap layers on both sides (strategy ``layers``).
+        """Instructions with conditional-swap layers on both sides (strategy ``layers``)."""
+        return self._finish(*self.layer_terms)
+
+    @cached_property
+    def layer_terms(self) -> tuple[int, int, int, int]:
+        """:attr:`layer_counts` as :meth:`_finish`'s terms.
 
         Counted from ranks (every program the planner scores needs this, the sets only the emitter): each set of
         :attr:`layer_needs` is a subspace, the kept rounds' span plus the receive layers' ``b`` added so far;
@@ -416,14 +420,23 @@ class ShuffleProgram:
         shuffled = sizes[-1]
         if self.has_local_rounds:  # |need ∩ ker As| = |need| / |As(need)|, read on any basis of need
             shuffled -= 1 << (len(need) - f2.rank([f2.apply(self.As, v) for v in need.lead.values()]))
-        return self._finish(shuffled * self.words_per_element, sel, nwords, self.kept)
+        return shuffled * self.words_per_element, sel, nwords, self.kept
 
     @cached_property
     def priced(self) -> tuple[str, int]:
         """``(strategy, cost)``: the cheaper way to make the thread-dependent selections, ``mux`` or ``layers`` (mux on
         ties), and its price under the cost model, both strategies priced here once (the search compares the cost)."""
-        layers, mux = cost_of(self.layer_counts), cost_of(self.mux_counts)
+        layers, mux = self._price(*self.layer_terms), self._price(*self.mux_terms)
         return ("layers", layers) if layers < mux else ("mux", mux)
+
+    def _price(self, shfl: int, sel: int, packed: int, unpack: int) -> int:
+        """``cost_of(self._finish(...))`` by arithmetic, without the counts' dict: the search prices both strategies of
+        every program it builds and keeps one program's counts."""
+        w, n = COST_WEIGHTS, 1 << self.pack_bits
+        c = w["shfl.sync"] * shfl + w["selp"] * sel + w["prmt"] * packed * (n - 1) + (w["shuffle_path"] if shfl else 0)
+        if n == 2 and self.element_bits == 16:
+            return c + w["mov"] * unpack  # mov.b32 {lo, hi}
+        return c + w["prmt"] * unpack * (n - 1)
 
     @property
     def strategy(self) -> str:
@@ -804,4 +817,4 @@ def _shuffle_floor(prog: ShuffleProgram) -> int:
     """A lower bound on a program's cost from its shuffles alone (0 when it has local rounds: not cheap to tell)."""
     if prog.has_local_rounds:
         return 0
-    return COST_WEIGHTS["shfl.sync"] * prog.words_per_element * len(prog.used_rounds)
+    return COST_WEIGHTS["shfl.sync"] * prog.words_per_element << prog.round_bits  # every round (:attr:`used_rounds`)

@@ -242,8 +242,8 @@ class Span:
 
     def __init__(self, vectors: Iterable[int] = ()) -> None:
         self.lead: dict[int, int] = {}  # leading bit -> stored vector
-        for v in vectors:
-            self.add(v)
+        if vectors:  # an empty tuple or list: nothing to eliminate (a generator is always eliminated)
+            self.extend(vectors)  # one loop, not a call of add per vector
 
     def reduce(self, v: int) -> int:
         """The residue of ``v`` after elimination: 0 exactly when ``v`` is in the span."""
