@@ -429,7 +429,7 @@ def register_step_cost(src: Endpoint, dst: Endpoint, dm: Masks) -> int:
 
 def _register_cost(differences: list[int], dm: Masks) -> int:
     selects = (1 << dm.registers.bit_count()) * ((1 << f2.rank(differences)) - 1)
-    return cost_of({"selp": selects} if selects else {})
+    return COST_WEIGHTS["selp"] * selects  # cost_of({"selp": selects}): selects owe no path constant
 
 
 def mask_register_floor(differences: list[int], dm: Masks) -> int:
