@@ -21,6 +21,9 @@ that independence is tested against only when a direction must be fixed, the
 coordinates of the lane bits in the directions' basis only for a candidate
 that moves something, and the elimination of ``Aq`` only for a lane direction
 that wants another word.
+
+:func:`image_part` splits a lane vector along the image of ``J`` (the lanes a
+program reads) from one elimination, for the programs' send words ``H``.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ..core import f2
 
-__all__ = ["MAX_SWAP_CANDIDATES", "swap_candidates"]
+__all__ = ["MAX_SWAP_CANDIDATES", "swap_candidates", "image_part"]
 
 MAX_SWAP_CANDIDATES = 720
 """At most this many register↔lane swap matrices ``M`` are scored per pack width."""
@@ -172,3 +175,26 @@ class LaneCoordinates:
         if self.coords is None:
             self.coords = f2.inverse(self.basis)[:self.lanes]
         return [f2.apply(values, c) for c in self.coords]
+
+
+def image_part(ech: f2.Echelon, v: int) -> int:
+    """The columns (a mask) of an eliminated matrix whose XOR is the part of ``v`` in its image, ``v`` split along the
+    image and its complement of the lowest unit vectors (:func:`~linlayout.core.f2.complement`'s choice).
+
+    Those unit vectors are the ones at no leading bit of the echelon (a unit vector is picked exactly when no vector
+    of the image has it as its highest bit), so reducing ``v`` by the echelon's vectors at its leading bits and
+    dropping its other bits leaves the image part's combination: no second elimination of the image, no inverse.
+
+    >>> image_part(f2.echelon([0b011, 0b110])[0], 0b101)
+    3
+    """
+    mask = 0
+    while v:
+        h = v.bit_length() - 1
+        b = ech.vec.get(h)
+        if b is None:
+            v ^= 1 << h  # a unit vector of the complement
+        else:
+            v ^= b
+            mask ^= ech.combo[h]
+    return mask

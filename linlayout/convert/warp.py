@@ -70,7 +70,7 @@ from ..core import f2
 from ..core.record import record
 from .cost import COST_WEIGHTS
 from .solve import ConversionMap
-from .swap_matrices import MAX_SWAP_CANDIDATES, swap_candidates
+from .swap_matrices import MAX_SWAP_CANDIDATES, image_part, swap_candidates
 
 __all__ = ["RegisterProgram", "ShuffleProgram", "image_part", "packed_shuffle_bound", "products", "register_program",
            "shuffle_lower_bound", "shuffle_program", "thread_ids", "MAX_SWAP_CANDIDATES", "PackWidths",
@@ -714,29 +714,6 @@ def products(cols: Sequence[int], vectors: Sequence[int]) -> list[int]:
     matrix ``M``, of the rounds' source lanes ``As`` and of the warps' ``Sω`` are zero (a lane the swap leaves, a
     round read from the thread's own lane, a warp that keeps its lanes)."""
     return [f2.apply(cols, v) if v else 0 for v in vectors]
-
-
-def image_part(ech: f2.Echelon, v: int) -> int:
-    """The columns (a mask) of an eliminated matrix whose XOR is the part of ``v`` in its image, ``v`` split along the
-    image and its complement of the lowest unit vectors (:func:`~linlayout.core.f2.complement`'s choice).
-
-    Those unit vectors are the ones at no leading bit of the echelon (a unit vector is picked exactly when no vector
-    of the image has it as its highest bit), so reducing ``v`` by the echelon's vectors at its leading bits and
-    dropping its other bits leaves the image part's combination: no second elimination of the image, no inverse.
-
-    >>> image_part(f2.echelon([0b011, 0b110])[0], 0b101)
-    3
-    """
-    mask = 0
-    while v:
-        h = v.bit_length() - 1
-        b = ech.vec.get(h)
-        if b is None:
-            v ^= 1 << h  # a unit vector of the complement
-        else:
-            v ^= b
-            mask ^= ech.combo[h]
-    return mask
 
 
 def _cost_key(prog: ShuffleProgram) -> tuple[int, ...]:
