@@ -40,7 +40,7 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, has_unit_columns
+from .solve import aligned, conversion_map, index_bits, index_columns, index_echelon, register_rank, has_unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
@@ -232,7 +232,7 @@ def rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     by no other basis (ascending)."""
     held = -1  # every bit, until the sides say
     for layout, side in ((src, "src"), (dst, "dst")):
-        ib, cols = index_bits(layout, side)
+        ib, cols = index_columns(layout, side)
         touched = twice = 0  # tensor bits touched by some basis, by two or more
         for c in cols:
             twice |= touched & c
@@ -600,8 +600,8 @@ def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
     """
     if triton is None:
         return True
-    bound = triton_counts(triton)
-    return all(n <= bound[what] for what, n in triton_counts(rt).items())
+    bound = triton._bounded_counts  # read, not copied (triton_counts copies for callers outside)
+    return all(n <= bound[what] for what, n in rt._bounded_counts.items())
 
 
 def most_rep_bits(triton: RoundTrip | None) -> int | None:
@@ -619,7 +619,7 @@ def most_rep_bits(triton: RoundTrip | None) -> int | None:
     """
     if triton is None:
         return None
-    return (triton_counts(triton)["barriers"] + 1).bit_length() - 2
+    return (triton._bounded_counts["barriers"] + 1).bit_length() - 2
 
 
 def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:

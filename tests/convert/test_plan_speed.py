@@ -611,3 +611,4 @@ def test_conversion_map_by_lookup_equals_the_reduction_on_unit_columns(seed):
         assert answers[0] == answers[1]
         kinds.add("error" if isinstance(answers[0], str) else max(answers[0][1], default=0))
     assert kinds >= {"error", 0, 1, 2}
+
