@@ -46,7 +46,7 @@ from .triton_scratch import TritonScratch, count_offsets, renumber_registers, tr
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts",
-           "most_rep_bits", "rep_candidates"]
+           "most_rep_bits", "rep_candidates", "packing_cost"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -297,7 +297,7 @@ def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     sides = []  # per side: distinct registers, bytes of one pass, the packing's cost (narrow elements) or None
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         registers = 1 << register_rank(layout, side)
-        packs = cost_of(packing(registers * element_bits // 32, element_bits, side)) if element_bits < 32 else None
+        packs = packing_cost(registers * element_bits // 32, element_bits, side) if element_bits < 32 else None
         sides.append((registers, pass_bytes, packs))
 
     def floor_of(rep_bits: int) -> int:
@@ -315,10 +315,22 @@ def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     return floor_of
 
 
+def packing_cost(words: int, element_bits: int, side: str) -> int:
+    """:func:`~linlayout.convert.cost.cost_of` of :func:`~linlayout.convert.cost.packing`'s counts: ALU instructions,
+    each at its own weight (they owe no path constant), summed without pricing a plan.
+
+    >>> packing_cost(4, 16, "pack") == cost_of(packing(4, 16, "pack"))
+    True
+    """
+    return sum(COST_WEIGHTS[op] * n for op, n in packing(words, element_bits, side).items())
+
+
 def _merges_loads(dst: LinearLayout, hw) -> bool:
     """Whether loads of ``dst`` may be served in merged passes: lane bit 0 or 1 broadcasts (a zero basis)."""
-    lanes = dst.flat_bases("lane") if "lane" in dst.in_sizes else ()
-    return hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
+    if not hw.merge_broadcast_loads:
+        return False
+    ib, cols = index_columns(dst, "dst")
+    return 0 in cols[ib.reg:ib.reg + min(2, ib.lane)]
 
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
@@ -520,6 +532,8 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
         best = ((triton.cost, triton.scratch_bytes), triton)
+    # the Triton counts that bound the choice, given to every candidate (Triton's own staging gets them on winning)
+    bound = triton_counts(triton) if triton is not None else None
     floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     limit = most_rep_bits(triton)
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
@@ -546,14 +560,14 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 sw = synthesized_staging(s, d, element_bits, hw)
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
                 continue
-            rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
+            rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst, triton_bound=bound)
             key = (rt.cost, rt.scratch_bytes)
             if (best is None or key < best[0]) and within_tritons_counts(rt, triton):
                 best = (key, rt)
     if best is None:
         raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
                          f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
-    return best[1] if triton is None else _with_triton_bound(best[1], triton_counts(triton))
+    return _with_triton_bound(triton, bound) if best[1] is triton else best[1]
 
 
 def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:

@@ -612,3 +612,32 @@ def test_conversion_map_by_lookup_equals_the_reduction_on_unit_columns(seed):
         kinds.add("error" if isinstance(answers[0], str) else max(answers[0][1], default=0))
     assert kinds >= {"error", 0, 1, 2}
 
+
+
+def test_packing_cost_equals_pricing_the_packing():
+    """smem.packing_cost (the round trip's floor prices its packing by the ALU weights alone) equals cost_of of
+    cost.packing's counts, for every width, side and word count the floor asks."""
+    from linlayout.convert.cost import packing
+    from linlayout.convert.smem import packing_cost
+
+    for eb in (8, 16, 32, 64):
+        for side in ("pack", "unpack"):
+            for words in range(0, 70):
+                assert packing_cost(words, eb, side) == cost_of(packing(words, eb, side))
+    assert packing_cost(3, 8, "pack") > packing_cost(3, 16, "pack") > 0
+
+
+def test_merges_loads_reads_the_first_two_lane_columns():
+    """smem._merges_loads reads lane bits 0 and 1 off the kept index columns: the same answer as the lane bases."""
+    from linlayout.hw import get_hardware
+
+    rng = random.Random(7)
+    hw = get_hardware("sm90")
+    seen = set()
+    for _ in range(150):
+        L = _unit_layout(rng, rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 1), rng.randint(3, 6))
+        lanes = L.flat_bases("lane") if "lane" in L.in_sizes else ()
+        expected = hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
+        assert smem._merges_loads(L, hw) == expected
+        seen.add(expected)
+    assert seen == {False, True}
