@@ -40,13 +40,13 @@ from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
 from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
-from .solve import aligned, conversion_map, index_bits, index_echelon, register_rank, has_unit_columns
+from .solve import aligned, conversion_map, index_bits, index_columns, index_echelon, register_rank, has_unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts",
-           "most_rep_bits", "rep_candidates"]
+           "most_rep_bits", "rep_candidates", "packing_cost"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -232,7 +232,7 @@ def rep_candidates(src: LinearLayout, dst: LinearLayout) -> list[int]:
     by no other basis (ascending)."""
     held = -1  # every bit, until the sides say
     for layout, side in ((src, "src"), (dst, "dst")):
-        ib, cols = index_bits(layout, side)
+        ib, cols = index_columns(layout, side)
         touched = twice = 0  # tensor bits touched by some basis, by two or more
         for c in cols:
             twice |= touched & c
@@ -297,7 +297,7 @@ def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     sides = []  # per side: distinct registers, bytes of one pass, the packing's cost (narrow elements) or None
     for layout, side, pass_bytes in ((src, "pack", one_pass), (dst, "unpack", one_pass << _merges_loads(dst, hw))):
         registers = 1 << register_rank(layout, side)
-        packs = cost_of(packing(registers * element_bits // 32, element_bits, side)) if element_bits < 32 else None
+        packs = packing_cost(registers * element_bits // 32, element_bits, side) if element_bits < 32 else None
         sides.append((registers, pass_bytes, packs))
 
     def floor_of(rep_bits: int) -> int:
@@ -315,10 +315,22 @@ def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     return floor_of
 
 
+def packing_cost(words: int, element_bits: int, side: str) -> int:
+    """:func:`~linlayout.convert.cost.cost_of` of :func:`~linlayout.convert.cost.packing`'s counts: ALU instructions,
+    each at its own weight (they owe no path constant), summed without pricing a plan.
+
+    >>> packing_cost(4, 16, "pack") == cost_of(packing(4, 16, "pack"))
+    True
+    """
+    return sum(COST_WEIGHTS[op] * n for op, n in packing(words, element_bits, side).items())
+
+
 def _merges_loads(dst: LinearLayout, hw) -> bool:
     """Whether loads of ``dst`` may be served in merged passes: lane bit 0 or 1 broadcasts (a zero basis)."""
-    lanes = dst.flat_bases("lane") if "lane" in dst.in_sizes else ()
-    return hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
+    if not hw.merge_broadcast_loads:
+        return False
+    ib, cols = index_columns(dst, "dst")
+    return 0 in cols[ib.reg:ib.reg + min(2, ib.lane)]
 
 
 def _reduced(layout: LinearLayout, bits: tuple[int, ...]) -> LinearLayout:
@@ -520,6 +532,8 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
     triton = _triton_round_trip(src, dst, element_bits, hw, cands, budget)
     if triton is not None:
         best = ((triton.cost, triton.scratch_bytes), triton)
+    # the Triton counts that bound the choice, given to every candidate (Triton's own staging gets them on winning)
+    bound = triton_counts(triton) if triton is not None else None
     floor_of = rep_cost_floors(src, dst, element_bits, hw, "bar.warp.sync" if warp_private(src, dst) else "bar.sync")
     limit = most_rep_bits(triton)
     seen: set[tuple[LinearLayout, LinearLayout]] = set()
@@ -546,14 +560,14 @@ def round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware
                 sw = synthesized_staging(s, d, element_bits, hw)
             except InputError:  # a slice the counter refuses (larger than the shared memory): try the next
                 continue
-            rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst)
+            rt = RoundTrip(sw, element_bits, tuple(bits), total >> j, src, dst, triton_bound=bound)
             key = (rt.cost, rt.scratch_bytes)
             if (best is None or key < best[0]) and within_tritons_counts(rt, triton):
                 best = (key, rt)
     if best is None:
         raise InputError(f"no slicing of the {total}-byte tile into at most {1 << len(cands)} reps fits the "
                          f"{hw.smem_bytes} bytes of shared memory on {hw.name}")
-    return best[1] if triton is None else _with_triton_bound(best[1], triton_counts(triton))
+    return _with_triton_bound(triton, bound) if best[1] is triton else best[1]
 
 
 def _with_triton_bound(rt: RoundTrip, bound: dict[str, int]) -> RoundTrip:
@@ -600,8 +614,8 @@ def within_tritons_counts(rt: RoundTrip, triton: RoundTrip | None) -> bool:
     """
     if triton is None:
         return True
-    bound = triton_counts(triton)
-    return all(n <= bound[what] for what, n in triton_counts(rt).items())
+    bound = triton._bounded_counts  # read, not copied (triton_counts copies for callers outside)
+    return all(n <= bound[what] for what, n in rt._bounded_counts.items())
 
 
 def most_rep_bits(triton: RoundTrip | None) -> int | None:
@@ -619,7 +633,7 @@ def most_rep_bits(triton: RoundTrip | None) -> int | None:
     """
     if triton is None:
         return None
-    return (triton_counts(triton)["barriers"] + 1).bit_length() - 2
+    return (triton._bounded_counts["barriers"] + 1).bit_length() - 2
 
 
 def triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, hardware="sm90") -> RoundTrip | None:

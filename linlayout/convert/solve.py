@@ -47,6 +47,8 @@ the dimensions it does not move.
 from __future__ import annotations
 
 from dataclasses import field
+from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..core import f2
@@ -58,8 +60,8 @@ from ..errors import DimensionError, InputError
 from .speed import (CONVERSION_MAP_KEY, INDEX_BITS_KEY, INDEX_ECHELON_KEY, REGISTER_RANK_KEY, UNIT_COLUMNS_KEY, per_layout,
                     per_partner)
 
-__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_echelon", "has_unit_columns",
-           "aligned", "conversion_map"]
+__all__ = ["HW_DIMS", "LEVEL_PATHS", "IndexBits", "ConversionMap", "index_bits", "index_columns", "index_echelon",
+           "has_unit_columns", "aligned", "conversion_map"]
 
 HW_DIMS = DISTRIBUTED_DIMS
 """The input dimensions of a hardware index (a distributed layout's), lowest level first."""
@@ -103,11 +105,17 @@ class IndexBits:
 
 
 def index_bits(layout: LinearLayout, what: str) -> tuple[IndexBits, list[int]]:
-    """The index bit counts of a distributed layout and its flat columns in index order."""
+    """The index bit counts of a distributed layout and its flat columns in index order (a list of one's own)."""
+    hw, cols = index_columns(layout, what)
+    return hw, list(cols)
+
+
+def index_columns(layout: LinearLayout, what: str) -> tuple[IndexBits, tuple[int, ...]]:
+    """:func:`index_bits` with the columns as the tuple kept per layout object
+    (:data:`~linlayout.convert.speed.INDEX_BITS_KEY`), not a copy: for readers that do not change them."""
     if not isinstance(layout, LinearLayout):
         raise InputError(f"{what} must be a LinearLayout, got {type(layout).__name__}")
-    hw, cols = per_layout(layout, INDEX_BITS_KEY, lambda: _index_bits(layout, what))
-    return hw, list(cols)
+    return per_layout(layout, INDEX_BITS_KEY, lambda: _index_bits(layout, what))
 
 
 def has_unit_columns(layout: LinearLayout) -> bool:
@@ -119,14 +127,14 @@ def has_unit_columns(layout: LinearLayout) -> bool:
     >>> has_unit_columns(LinearLayout({"register": [[3]], "lane": [[2]]}, {"dim0": 4}))
     False
     """
-    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: f2.single_bits(index_bits(layout, "layout")[1]))
+    return per_layout(layout, UNIT_COLUMNS_KEY, lambda: f2.single_bits(index_columns(layout, "layout")[1]))
 
 
 def register_rank(layout: LinearLayout, what: str) -> int:
     """The rank of a distributed layout's register columns: each thread holds ``2^rank`` distinct elements (where
     the columns are unit vectors or zero, :func:`has_unit_columns`: the distinct non-zero ones)."""
     def rank() -> int:
-        ib, cols = index_bits(layout, what)
+        ib, cols = index_columns(layout, what)
         if has_unit_columns(layout):
             distinct = set(cols[:ib.reg])
             return len(distinct) - (0 in distinct)
@@ -202,14 +210,14 @@ def prefix_solver(cols: list[int], ends: list[int],
     one).  ``elimination``: :func:`~linlayout.core.f2.echelon` of ``cols[:ends[-1]]``, when the caller has it
     (:func:`index_echelon`)."""
     ech = elimination[0] if elimination is not None else f2.echelon(cols[:ends[-1]])[0]
-    return PrefixSolver(ech, _levels_by_length(ends))
+    return PrefixSolver(ech, _levels_by_length(tuple(ends)))
 
 
 def index_echelon(layout: LinearLayout) -> tuple[f2.Echelon, list[int], list[int]]:
     """:func:`~linlayout.core.f2.echelon` of a distributed layout's index columns (:func:`index_bits`' order), once
     per layout object (:data:`~linlayout.convert.speed.INDEX_ECHELON_KEY`): the conversion map solves against the
     source's, and Triton's scratch layout asks preimages of either side's."""
-    return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_bits(layout, "layout")[1]))
+    return per_layout(layout, INDEX_ECHELON_KEY, lambda: f2.echelon(index_columns(layout, "layout")[1]))
 
 
 def _column_masks(nulls: list[int]) -> dict[int, int]:
@@ -219,9 +227,11 @@ def _column_masks(nulls: list[int]) -> dict[int, int]:
     return {n.bit_length() - 1: n ^ (1 << (n.bit_length() - 1)) for n in nulls}
 
 
-def _levels_by_length(ends: list[int]) -> list[int]:
+@lru_cache(maxsize=256)
+def _levels_by_length(ends: tuple[int, ...]) -> list[int]:
     """Per mask length ``n`` (``0 .. ends[-1]``): the lowest level whose source bits (the columns below
-    ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``."""
+    ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``.  Once per shape (``ends``: a
+    layout's index bit counts; the list is read, never changed)."""
     levels = [0] * (ends[0] + 1)  # lengths 0 .. ends[0]; then each level's lengths, one run per level
     for level in range(1, len(ends)):
         levels += [level] * (ends[level] - ends[level - 1])
@@ -282,21 +292,35 @@ def conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
 
 def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     dst = aligned(src, dst)
-    sh, scols = index_bits(src, "src")
-    dh, dcols = index_bits(dst, "dst")
+    sh, scols = index_columns(src, "src")
+    dh, dcols = index_columns(dst, "dst")
     s_counts, d_counts = (sh.reg, sh.lane, sh.warp, sh.block), (dh.reg, dh.lane, dh.warp, dh.block)
     for i, d in ((1, "lane"), (2, "warp"), (3, "block")):
         if s_counts[i] != d_counts[i]:
             raise DimensionError(
                 f"src and dst must run on the same threads: {d} size {1 << s_counts[i]} vs {1 << d_counts[i]}")
-    columns: list[int] = []
-    levels: list[int] = []
     # each level's source bits are the lowest ones: registers, then lanes, warps, blocks (the flat order)
-    ends = [sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block]
+    ends = (sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.reg + sh.lane + sh.warp + sh.block)
     # One elimination of the source columns answers every level (see PrefixSolver)
     elimination = index_echelon(src)
-    solver = prefix_solver(scols, ends, elimination)
-    reduce, lowest_levels = solver.echelon.reduce, solver.lowest_levels
+    lowest_levels = _levels_by_length(ends)
+    if has_unit_columns(src) and has_unit_columns(dst):
+        columns, levels = _solved_by_lookup(scols, dcols, ends, d_counts, lowest_levels, elimination[0].combo)
+    else:
+        columns, levels = _solved(scols, dcols, ends, d_counts, lowest_levels, elimination)
+    # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
+    # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
+    ins = tuple(zip(HW_DIMS, d_counts))
+    layout = LinearLayout.from_flat(ins, tuple(zip(HW_DIMS, s_counts)), split_columns(columns, ins), check=False)
+    return ConversionMap(sh, dh, scols, dcols, tuple(columns), tuple(levels), layout, tuple(elimination[2]))
+
+
+def _solved(scols: Sequence[int], dcols: Sequence[int], ends: tuple[int, ...], d_counts: tuple[int, ...],
+            lowest_levels: list[int], elimination: tuple[f2.Echelon, list[int], list[int]]) -> tuple[list, list]:
+    """The map's columns and levels (module doc), each target reduced through the source's elimination."""
+    columns: list[int] = []
+    levels: list[int] = []
+    reduce = elimination[0].reduce
     # Each target is reduced once: the solutions for ``t ^ held`` (``held`` a source column) are those for ``t`` plus
     # ``held``'s own, the pivot columns that sum to it (one mask: the reduction's masks are linear on the span).
     column_masks = _column_masks(elimination[2])
@@ -306,7 +330,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
     # its warp up to level 1, a block its block up to level 2; a register keeps nothing (0).
     j = 0
     for keeps, (dim, start, n) in enumerate(zip(HW_DIMS, (0, ends[0], ends[1], ends[2]), d_counts)):
-        own_slots = n if keeps else min(n, sh.reg)
+        own_slots = n if keeps else min(n, ends[0])
         for k in range(n):
             t = dcols[j]
             j += 1
@@ -319,9 +343,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                 continue
             residue, mask = reduce(t)
             if residue:
-                raise InputError(
-                    f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
-                    f"src does not hold the elements dst needs")
+                raise _not_held(t, k, dim)
             if keeps:
                 # below the level ``keeps``, the slot keeps its own index bit (which holds ``held``): the rest is solved
                 rest = mask ^ column_masks.get(start + k, own)  # the reduction's mask of t ^ held
@@ -332,12 +354,59 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
                     continue
             columns.append(mask)
             levels.append(max(lowest_levels[mask.bit_length()], keeps))
-    # The map as a layout, built from flat columns: a source slot's flat index is already the flat output of
-    # the source's hardware dimensions (register lowest), so no bases tuples are built and checked.
-    ins = tuple(zip(HW_DIMS, d_counts))
-    layout = LinearLayout.from_flat(ins, tuple(zip(HW_DIMS, s_counts)), split_columns(columns, ins), check=False)
-    return ConversionMap(sh, dh, tuple(scols), tuple(dcols), tuple(columns), tuple(levels), layout,
-                         tuple(elimination[2]))
+    return columns, levels
+
+
+def _solved_by_lookup(scols: Sequence[int], dcols: Sequence[int], ends: tuple[int, ...], d_counts: tuple[int, ...],
+                      lowest_levels: list[int], combo: dict[int, int]) -> tuple[list, list]:
+    """:func:`_solved` where both layouts have unit columns (:func:`has_unit_columns`): a target is a unit vector or
+    zero, so its reduction's mask is one lookup, and so is the mask of ``t ^ held`` (the sum of the two masks).
+    The same columns and levels, in the same order (errors included).
+
+    Eliminating unit columns in order makes the first column equal to a unit vector ``1 << h`` its pivot, stored
+    as it is with itself as its combination: the reduction of ``1 << h`` is that column, ``combo[h]`` of the
+    elimination (:func:`index_echelon`), and a bit no column holds has no entry there; zero reduces to nothing."""
+    columns: list[int] = []
+    levels: list[int] = []
+    s_reg = ends[0]
+    for k in range(d_counts[0]):  # a destination register keeps nothing: its own slot or the first source holding it
+        t = dcols[k]
+        if not t or (k < s_reg and scols[k] == t):
+            columns.append(1 << k if t else 0)
+            levels.append(0)
+            continue
+        mask = combo.get(t.bit_length() - 1)
+        if mask is None:
+            raise _not_held(t, k, "register")
+        columns.append(mask)
+        levels.append(lowest_levels[mask.bit_length()])
+    j = d_counts[0]
+    for keeps in (1, 2, 3):  # a lane, warp or block slot keeps its own index bit below level ``keeps``
+        start = ends[keeps - 1]
+        for k in range(d_counts[keeps]):
+            t, held, own = dcols[j], scols[start + k], 1 << (start + k)
+            j += 1
+            if held == t:
+                columns.append(own)
+                levels.append(0)
+                continue
+            mask = combo.get(t.bit_length() - 1) if t else 0
+            if mask is None:
+                raise _not_held(t, k, HW_DIMS[keeps])
+            rest = mask ^ combo[held.bit_length() - 1] if held else mask
+            level = lowest_levels[rest.bit_length()]
+            if level < keeps:
+                columns.append(rest | own)
+                levels.append(level)
+            else:
+                columns.append(mask)
+                levels.append(max(lowest_levels[mask.bit_length()], keeps))
+    return columns, levels
+
+
+def _not_held(t: int, k: int, dim: str) -> InputError:
+    return InputError(f"dst holds tensor element {t:#x} (basis {k} of {dim}) at a place src cannot supply: "
+                      f"src does not hold the elements dst needs")
 
 
 _RENAMED = {"Hardware": "IndexBits", "hardware_of": "index_bits"}

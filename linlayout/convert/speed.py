@@ -74,8 +74,13 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     is worked out where the bound is known (below the widest pack width) or
     where it exceeds the fewest shuffles kept so far (at the widest); the
     conversion map answers its four levels from one elimination of the
-    source columns (:data:`INDEX_ECHELON_KEY`) and one reduction per target,
-    and takes a destination basis its own source slot holds without solving;
+    source columns (:data:`INDEX_ECHELON_KEY`) and one reduction per target
+    (one lookup per target where both layouts have unit columns:
+    ``solve._solved_by_lookup``), reads its levels by mask length once per
+    shape (``solve._levels_by_length``, a cache keyed on the index bit
+    counts), and takes a destination basis its own source slot holds without
+    solving; a frozen record's ``__init__`` writes its fields into the
+    instance's ``__dict__`` (:mod:`linlayout.core.record`);
     Triton's scratch layout scores a pair of tiles' conflicts against one
     elimination of the segment; a swap candidate's lane images are tested
     against one elimination of ``image(Sl)``; a shuffle

@@ -564,3 +564,80 @@ def test_minimal_in_one_pass_equals_stripping_dimension_by_dimension(seed):
         L = LinearLayout.from_flat(ins, outs, tuple(cols), check=False)
         cm = SimpleNamespace(layout=L, columns=tuple(c for col in cols for c in col))
         assert plan_module._minimal(cm) == plan_module._minimal_checked(L)
+
+
+def _unit_layout(rng, regs: int, lanes: int, warps: int, bits: int, held: list[int] | None = None) -> LinearLayout:
+    """A layout whose index columns are unit vectors or zero, repeats allowed (``held``: drawn mostly from these)."""
+    units = [1 << b for b in range(bits)] + [0]
+
+    def col():
+        if held is not None and rng.random() < 0.85:
+            return rng.choice(held)
+        return rng.choice(units)
+
+    cols = [[col() for _ in range(n)] for n in (regs, lanes, warps)]
+    ins = (("register", regs), ("lane", lanes), ("warp", warps))
+    return LinearLayout.from_flat(ins, (("dim0", bits),), tuple(map(tuple, cols)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conversion_map_by_lookup_equals_the_reduction_on_unit_columns(seed):
+    """solve._solved_by_lookup (both layouts of unit or zero columns: each target's mask is the first source column
+    equal to it, read off the elimination) gives the columns, levels and errors of solve._solved (each target
+    reduced), on layouts with repeated and zero columns and targets the source does not hold."""
+    import linlayout.convert.solve as solve
+
+    rng = random.Random(seed)
+    kinds = set()
+    for _ in range(150):
+        bits, lanes, warps = rng.randint(3, 7), rng.randint(1, 3), rng.randint(0, 2)
+        src = _unit_layout(rng, rng.randint(0, 4), lanes, warps, bits)
+        held = list(index_bits(src, "src")[1]) if rng.random() < 0.9 else None
+        dst = _unit_layout(rng, rng.randint(0, 4), lanes, warps, bits, held)
+        assert solve.has_unit_columns(src) and solve.has_unit_columns(dst)
+        sh, scols = index_bits(src, "src")
+        dh, dcols = index_bits(dst, "dst")
+        ends = (sh.reg, sh.reg + sh.lane, sh.reg + sh.lane + sh.warp, sh.bits)
+        counts = (dh.reg, dh.lane, dh.warp, dh.block)
+        elimination = f2.echelon(scols)
+        levels = solve._levels_by_length(ends)
+        answers = []
+        for solver in (lambda: solve._solved(scols, dcols, ends, counts, levels, elimination),
+                       lambda: solve._solved_by_lookup(scols, dcols, ends, counts, levels, elimination[0].combo)):
+            try:
+                answers.append(solver())
+            except InputError as e:
+                answers.append(str(e))
+        assert answers[0] == answers[1]
+        kinds.add("error" if isinstance(answers[0], str) else max(answers[0][1], default=0))
+    assert kinds >= {"error", 0, 1, 2}
+
+
+
+def test_packing_cost_equals_pricing_the_packing():
+    """smem.packing_cost (the round trip's floor prices its packing by the ALU weights alone) equals cost_of of
+    cost.packing's counts, for every width, side and word count the floor asks."""
+    from linlayout.convert.cost import packing
+    from linlayout.convert.smem import packing_cost
+
+    for eb in (8, 16, 32, 64):
+        for side in ("pack", "unpack"):
+            for words in range(0, 70):
+                assert packing_cost(words, eb, side) == cost_of(packing(words, eb, side))
+    assert packing_cost(3, 8, "pack") > packing_cost(3, 16, "pack") > 0
+
+
+def test_merges_loads_reads_the_first_two_lane_columns():
+    """smem._merges_loads reads lane bits 0 and 1 off the kept index columns: the same answer as the lane bases."""
+    from linlayout.hw import get_hardware
+
+    rng = random.Random(7)
+    hw = get_hardware("sm90")
+    seen = set()
+    for _ in range(150):
+        L = _unit_layout(rng, rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 1), rng.randint(3, 6))
+        lanes = L.flat_bases("lane") if "lane" in L.in_sizes else ()
+        expected = hw.merge_broadcast_loads and any(c == 0 for c in lanes[:2])
+        assert smem._merges_loads(L, hw) == expected
+        seen.add(expected)
+    assert seen == {False, True}
