@@ -365,18 +365,29 @@ def _reduced_dims(out_dim_bits, bits: tuple[int, ...]) -> tuple[tuple[str, int],
     return tuple(outs)
 
 
-def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_length: list[int], reps: list[int],
+def _dropped_columns(columns: list[int], bits: tuple[int, ...], mask: int) -> tuple[int, ...]:
+    """``columns`` with the tensor bits ``bits`` (``mask``: their sum) removed, the higher bits moving down
+    (:func:`_bit_dropper`), for columns that touch none of those bits (a slice memory's, Triton's reps dropped).
+
+    A unit column ``c`` moves down by the number of dropped bits below it, ``(mask & (c - 1)).bit_count()``
+    (Triton's offsets are unit vectors but for a few sums of two): only the others go through the dropper."""
+    drop = _bit_dropper(bits)
+    return tuple([c >> (mask & (c - 1)).bit_count() if c & (c - 1) == 0 else drop(c) for c in columns])
+
+
+def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_length: list[int], slice_size: int,
                    hw) -> dict[str, tuple[int, ...]]:
     """The element offsets ``C = M⁻¹ ∘ L`` of one slice of a side (:func:`_reduced`'s layout through the slice of a
     memory whose reps are its highest offset bits), computed on the whole layout and memory.
 
     ``inverse``: the whole memory's inverse columns with 0 appended (the image of a zero column), ``by_length`` the same
     with 0 first (its entry ``n`` is the offset of the unit column of bit length ``n``, entry 0 that of a zero column);
-    ``reps``: its rep columns (unit vectors on rep bits).  The
+    ``slice_size``: the elements of one slice (``2^n`` for a memory of ``n`` offset bits without reps).  The
     slice drops the rep registers and the rep bits; every other basis touches no rep bit, so it is a sum of the
     memory's other columns alone, and its offset is the same in the slice as in the whole memory (the slice's
-    offsets are the whole memory's lowest ones).  Raises :class:`InputError` where the counter refuses the layout
-    (its lanes are not a warp's).
+    offsets are the whole memory's lowest ones).  A rep register is the memory's unit column on a rep bit, whose
+    offset is a rep offset bit, ``slice_size`` or more: the registers kept are those below.  Raises
+    :class:`InputError` where the counter refuses the layout (its lanes are not a warp's).
     """
     ib, cols = index_bits(layout, side)
     if ib.lane != hw.lane_bits:
@@ -385,12 +396,8 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_lengt
         offs = list(map(by_length.__getitem__, map(int.bit_length, cols)))
     else:  # a unit column indexes the inverse, a zero column its last entry (0)
         offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
-    out = {"register": tuple(o for c, o in zip(cols[:ib.reg], offs) if c not in reps) if reps else tuple(offs[:ib.reg])}
-    start = ib.reg
-    for d, n in (("lane", ib.lane), ("warp", ib.warp), ("block", ib.block)):
-        out[d] = tuple(offs[start:start + n])
-        start += n
-    return out
+    lanes, warps = ib.reg + ib.lane, ib.reg + ib.lane + ib.warp
+    return {"register": tuple(filter(slice_size.__gt__, offs[:ib.reg])), "lane": tuple(offs[ib.reg:lanes]), "warp": tuple(offs[lanes:warps]), "block": tuple(offs[warps:])}
 
 
 @record
@@ -678,7 +685,7 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
     # Triton's offsets with the rep bits dropped (they touch none of them): valid data for the slice, built unchecked
     # (without reps, Triton's memory is the slice's)
     memory = LinearLayout.from_flat((("offset", len(keep)),), _reduced_dims(src.out_dim_bits, bits),
-                                    (tuple(map(_bit_dropper(bits), keep)),), check=False) if k else ts.memory
+                                    (_dropped_columns(keep, bits, mask),), check=False) if k else ts.memory
     # Each side is counted on its slice's element offsets, read off the whole layout (_slice_offsets): no slice
     # layout is built, and the counter sets nothing up per layout object.
     hw90 = get_hardware("sm90")
@@ -688,9 +695,10 @@ def _triton_round_trip(src: LinearLayout, dst: LinearLayout, element_bits: int, 
         inverse = f2.inverse(cols)
         by_length = [0, *inverse]
         inverse.append(0)
-        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, by_length, reps, hw90), element_bits, "store",
+        size = 1 << len(keep)
+        w, w_order = count_offsets(_slice_offsets(src, "src", inverse, by_length, size, hw90), element_bits, "store",
                                    ts.write)
-        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, by_length, reps, hw90), element_bits, "load",
+        r, r_order = count_offsets(_slice_offsets(dst, "dst", inverse, by_length, size, hw90), element_bits, "load",
                                    ts.read)
     except InputError:
         return None

@@ -105,8 +105,12 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     Per element width, Triton's scratch rule reads what its pairs of
     instruction tiles ask of the layouts off a table made once
     (:func:`linlayout.convert.triton_scratch.tile_pair_rules`), asks each
-    lane preimage once per conversion whichever pairs need it, and skips the
-    conflicts of a pair that cannot beat a conflict-free one on reps;
+    lane preimage once per conversion whichever pairs need it, skips the
+    conflicts of a pair that cannot beat a conflict-free one on reps, and
+    makes the bank (the complement of the other bases) of the pair it keeps
+    only; a matrix side's sizes to try are worked out once per (family,
+    non-zero registers, width) (``triton_scratch._matrix_sizes``, an
+    ``lru_cache`` keyed on those, not on a layout);
     whether a round trip needs only warp barriers is read off the source's index elimination the
     conversion map made (``smem._warp_private``).
 """

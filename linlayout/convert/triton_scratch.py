@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache, reduce
-from itertools import chain
+from itertools import chain, compress
 from operator import or_
 from typing import TypeVar
 
@@ -314,10 +314,18 @@ def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_sr
     A segment basis that is a register of both sides becomes a rep (Triton's ``buildReps``), except the first
     ``leave_reps`` of them, which stay in the segment so that each rep has the registers a ``.x4`` matrix
     instruction needs (:func:`_leave_reps`).  ``both``: the registers of both sides, when the caller has them."""
+    segment, reps = _segment_and_reps(src, dst, bits, dim, vb, tile_src, tile_dst, leave_reps, both)
+    return vb, _complement(vb + segment + reps, dim), segment, reps
+
+
+def _segment_and_reps(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_src: list[int],
+                      tile_dst: list[int], leave_reps: int = 0,
+                      both: set[int] | None = None) -> tuple[list[int], list[int]]:
+    """:func:`_swizzle`'s segment and reps bases (the bank is the complement of the others: a pair of tiles is
+    scored on these, and only the pair kept needs its bank)."""
     len_b = min(_log2(BANK_BITS // max((1 << len(vb)) * bits, 1)), dim - len(vb))
     len_s = dim - len_b - len(vb)
     seg = _segment(vb + tile_src, vb + tile_dst, dim, len_s, src.unit and dst.unit)
-    bank = _complement(vb + seg, dim)
     if both is None:
         both = set(src.regs) & set(dst.regs)
     segment, reps = [], []
@@ -327,7 +335,7 @@ def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_sr
         else:
             leave_reps -= s in both
             segment.append(s)
-    return vb, bank, segment, reps
+    return segment, reps
 
 
 def _leave_reps(write: Tile, read: Tile) -> int:
@@ -462,18 +470,19 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         tile_s, tile_d = _tile_bases(ts, a.regs, a.lanes, vb), _tile_bases(td, b.regs, b.lanes, vb)
         if tile_s is None or tile_d is None:
             continue
-        parts = _swizzle(a, b, element_bits, dim, vb, tile_s, tile_d, rule.leave_reps, both)
+        segment, reps = _segment_and_reps(a, b, element_bits, dim, vb, tile_s, tile_d, rule.leave_reps, both)
         # Triton keeps the pair with the fewest conflicts, then the most reps, then the first: once a pair has no
         # conflicts, a pair with no more reps cannot win, and its conflicts are not worked out.
-        if best is not None and best[0][0] == 0 and len(parts[3]) <= -best[0][1]:
+        if best is not None and best[0][0] == 0 and len(reps) <= -best[0][1]:
             continue
-        key = (_conflicts(tile_s, tile_d, parts[2], unit), -len(parts[3]))
+        key = (_conflicts(tile_s, tile_d, segment, unit), -len(reps))
         if best is None or key < best[0]:
-            best = (key, parts, ts.name, td.name)
+            best = (key, (vb, segment, reps), ts.name, td.name)
     if best is None:
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
-        _, parts, write, read = best
+        _, (vb, segment, reps), write, read = best
+        parts = (vb, _complement(vb + segment + reps, dim), segment, reps)  # the bank of the pair kept only
     offsets = tuple(chain.from_iterable(parts))
     # XORs of the checked layouts' columns: a valid layout's data, built unchecked
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, (offsets,), check=False)
@@ -509,13 +518,19 @@ def _largest_fitting(family: str, registers: Sequence[int], element_bits: int, c
     raise InputError(f"{family} does not fit the layout")
 
 
-def _matrix_sizes(family: str, registers: Sequence[int], element_bits: int) -> list[str]:
+def _matrix_sizes(family: str, registers: Sequence[int], element_bits: int) -> tuple[str, ...]:
     """The instructions of a matrix family to try, largest matrix count first, leaving out a size whose matrices
     need more non-broadcast registers (``registers``: the layout's register bases, or their offsets) than the tile
-    leaves: the counter (count/plan's access shape) would refuse it, after building the plan."""
+    leaves: the counter (count/plan's access shape) would refuse it, after building the plan.  They depend on the
+    registers only through which are non-zero, and are worked out once per (family, non-zero registers, width)."""
+    return _matrix_sizes_of(family, tuple(compress(range(len(registers)), registers)), element_bits,
+                            get_hardware("sm90"))
+
+
+@lru_cache(maxsize=256)
+def _matrix_sizes_of(family: str, nonzero: tuple[int, ...], element_bits: int, hw) -> tuple[str, ...]:
+    """:func:`_matrix_sizes` of registers whose non-zero ones are ``nonzero`` (their indices), on the model ``hw``."""
     base, _, trans = family.partition(".")
-    hw = get_hardware("sm90")
-    nonzero = [i for i, c in enumerate(registers) if c]
     names = []
     for size in MATRIX_SIZES:
         name = f"{base}.{size}{'.' + trans if trans else ''}"
@@ -526,7 +541,7 @@ def _matrix_sizes(family: str, registers: Sequence[int], element_bits: int) -> l
             continue
         if rest >= ins.matrices.bit_length() - 1:
             names.append(name)
-    return names
+    return tuple(names)
 
 
 def count_offsets(offsets: dict[str, tuple[int, ...]], element_bits: int, op: str,

@@ -164,3 +164,94 @@ def test_conflicts_of_unit_tiles_on_their_segment_equal_the_ranks(seed):
         assert got == _exact_conflicts(tiles[0], tiles[1], segment)
         conflicted += got > 0
     assert conflicted > 20
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bank_of_the_kept_pair_is_the_complement_of_its_other_bases_in_any_order(seed):
+    """Triton's rule works out only the kept pair's bank, as the complement of its vector, segment and reps
+    (``triton_scratch._segment_and_reps``) where the rule took the complement of the vector and the whole segment:
+    the complement depends on the span alone, so the order of the bases does not change it."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        dim = rng.randint(3, 12)
+        basis = []
+        while len(basis) < rng.randint(1, dim):
+            v = 1 << rng.randrange(dim) if rng.random() < 0.7 else rng.randrange(1, 1 << dim)
+            if f2.rank(basis + [v]) > len(basis):
+                basis.append(v)
+        shuffled = rng.sample(basis, len(basis))
+        assert ts._complement(shuffled, dim) == ts._complement(basis, dim)
+        assert f2.rank(basis + ts._complement(basis, dim)) == dim
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_triton_scratch_parts_equal_the_whole_swizzle_of_the_kept_pair(seed, monkeypatch):
+    """The scratch layout's bases, with the bank made for the kept pair only, are ``_swizzle``'s (vector, bank,
+    segment, reps) for one of the pairs scored, or the ld/st fallback's."""
+    rng = random.Random(seed)
+    real = ts._segment_and_reps
+    scored = 0
+    for _ in range(6):
+        src, dst = random_pair(rng, rng.choice([1, 2, 4, 8]), "any", mixed=rng.random() < 0.3, max_regs_bits=4)
+        dst = aligned(src, dst)
+        for eb in (8, 16, 32):
+            calls = []
+
+            def spy(*args):
+                calls.append(args)
+                return real(*args)
+
+            monkeypatch.setattr(ts, "_segment_and_reps", spy)
+            got = list(ts.triton_scratch(src, dst, eb).memory.flat_columns())
+            monkeypatch.setattr(ts, "_segment_and_reps", real)
+            wholes = [sum(ts._swizzle(*args), []) for args in calls]
+            scored += len(calls)
+            dim = sum(b for _, b in src.out_dim_bits)
+            assert got in wholes or got == sum(ts._ldst_fallback(ts._flat(src), ts._flat(dst), eb, dim), [])
+    assert scored
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_slice_memory_columns_dropped_by_shift_equal_the_dropper(seed):
+    """A slice memory's unit columns move down by the dropped bits below them (``smem._dropped_columns``), as the
+    bit dropper moves them; a sum goes through the dropper.  A version shifting by the bits above fails."""
+    rng = random.Random(seed)
+    wrong_seen = False
+    for _ in range(300):
+        dim = rng.randint(2, 14)
+        bits = tuple(sorted(rng.sample(range(dim), rng.randint(1, min(3, dim - 1)))))
+        mask = sum(1 << b for b in bits)
+        free = [p for p in range(dim) if p not in bits]
+        cols = [0 if rng.random() < 0.1 else 1 << rng.choice(free) if rng.random() < 0.7
+                else sum(1 << p for p in rng.sample(free, min(len(free), 2))) for _ in range(rng.randint(1, 8))]
+        drop = smem._bit_dropper(bits)
+        assert list(smem._dropped_columns(cols, bits, mask)) == [drop(c) for c in cols]
+        wrong = [c >> (mask & ~(c - 1) & ~c).bit_count() if c & (c - 1) == 0 else drop(c) for c in cols]
+        wrong_seen |= wrong != [drop(c) for c in cols]
+    assert wrong_seen
+
+
+def test_matrix_sizes_depend_on_the_non_zero_registers_only():
+    """The matrix sizes a side may try are worked out once per (family, non-zero registers, width): the same as
+    counting, per size, the non-zero registers outside the tile's word (as before the memo)."""
+    from linlayout.count.matrix_tile import matrix_tile
+    from linlayout.hw import get_hardware, parse_instruction
+
+    rng = random.Random(3)
+    hw = get_hardware("sm90")
+    for _ in range(300):
+        family = rng.choice(["stmatrix", "ldmatrix", "stmatrix.trans", "ldmatrix.trans"])
+        eb = rng.choice([8, 16, 32])
+        regs = [rng.choice([0, 1 << rng.randrange(10)]) for _ in range(rng.randint(0, 6))]
+        base, _, trans = family.partition(".")
+        want = []
+        for size in ts.MATRIX_SIZES:
+            name = f"{base}.{size}{'.' + trans if trans else ''}"
+            try:
+                ins = parse_instruction(name)
+                rest = sum(1 for i, c in enumerate(regs) if c and i not in matrix_tile(ins, eb, hw).vector_registers)
+            except Exception:
+                continue
+            if rest >= ins.matrices.bit_length() - 1:
+                want.append(name)
+        assert list(ts._matrix_sizes(family, regs, eb)) == want
