@@ -113,17 +113,12 @@ def test_both_strategies_prices_are_the_cost_of_their_counts_and_local_rounds_ar
     """``ShuffleProgram._price`` (the search's price of a strategy, without its counts' dict) is ``cost_of`` of that
     strategy's counts, and ``has_local_rounds`` says exactly whether ``self_rounds`` lists any."""
     checked = local = 0
-    for cm in warp_local_maps(5, 16):
-        widths = PackWidths(cm)
-        for eb, pmax in WIDTHS:
-            for p in range(pmax + 1):
-                for cand in program_candidates(cm, eb, p, 0, widths=widths):
-                    prog = cand.program()
-                    assert prog._price(*prog.mux_terms) == cost_of(prog.mux_counts)
-                    assert prog._price(*prog.layer_terms) == cost_of(prog.layer_counts)
-                    assert prog.has_local_rounds == bool(prog.self_rounds)
-                    checked += 1
-                    local += prog.has_local_rounds
+    for prog in every_program(warp_local_maps(5, 16)):
+        assert prog._price(*prog.mux_terms) == cost_of(prog.mux_counts)
+        assert prog._price(*prog.layer_terms) == cost_of(prog.layer_counts)
+        assert prog.has_local_rounds == bool(prog.self_rounds)
+        checked += 1
+        local += prog.has_local_rounds
     assert checked > 50 and local > 0
 
 
@@ -133,17 +128,22 @@ def test_without_local_rounds_every_round_is_shuffled_extra_rounds_included():
     of ``M`` (the swap of the direction it fixes).  Checked against that span, listed; programs with extra rounds
     occur (where the kept rounds alone would be too few)."""
     checked = extra = 0
-    for cm in warp_local_maps(6, 40):
+    for prog in every_program(warp_local_maps(6, 40)):
+        if prog.has_local_rounds:
+            continue
+        low = [1 << i for i in range(len(prog.rounds_basis))]
+        listed = sorted(f2.subset_xors(f2.basis(low + list(prog.M))))
+        assert list(prog.used_rounds) == listed == list(range(1 << prog.round_bits))
+        checked += 1
+        extra += listed != list(range(prog.kept))
+    assert checked > 50 and extra > 0
+
+
+def every_program(maps):
+    """Every shuffle program the search can build for each map, at every element width of ``WIDTHS`` and pack width."""
+    for cm in maps:
         widths = PackWidths(cm)
         for eb, pmax in WIDTHS:
             for p in range(pmax + 1):
                 for cand in program_candidates(cm, eb, p, 0, widths=widths):
-                    prog = cand.program()
-                    if prog.has_local_rounds:
-                        continue
-                    low = [1 << i for i in range(len(prog.rounds_basis))]
-                    listed = sorted(f2.subset_xors(f2.basis(low + list(prog.M))))
-                    assert list(prog.used_rounds) == listed == list(range(1 << prog.round_bits))
-                    checked += 1
-                    extra += listed != list(range(prog.kept))
-    assert checked > 50 and extra > 0
+                    yield cand.program()
