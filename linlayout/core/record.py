@@ -210,9 +210,6 @@ def _compiled(cls: type, fields: tuple, frozen: bool, name: str) -> Callable:
 def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list[str]:
     """``__init__``'s text: parameters with their defaults, one assignment per field, then ``__post_init__``."""
     params, body = ["self"], []
-    # A frozen record's fields go straight into the instance's __dict__ where it has one (no class of it declares
-    # __slots__): what object.__setattr__ does there, without a call per field (half the cost of making a record).
-    in_dict = not any("__slots__" in vars(klass) for klass in cls.__mro__[:-1])
     for f in fields:
         default_name = f"__default_{f.name}"
         has_factory = f.default_factory is not dataclasses.MISSING
@@ -233,10 +230,7 @@ def _init_lines(cls: type, fields: tuple, frozen: bool, namespace: dict) -> list
             value = default_name
         else:
             continue
-        body.append(f" __fields[{f.name!r}] = {value}" if frozen and in_dict else
-                    f" __object_setattr(self, {f.name!r}, {value})" if frozen else f" self.{f.name} = {value}")
-    if body and frozen and in_dict:
-        body.insert(0, " __fields = self.__dict__")
+        body.append(f" __object_setattr(self, {f.name!r}, {value})" if frozen else f" self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
         body.append(" self.__post_init__()")
     return [f"def __init__({', '.join(params)}):"] + (body or [" pass"])

@@ -181,33 +181,3 @@ def test_methods_are_compiled_on_first_call():
     assert Base.__init__.__annotations__ == {"a": int, "b": str, "return": None}
     with pytest.raises(TypeError, match=r"Base.__init__\(\) missing 1 required positional argument: 'a'"):
         Base()
-
-
-def test_frozen_init_fills_the_instance_dict_as_dataclass_does_and_slots_keep_object_setattr():
-    """A frozen record's __init__ writes its fields into the instance's __dict__ directly (no object.__setattr__
-    call per field): the same fields as dataclass's; where a class of it declares __slots__ it sets them as
-    dataclass does."""
-    made = {}
-    for maker in (dataclasses.dataclass(frozen=True), record):
-        @maker
-        class Point:
-            x: int
-            y: int = 2
-            z: list = field(default_factory=list, compare=False)
-            w: int = field(default=5, init=False)
-
-        class Slotted:
-            __slots__ = ("s",)
-
-        @maker
-        class Child(Slotted):
-            a: int
-
-        made[maker is record] = (Point(1), Child(3))
-    (p0, c0), (p1, c1) = made[False], made[True]
-    assert vars(p1) == {"x": 1, "y": 2, "z": [], "w": 5}  # dataclass leaves w, an init=False default, on the class
-    assert {f.name: getattr(p1, f.name) for f in dataclasses.fields(p1)} == \
-        {f.name: getattr(p0, f.name) for f in dataclasses.fields(p0)}
-    assert vars(c1) == vars(c0) == {"a": 3}
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        p1.x = 2
