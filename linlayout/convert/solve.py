@@ -46,9 +46,9 @@ the dimensions it does not move.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import field
 from functools import lru_cache
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..core import f2
@@ -195,7 +195,7 @@ class PrefixSolver(NamedTuple):
     """
 
     echelon: f2.Echelon
-    lowest_levels: list[int]  # per mask length: the lowest level whose prefix holds the mask (_levels_by_length)
+    lowest_levels: Sequence[int]  # per mask length: the lowest level whose prefix holds the mask (_levels_by_length)
 
     def lowest(self, target: int) -> tuple[int, int] | None:
         """``(level, mask)``: the lowest level whose prefix solves ``target``, and the reduction's mask (the solution
@@ -228,14 +228,14 @@ def _column_masks(nulls: list[int]) -> dict[int, int]:
 
 
 @lru_cache(maxsize=256)
-def _levels_by_length(ends: tuple[int, ...]) -> list[int]:
+def _levels_by_length(ends: tuple[int, ...]) -> tuple[int, ...]:
     """Per mask length ``n`` (``0 .. ends[-1]``): the lowest level whose source bits (the columns below
     ``ends[level]``) hold every column of a mask whose highest set bit is ``n - 1``.  Once per shape (``ends``: a
     layout's index bit counts; the list is read, never changed)."""
     levels = [0] * (ends[0] + 1)  # lengths 0 .. ends[0]; then each level's lengths, one run per level
     for level in range(1, len(ends)):
         levels += [level] * (ends[level] - ends[level - 1])
-    return levels
+    return tuple(levels)  # shared by every call of the shape: immutable
 
 
 @record
@@ -316,7 +316,7 @@ def _conversion_map(src: LinearLayout, dst: LinearLayout) -> ConversionMap:
 
 
 def _solved(scols: Sequence[int], dcols: Sequence[int], ends: tuple[int, ...], d_counts: tuple[int, ...],
-            lowest_levels: list[int], elimination: tuple[f2.Echelon, list[int], list[int]]) -> tuple[list, list]:
+            lowest_levels: Sequence[int], elimination: tuple[f2.Echelon, list[int], list[int]]) -> tuple[list, list]:
     """The map's columns and levels (module doc), each target reduced through the source's elimination."""
     columns: list[int] = []
     levels: list[int] = []
@@ -358,7 +358,7 @@ def _solved(scols: Sequence[int], dcols: Sequence[int], ends: tuple[int, ...], d
 
 
 def _solved_by_lookup(scols: Sequence[int], dcols: Sequence[int], ends: tuple[int, ...], d_counts: tuple[int, ...],
-                      lowest_levels: list[int], combo: dict[int, int]) -> tuple[list, list]:
+                      lowest_levels: Sequence[int], combo: dict[int, int]) -> tuple[list, list]:
     """:func:`_solved` where both layouts have unit columns (:func:`has_unit_columns`): a target is a unit vector or
     zero, so its reduction's mask is one lookup, and so is the mask of ``t ^ held`` (the sum of the two masks).
     The same columns and levels, in the same order (errors included).
