@@ -118,9 +118,9 @@ from typing import Any, NamedTuple
 from ..core.layout import LinearLayout
 from ..errors import InputError
 from .step_floors import (Endpoint, Floor, Masks, SwapMasks, broadcast_lanes, broadcast_registers,
-                          broadcast_swap_bound, demand, distinct_bits, far_floor, mask_demand, mask_register_floor, mask_step_floor,
-                          may_meet_own, moves, register_step_cost, shuffle_floor, step_bound, step_floor, swap_between,
-                          swap_bound, swap_demand, swap_floor)
+                          broadcast_swap_bound, demand, distinct_bits, far_floor, mask_demand, mask_register_floor,
+                          mask_step_floor, may_meet_own, moves, register_step_cost, shuffle_floor, step_bound,
+                          step_floor, swap_between, swap_bound, swap_demand, swap_floor)
 
 __all__ = ["neighbours", "cheapest_path", "in_order_path", "SearchResult", "MAX_STEP_PLANS", "MAX_INTERMEDIATES",
            "kind_floors", "search_floor", "swap_columns", "intermediates", "swap_endpoint", "one_hot_paths",

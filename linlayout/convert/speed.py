@@ -79,8 +79,7 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     ``solve._solved_by_lookup``), reads its levels by mask length once per
     shape (``solve._levels_by_length``, a cache keyed on the index bit
     counts), and takes a destination basis its own source slot holds without
-    solving; a frozen record's ``__init__`` writes its fields into the
-    instance's ``__dict__`` (:mod:`linlayout.core.record`);
+    solving;
     Triton's scratch layout scores a pair of tiles' conflicts against one
     elimination of the segment; a swap candidate's lane images are tested
     against one elimination of ``image(Sl)``; a shuffle
@@ -109,7 +108,7 @@ Algorithmic devices that stay beside their code (listed here so there is one ind
     conflicts of a pair that cannot beat a conflict-free one on reps, and
     makes the bank (the complement of the other bases) of the pair it keeps
     only; a matrix side's sizes to try are worked out once per (family,
-    non-zero registers, width) (``triton_scratch._matrix_sizes``, an
+    non-zero registers, width) (``triton_scratch._matrix_sizes_of``, an
     ``lru_cache`` keyed on those, not on a layout);
     whether a round trip needs only warp barriers is read off the source's index elimination the
     conversion map made (``smem._warp_private``).

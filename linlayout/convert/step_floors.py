@@ -101,7 +101,8 @@ from .warp import register_program
 
 __all__ = ["Spans", "Masks", "masks_of", "SwapMasks", "ors_but_one",
            "Endpoint", "Demand", "demand", "one_hot_demand", "moves", "mask_demand",
-           "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor", "mask_register_floor",
+           "shuffle_floor", "Floor", "step_floor", "step_bound", "register_step_cost", "mask_step_floor",
+           "mask_register_floor",
            "distinct_bits", "swap_demand", "swap_floor", "far_floor", "may_meet_own", "register_step_floor", "classes",
            "SWAP_STEP_REGISTERS", "SWAP_STEP_BROADCASTS", "swap_step_cost", "swap_bound", "broadcast_swap_bound",
            "one_swap", "swap_between", "broadcast_registers", "broadcast_lanes", "zeros_among_distinct"]
