@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["COST_WEIGHTS", "cost_of"]
+__all__ = ["COST_WEIGHTS", "cost_of", "packing_cost"]
 
 COST_WEIGHTS = {
     # Fitted on the H100 by ``python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel``
@@ -173,6 +173,16 @@ def packing(words: int, element_bits: int, side: str) -> dict[str, int]:
     if side == "unpack" and n == 2:
         return {"mov": words}
     return {"prmt": words * (n - 1)}
+
+
+def packing_cost(words: int, element_bits: int, side: str) -> int:
+    """:func:`cost_of` of :func:`packing`'s counts: ALU instructions,
+    each at its own weight (they owe no path constant), summed without pricing a plan.
+
+    >>> packing_cost(4, 16, "pack") == cost_of(packing(4, 16, "pack"))
+    True
+    """
+    return sum(COST_WEIGHTS[op] * n for op, n in packing(words, element_bits, side).items())
 
 
 def merge(*counts: dict[str, int]) -> dict[str, int]:

@@ -39,14 +39,14 @@ from ..count.plan import plan_access
 from ..hw import get_hardware
 from ..synth.policy import LDST_INSTRUCTIONS, conversion_instructions
 from ..synth.synthesis import SwizzleResult, optimal_swizzle
-from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing
+from .cost import COST_WEIGHTS, cost_of, merge, opcode, packing, packing_cost
 from .solve import aligned, conversion_map, index_bits, index_columns, index_echelon, register_rank, has_unit_columns
 from .speed import TRITON_SCRATCH_KEY, WARP_PRIVATE_KEY, per_partner
 from .triton_scratch import TritonScratch, count_offsets, renumber_registers, triton_scratch
 
 __all__ = ["RoundTrip", "round_trip", "counted_round_trip", "warp_private", "triton_scratch_bytes", "triton_round_trip",
            "rep_cost_floor", "rep_cost_floors", "MAX_REP_CHOICES", "TRITON_BOUNDED", "triton_counts", "within_tritons_counts",
-           "most_rep_bits", "rep_candidates", "packing_cost"]
+           "most_rep_bits", "rep_candidates"]
 
 MAX_REP_CHOICES = 6
 """At most this many slicings are synthesized per scratch size (the highest tensor bits first)."""
@@ -315,16 +315,6 @@ def rep_cost_floors(src: LinearLayout, dst: LinearLayout, element_bits: int, har
     return floor_of
 
 
-def packing_cost(words: int, element_bits: int, side: str) -> int:
-    """:func:`~linlayout.convert.cost.cost_of` of :func:`~linlayout.convert.cost.packing`'s counts: ALU instructions,
-    each at its own weight (they owe no path constant), summed without pricing a plan.
-
-    >>> packing_cost(4, 16, "pack") == cost_of(packing(4, 16, "pack"))
-    True
-    """
-    return sum(COST_WEIGHTS[op] * n for op, n in packing(words, element_bits, side).items())
-
-
 def _merges_loads(dst: LinearLayout, hw) -> bool:
     """Whether loads of ``dst`` may be served in merged passes: lane bit 0 or 1 broadcasts (a zero basis)."""
     if not hw.merge_broadcast_loads:
@@ -397,7 +387,8 @@ def _slice_offsets(layout: LinearLayout, side: str, inverse: list[int], by_lengt
     else:  # a unit column indexes the inverse, a zero column its last entry (0)
         offs = [inverse[c.bit_length() - 1] if not c & (c - 1) else f2.apply(inverse, c) for c in cols]
     lanes, warps = ib.reg + ib.lane, ib.reg + ib.lane + ib.warp
-    return {"register": tuple(filter(slice_size.__gt__, offs[:ib.reg])), "lane": tuple(offs[ib.reg:lanes]), "warp": tuple(offs[lanes:warps]), "block": tuple(offs[warps:])}
+    return {"register": tuple(filter(slice_size.__gt__, offs[:ib.reg])), "lane": tuple(offs[ib.reg:lanes]),
+            "warp": tuple(offs[lanes:warps]), "block": tuple(offs[warps:])}
 
 
 @record

@@ -315,6 +315,12 @@ def _swizzle(src: _Flat, dst: _Flat, bits: int, dim: int, vb: list[int], tile_sr
     ``leave_reps`` of them, which stay in the segment so that each rep has the registers a ``.x4`` matrix
     instruction needs (:func:`_leave_reps`).  ``both``: the registers of both sides, when the caller has them."""
     segment, reps = _segment_and_reps(src, dst, bits, dim, vb, tile_src, tile_dst, leave_reps, both)
+    return _with_bank(vb, segment, reps, dim)
+
+
+def _with_bank(vb: list[int], segment: list[int], reps: list[int],
+               dim: int) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(vector, bank, segment, reps) bases: the bank is the complement of the others (:func:`_complement`)."""
     return vb, _complement(vb + segment + reps, dim), segment, reps
 
 
@@ -482,7 +488,7 @@ def triton_scratch(src: LinearLayout, dst: LinearLayout, element_bits: int, matr
         parts, write, read = _ldst_fallback(a, b, element_bits, dim), "st.shared", "ld.shared"
     else:
         _, (vb, segment, reps), write, read = best
-        parts = (vb, _complement(vb + segment + reps, dim), segment, reps)  # the bank of the pair kept only
+        parts = _with_bank(vb, segment, reps, dim)  # the bank of the pair kept only
     offsets = tuple(chain.from_iterable(parts))
     # XORs of the checked layouts' columns: a valid layout's data, built unchecked
     memory = LinearLayout.from_flat((("offset", len(offsets)),), src.out_dim_bits, (offsets,), check=False)

@@ -613,12 +613,10 @@ def test_conversion_map_by_lookup_equals_the_reduction_on_unit_columns(seed):
     assert kinds >= {"error", 0, 1, 2}
 
 
-
 def test_packing_cost_equals_pricing_the_packing():
-    """smem.packing_cost (the round trip's floor prices its packing by the ALU weights alone) equals cost_of of
+    """cost.packing_cost (the round trip's floor prices its packing by the ALU weights alone) equals cost_of of
     cost.packing's counts, for every width, side and word count the floor asks."""
-    from linlayout.convert.cost import packing
-    from linlayout.convert.smem import packing_cost
+    from linlayout.convert.cost import packing, packing_cost
 
     for eb in (8, 16, 32, 64):
         for side in ("pack", "unpack"):
