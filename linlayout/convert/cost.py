@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["COST_WEIGHTS", "cost_of", "packing_cost"]
+__all__ = ["COST_WEIGHTS", "cost_of"]
 
 COST_WEIGHTS = {
     # Fitted on the H100 by ``python tools/convert_costmodel_fit.py benchmarks/results/convert_costmodel``
